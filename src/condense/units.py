@@ -1,0 +1,81 @@
+"""Segment a history into units: the smallest runs of messages that can be kept, dropped,
+masked or summarized as a whole without breaking any provider's rules.
+
+=================  ================================================================
+unit kind          messages
+=================  ================================================================
+``system``         one system or developer message
+``user``           one user message
+``reply``          one assistant message without tool calls
+``tool_exchange``  one assistant message with ``tool_calls`` and every tool result
+                   that follows it (parallel calls included)
+``stray``          tool results that follow no tool call (only in unrepaired input)
+=================  ================================================================
+
+Every keep/cut/summarize decision in condense is made on units, never on message
+indices, so a split tool exchange cannot be expressed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from condense.types import RawMessage
+
+
+class UnitKind(StrEnum):
+    SYSTEM = "system"
+    USER = "user"
+    REPLY = "reply"
+    TOOL_EXCHANGE = "tool_exchange"
+    STRAY = "stray"
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """Messages ``start`` (inclusive) to ``stop`` (exclusive) of the segmented list."""
+
+    kind: UnitKind
+    start: int
+    stop: int
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    def messages(self, history: Sequence[RawMessage]) -> Sequence[RawMessage]:
+        """This unit's messages, sliced out of the list it was segmented from."""
+        return history[self.start : self.stop]
+
+
+def _kind_of(message: Any) -> UnitKind:
+    role = message.get("role") if isinstance(message, dict) else None
+    if role in ("system", "developer"):
+        return UnitKind.SYSTEM
+    if role == "assistant":
+        return UnitKind.TOOL_EXCHANGE if message.get("tool_calls") else UnitKind.REPLY
+    if role == "tool":
+        return UnitKind.STRAY
+    return UnitKind.USER
+
+
+def segment(messages: Sequence[Any]) -> list[Unit]:
+    """Split ``messages`` into consecutive units covering every message exactly once.
+
+    A tool exchange absorbs every tool message that directly follows its assistant
+    message; tool messages that follow anything else form a ``stray`` unit. Messages with
+    an unknown role count as user units. Runs in one linear pass and never raises.
+    """
+    units: list[Unit] = []
+    index, total = 0, len(messages)
+    while index < total:
+        kind = _kind_of(messages[index])
+        stop = index + 1
+        if kind in (UnitKind.TOOL_EXCHANGE, UnitKind.STRAY):
+            while stop < total and _kind_of(messages[stop]) is UnitKind.STRAY:
+                stop += 1
+        units.append(Unit(kind, index, stop))
+        index = stop
+    return units
