@@ -23,9 +23,7 @@ _OPENAI_KEYS: Mapping[str, frozenset[str]] = {
     "system": frozenset({"role", "content", "name"}),
     "developer": frozenset({"role", "content", "name"}),
     "user": frozenset({"role", "content", "name"}),
-    "assistant": frozenset(
-        {"role", "content", "name", "tool_calls", "refusal", "audio"}
-    ),
+    "assistant": frozenset({"role", "content", "name", "tool_calls", "refusal", "audio"}),
     "tool": frozenset({"role", "content", "tool_call_id"}),
 }
 TOOL_CALL_KEYS = frozenset({"id", "type", "function"})
@@ -55,6 +53,8 @@ class Profile:
     """User messages and tool-less assistant messages need non-empty content."""
     id_pattern: re.Pattern[str] | None
     id_max_length: int | None
+    id_exact_length: int | None = None
+    """Ids must have exactly this many characters (Mistral: 9 of ``[A-Za-z0-9]``)."""
     allowed_keys: Mapping[str, frozenset[str]]
     errors: Mapping[str, str] = field(default_factory=dict)
     """Code → the error text this provider returns for it, where known."""
@@ -195,6 +195,7 @@ PROFILES: Mapping[str, Profile] = {
             no_empty_text=False,
             id_pattern=MISTRAL_ID,
             id_max_length=9,
+            id_exact_length=9,
             allowed_keys=_OPENAI_KEYS,
             errors=_MISTRAL_ERRORS,
         ),

@@ -155,13 +155,10 @@ def _content_violations(
             yield _violation(profile, index, "empty_message", "assistant message has no content")
         elif profile.no_empty_text and is_empty_content(content):
             yield _violation(profile, index, "empty_message", "assistant message is empty")
-    elif role == "tool":
-        if content is None:
-            yield _violation(profile, index, "invalid_content", "tool message has no content")
+    elif content is None:
+        yield _violation(profile, index, "invalid_content", f"{role} message has no content")
     elif role == "user" and profile.no_empty_text and is_empty_content(content):
         yield _violation(profile, index, "empty_message", "user message is empty")
-    elif role != "user" and content is None:
-        yield _violation(profile, index, "invalid_content", f"{role} message has no content")
 
 
 def _tool_call_violations(

@@ -1,0 +1,300 @@
+"""repair: valid output for every profile, idempotent, pure, and nothing lost silently."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from condense import repair, validate
+from condense.profiles import PROFILES
+from condense.repair import OPENING_USER, STUB_RESULT
+from strategies import clean_history, histories
+
+PROFILE_NAMES = sorted(PROFILES)
+
+
+def _call(call_id: Any, name: str = "bash", arguments: Any = '{"command": "ls"}') -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def _assistant(*calls: dict[str, Any], content: Any = None) -> dict[str, Any]:
+    return {"role": "assistant", "content": content, "tool_calls": list(calls)}
+
+
+def _result(call_id: Any, content: str = "ok") -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+USER = {"role": "user", "content": "fix the bug"}
+
+
+# -- properties ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("provider", PROFILE_NAMES)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(messages=histories())
+def test_output_always_valid_idempotent_and_pure(provider: str, messages: list[Any]) -> None:
+    before = copy.deepcopy(messages)
+    result = repair(messages, provider)
+    assert messages == before, "repair mutated its input"
+    assert validate(result.messages, provider) == []
+    again = repair(result.messages, provider)
+    assert again.messages == result.messages
+    assert again.changes == ()
+    assert all(a is b for a, b in zip(again.messages, result.messages, strict=True))
+
+
+@pytest.mark.parametrize("provider", PROFILE_NAMES)
+@settings(max_examples=150, deadline=None)
+@given(messages=histories())
+def test_nothing_lost_without_a_trace(provider: str, messages: list[Any]) -> None:
+    result = repair(messages, provider)
+    gone = [c for c in result.changes if c.action in ("drop", "merge")]
+    added = [c for c in result.changes if c.action == "insert"]
+    assert len(messages) - len(gone) == len(result.messages) - len(added)
+    assert all(c.index is not None for c in gone)
+    assert all(c.message is not None or messages[c.index] is None for c in gone)
+    removed = {c.index for c in gone}
+    for change in result.changes:
+        assert change.reason
+        if change.action != "drop" and change.index not in removed:
+            assert change.output_index is not None
+
+
+@pytest.mark.parametrize("provider", PROFILE_NAMES)
+@settings(max_examples=150, deadline=None)
+@given(messages=histories())
+def test_results_whose_call_exists_are_kept(provider: str, messages: list[Any]) -> None:
+    call_ids = {
+        call["id"]
+        for m in messages
+        if isinstance(m, dict)
+        and str(m.get("role")).lower() in ("assistant", "gpt", "ai")
+        and isinstance(m.get("tool_calls"), list)
+        for call in m["tool_calls"]
+        if isinstance(call, dict) and isinstance(call.get("id"), str)
+    }
+    result = repair(messages, provider)
+    for change in result.changes:
+        if change.code == "orphan_tool_result":
+            assert change.message["tool_call_id"] not in call_ids
+
+
+@pytest.mark.parametrize("provider", PROFILE_NAMES)
+@settings(max_examples=100, deadline=None)
+@given(messages=clean_history())
+def test_valid_input_is_returned_as_is(provider: str, messages: list[Any]) -> None:
+    if validate(messages, provider):
+        return
+    result = repair(messages, provider)
+    assert result.changes == ()
+    assert all(a is b for a, b in zip(result.messages, messages, strict=True))
+
+
+# -- each fault of the issue, by example ---------------------------------------------
+
+
+def test_result_separated_from_its_call_is_moved_back() -> None:
+    history = [
+        USER,
+        _assistant(_call("call_a"), _call("call_b")),
+        _result("call_a"),
+        {"role": "assistant", "content": "interjection"},
+        _result("call_b", "late"),
+    ]
+    result = repair(history, "openai")
+    roles = [m["role"] for m in result.messages]
+    assert roles == ["user", "assistant", "tool", "tool", "assistant"]
+    assert result.messages[3]["content"] == "late"
+    assert [c.action for c in result.changes] == ["move"]
+    assert result.changes[0].index == 4 and result.changes[0].output_index == 3
+
+
+def test_result_before_its_call_is_moved_after_it() -> None:
+    history = [USER, _result("call_a", "early"), _assistant(_call("call_a"))]
+    result = repair(history, "strict")
+    assert [m["role"] for m in result.messages] == ["user", "assistant", "tool"]
+    assert result.messages[2]["content"] == "early"
+
+
+def test_unanswered_call_gets_a_stub_and_is_reported() -> None:
+    result = repair([USER, _assistant(_call("call_a"), _call("call_b")), _result("call_a")])
+    assert result.messages[-1] == {"role": "tool", "tool_call_id": "call_b", "content": STUB_RESULT}
+    (change,) = result.changes
+    assert change.action == "insert" and change.code == "unanswered_tool_call"
+    assert change.index is None and change.output_index == 3
+
+
+def test_orphan_result_is_dropped_with_its_content_in_the_report() -> None:
+    orphan = _result("call_zzz", "precious output")
+    result = repair([USER, orphan, {"role": "assistant", "content": "done"}], "openai")
+    assert orphan not in result.messages
+    (change,) = result.changes
+    assert change.action == "drop" and change.code == "orphan_tool_result"
+    assert change.message is orphan and change.index == 1
+
+
+def test_duplicate_results_keep_the_first() -> None:
+    history = [USER, _assistant(_call("c1")), _result("c1", "first"), _result("c1", "second")]
+    result = repair(history, "openai")
+    assert [m.get("content") for m in result.messages[2:]] == ["first"]
+    assert result.changes[0].code == "duplicate_tool_result"
+
+
+@pytest.mark.parametrize("bad_id", [None, "", "missing"])
+def test_result_without_id_takes_the_call_right_before_it(bad_id: Any) -> None:
+    result_message: dict[str, Any] = {"role": "tool", "content": "out"}
+    if bad_id != "missing":
+        result_message["tool_call_id"] = bad_id
+    result = repair([USER, _assistant(_call("call_a")), result_message], "openai")
+    assert result.messages[2]["tool_call_id"] == "call_a"
+    assert result.messages[2]["content"] == "out"
+    assert result_message.get("tool_call_id", "missing") == bad_id  # input untouched
+
+
+def test_call_without_id_gets_a_deterministic_one_shared_with_its_result() -> None:
+    history = [USER, _assistant(_call(None)), {"role": "tool", "content": "x"}]
+    first = repair(history)
+    second = repair(history)
+    assert first.messages == second.messages
+    call_id = first.messages[1]["tool_calls"][0]["id"]
+    assert call_id and first.messages[2]["tool_call_id"] == call_id
+
+
+def test_duplicate_call_ids_are_made_unique_with_results_following() -> None:
+    history = [
+        USER,
+        _assistant(_call("call_1")),
+        _result("call_1", "one"),
+        {"role": "user", "content": "again"},
+        _assistant(_call("call_1")),
+        _result("call_1", "two"),
+    ]
+    result = repair(history, "openai")
+    first_id = result.messages[1]["tool_calls"][0]["id"]
+    second_id = result.messages[4]["tool_calls"][0]["id"]
+    assert first_id == "call_1" and second_id != "call_1"
+    assert result.messages[5] == {"role": "tool", "tool_call_id": second_id, "content": "two"}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"path": "a.py"}, {"path": "a.py"}),
+        ('{"path": "a.py", "content": "trunc', {"path": "a.py", "content": "trunc"}),
+        ("[1, 2]", {"value": [1, 2]}),
+        (None, {}),
+        ("", {}),
+    ],
+)
+def test_arguments_become_json_objects(arguments: Any, expected: dict[str, Any]) -> None:
+    result = repair([USER, _assistant(_call("c", arguments=arguments)), _result("c")], "strict")
+    assert json.loads(result.messages[1]["tool_calls"][0]["function"]["arguments"]) == expected
+
+
+def test_unknown_and_private_keys_are_removed_for_strict_and_reported() -> None:
+    message = {"role": "user", "content": "hi", "id": "msg_1", "_cache": 3}
+    result = repair([message], "strict")
+    assert result.messages == [{"role": "user", "content": "hi"}]
+    assert result.changes[0].message == {"id": "msg_1", "_cache": 3}
+
+
+def test_reasoning_content_is_kept_for_openai_compatible_servers() -> None:
+    message = {"role": "assistant", "content": "a", "reasoning_content": "because"}
+    assert repair([USER, message], "openai").messages[1] is message
+
+
+def test_history_starting_with_assistant_gets_an_opening_user_message() -> None:
+    history = [{"role": "system", "content": "s"}, {"role": "assistant", "content": "hello"}]
+    result = repair(history, "anthropic")
+    assert result.messages[1] == {"role": "user", "content": OPENING_USER}
+    assert repair(history, "openai").messages == history
+
+
+def test_history_starting_with_tool_message() -> None:
+    history = [_result("call_x", "stray"), USER, {"role": "assistant", "content": "ok"}]
+    result = repair(history, "anthropic")
+    assert [m["role"] for m in result.messages] == ["user", "assistant"]
+
+
+def test_consecutive_same_roles_are_merged_where_forbidden() -> None:
+    history = [
+        {"role": "user", "content": "one"},
+        {"role": "user", "content": "two"},
+        {"role": "assistant", "content": "thinking"},
+        _assistant(_call("c")),
+        _result("c"),
+    ]
+    result = repair(history, "anthropic")
+    assert result.messages[0] == {"role": "user", "content": "one\n\ntwo"}
+    assert result.messages[1]["content"] == "thinking"
+    assert result.messages[1]["tool_calls"][0]["id"] == "c"
+    assert len(result.messages) == 3
+    assert repair(history, "openai").changes == ()
+
+
+def test_late_system_message_moves_to_the_system_prompt() -> None:
+    reminder = {"role": "system", "content": "be brief"}
+    history = [{"role": "system", "content": "s"}, USER, reminder]
+    result = repair(history, "strict")
+    assert result.messages[1] is reminder
+    assert result.changes[0].action == "move"
+
+
+def test_empty_tool_calls_removed() -> None:
+    result = repair([USER, {"role": "assistant", "content": "hi", "tool_calls": []}], "openai")
+    assert result.messages[1] == {"role": "assistant", "content": "hi"}
+
+
+@pytest.mark.parametrize(
+    ("provider", "pattern"),
+    [
+        ("strict", r"^[A-Za-z0-9_-]+$"),
+        ("anthropic", r"^[A-Za-z0-9_-]+$"),
+        ("mistral", r"^[A-Za-z0-9]{9}$"),
+    ],
+)
+def test_ids_are_rewritten_to_the_profile_alphabet(provider: str, pattern: str) -> None:
+    import re
+
+    history = [USER, _assistant(_call("call:1/x y")), _result("call:1/x y")]
+    result = repair(history, provider)
+    new_id = result.messages[1]["tool_calls"][0]["id"]
+    assert re.match(pattern, new_id)
+    assert result.messages[2]["tool_call_id"] == new_id
+
+
+def test_mistral_ids_stay_consistent_across_parallel_calls() -> None:
+    history = [
+        USER,
+        _assistant(_call("call_a"), _call("call_b")),
+        _result("call_b"),
+        _result("call_a"),
+    ]
+    result = repair(history, "mistral")
+    ids = [c["id"] for c in result.messages[1]["tool_calls"]]
+    assert len(set(ids)) == 2
+    assert {m["tool_call_id"] for m in result.messages[2:]} == set(ids)
+
+
+def test_legacy_function_call_becomes_a_tool_exchange() -> None:
+    history = [
+        USER,
+        {"role": "assistant", "content": None, "function_call": {"name": "ls", "arguments": "{}"}},
+        {"role": "function", "name": "ls", "content": "a.py"},
+    ]
+    result = repair(history, "openai")
+    call = result.messages[1]["tool_calls"][0]
+    assert result.messages[2] == {"role": "tool", "tool_call_id": call["id"], "content": "a.py"}
+
+
+def test_rejects_something_that_is_not_a_list() -> None:
+    from condense.exceptions import InputError
+
+    with pytest.raises(InputError, match="list of messages"):
+        repair({"messages": []})  # type: ignore[arg-type]
