@@ -24,7 +24,9 @@ _OPENAI_KEYS: Mapping[str, frozenset[str]] = {
     "developer": frozenset({"role", "content", "name"}),
     "user": frozenset({"role", "content", "name"}),
     "assistant": frozenset({"role", "content", "name", "tool_calls", "refusal", "audio"}),
-    "tool": frozenset({"role", "content", "tool_call_id"}),
+    # ``name`` on tool results is documented by Mistral and accepted by OpenAI
+    # (tau-bench's real gpt-4o runs send it); Gemini needs the name to answer a call.
+    "tool": frozenset({"role", "content", "tool_call_id", "name"}),
 }
 TOOL_CALL_KEYS = frozenset({"id", "type", "function"})
 FUNCTION_KEYS = frozenset({"name", "arguments"})
@@ -54,6 +56,8 @@ class Profile:
     id_pattern: re.Pattern[str] | None
     id_max_length: int | None
     id_exact_length: int | None = None
+    unique_ids: bool = True
+    """Tool-call ids must be unique across the history (OpenAI accepts reuse)."""
     """Ids must have exactly this many characters (Mistral: 9 of ``[A-Za-z0-9]``)."""
     allowed_keys: Mapping[str, frozenset[str]]
     errors: Mapping[str, str] = field(default_factory=dict)
@@ -143,6 +147,7 @@ PROFILES: Mapping[str, Profile] = {
             no_empty_text=False,
             id_pattern=None,
             id_max_length=40,
+            unique_ids=False,
             allowed_keys=_keys_plus({"assistant": frozenset({"reasoning_content"})}),
             errors=_PAIRING_OPENAI,
         ),

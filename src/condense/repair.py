@@ -489,6 +489,8 @@ def _assign_ids(
         new_calls: list[dict[str, Any]] | None = None
         notes: list[str] = []
         missing = False
+        if calls and not profile.unique_ids:
+            used = set()  # ids need only be unique within one message
         for c, call in enumerate(calls):
             result_pos = answer.get((pos, c))
             result_id = _result_id(slots[result_pos]) if result_pos is not None else None

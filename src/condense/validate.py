@@ -263,6 +263,8 @@ def _pairing_violations(messages: Sequence[Any], profile: Profile) -> Iterator[V
             block_owner, open_calls = None, {}
         ids = _call_ids(message)
         if ids:
+            if not profile.unique_ids:
+                seen_ids = set()  # ids need only be unique within one message
             for call_id in ids:
                 if call_id is None:
                     continue
