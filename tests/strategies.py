@@ -134,8 +134,10 @@ def _break_one(draw: st.DrawFn, messages: list[dict[str, Any]]) -> None:
             message.pop("tool_call_id", None)
         else:
             message["tool_call_id"] = None if fault == "id_none" else ""
-    elif fault == "call_id_missing" and message.get("tool_calls"):
-        message["tool_calls"][0].pop("id", None)
+    elif fault == "call_id_missing" and isinstance(message.get("tool_calls"), list):
+        first = message["tool_calls"][0] if message["tool_calls"] else None
+        if isinstance(first, dict):
+            first.pop("id", None)
     elif fault == "unknown_key":
         message["id"] = "msg_1"
     elif fault == "private_key":

@@ -29,7 +29,14 @@ from condense.arguments import normalize_arguments
 from condense.exceptions import InputError, InvalidOutputError
 from condense.profiles import DEFAULT_PROFILE, FUNCTION_KEYS, TOOL_CALL_KEYS, Profile, get_profile
 from condense.types import RawMessage
-from condense.validate import ROLES, content_is_well_formed, is_empty_content, validate
+from condense.validate import (
+    ROLES,
+    content_is_well_formed,
+    is_empty_content,
+    message_violations,
+    pairing_violations,
+    validate,
+)
 
 Action = Literal["drop", "insert", "move", "merge", "rewrite"]
 
@@ -90,9 +97,13 @@ def repair(messages: Sequence[Any], provider: str | Profile = DEFAULT_PROFILE) -
             "use condense.load() to read a file or another wire format"
         )
     profile = get_profile(provider)
+    if not validate(messages, profile):  # the common case: nothing to heal
+        return RepairResult(messages=list(messages), changes=(), provider=profile.name)
     log = _Log()
     slots = _normalize_all(messages, profile, log)
-    slots = _pair_results(slots, profile, log)
+    all_clean = all(slot.clean for slot in slots) and len(slots) == len(messages)
+    if not all_clean or next(pairing_violations(messages, profile), None) is not None:
+        slots = _pair_results(slots, profile, log)
     slots = _fix_order(slots, profile, log)
     repaired = [slot.message for slot in slots]
     leftover = validate(repaired, profile)
@@ -107,12 +118,13 @@ def repair(messages: Sequence[Any], provider: str | Profile = DEFAULT_PROFILE) -
 class _Slot:
     """A message on its way through the passes, remembering where it came from."""
 
-    __slots__ = ("message", "origin", "owned")
+    __slots__ = ("clean", "message", "origin", "owned")
 
     def __init__(self, message: Any, origin: int | None, *, owned: bool = False) -> None:
         self.message = message
         self.origin = origin
         self.owned = owned  # True once ``message`` is our own copy, safe to edit
+        self.clean = False  # True if the message broke no rule on its own
 
     def edit(self) -> dict[str, Any]:
         """The message as a dict we own (copied from the caller's on first edit)."""
@@ -167,6 +179,10 @@ def _normalize_all(messages: Sequence[Any], profile: Profile, log: _Log) -> list
     legacy_ids: dict[str, list[str]] = {}  # function name -> ids of legacy calls unanswered
     for index, raw in enumerate(messages):
         slot = _Slot(raw, index)
+        if next(message_violations(index, raw, profile), None) is None:
+            slot.clean = True
+            slots.append(slot)  # already clean on its own: the common case
+            continue
         if not isinstance(raw, dict):
             log.add("drop", slot, "invalid_message", "not a JSON object", message=raw)
             continue

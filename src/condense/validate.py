@@ -46,7 +46,13 @@ def validate(messages: Sequence[Any], provider: str | Profile = DEFAULT_PROFILE)
     only read.
     """
     profile = get_profile(provider)
-    found = [*_message_violations(messages, profile), *_pairing_violations(messages, profile)]
+    if _plainly_valid(messages, profile):
+        return []
+    return _all_violations(messages, profile)
+
+
+def _all_violations(messages: Sequence[Any], profile: Profile) -> list[Violation]:
+    found = [*_message_violations(messages, profile), *pairing_violations(messages, profile)]
     found.extend(_order_violations(messages, profile))
     found.sort(key=lambda v: v.index)
     return found
@@ -74,24 +80,27 @@ class _Defaulting(dict[str, str]):
 
 def _message_violations(messages: Sequence[Any], profile: Profile) -> Iterator[Violation]:
     for index, message in enumerate(messages):
-        if not isinstance(message, dict):
-            yield _violation(profile, index, "invalid_message", "is not a JSON object")
-            continue
-        role = message.get("role")
-        if role not in ROLES:
-            yield _violation(profile, index, "unknown_role", f"has unknown role {role!r}")
-            continue
-        if role == "developer" and not profile.developer_role:
-            yield _violation(
-                profile,
-                index,
-                "unknown_role",
-                f"role 'developer' is not understood by {profile.name}",
-            )
+        yield from message_violations(index, message, profile)
+
+
+def message_violations(index: int, message: Any, profile: Profile) -> Iterator[Violation]:
+    """The rules one message breaks on its own (``index`` is only used for reporting)."""
+    if not isinstance(message, dict):
+        yield _violation(profile, index, "invalid_message", "is not a JSON object")
+        return
+    role = message.get("role")
+    if role not in ROLES:
+        yield _violation(profile, index, "unknown_role", f"has unknown role {role!r}")
+        return
+    if role == "developer" and not profile.developer_role:
+        yield _violation(
+            profile, index, "unknown_role", f"role 'developer' is not understood by {profile.name}"
+        )
+    if not profile.allowed_keys.get(role, frozenset()).issuperset(message):
         yield from _key_violations(index, message, profile)
-        yield from _content_violations(index, message, profile)
-        if role == "assistant":
-            yield from _tool_call_violations(index, message, profile)
+    yield from _content_violations(index, message, profile)
+    if role == "assistant" and message.get("tool_calls") is not None:
+        yield from _tool_call_violations(index, message, profile)
 
 
 def _key_violations(index: int, message: dict[str, Any], profile: Profile) -> Iterator[Violation]:
@@ -188,10 +197,11 @@ def _one_call_violations(
         yield _violation(profile, index, "tool_call_malformed", f"{where} type is not 'function'")
     if not isinstance(function.get("name"), str) or not function["name"]:
         yield _violation(profile, index, "tool_call_malformed", f"{where} has no name")
-    for key in [*(set(call) - TOOL_CALL_KEYS), *(set(function) - FUNCTION_KEYS)]:
-        yield _violation(
-            profile, index, "unknown_key", f"{where} has key {key!r}", key=f"tool_calls.{key}"
-        )
+    if not (TOOL_CALL_KEYS.issuperset(call) and FUNCTION_KEYS.issuperset(function)):
+        for key in [*(set(call) - TOOL_CALL_KEYS), *(set(function) - FUNCTION_KEYS)]:
+            yield _violation(
+                profile, index, "unknown_key", f"{where} has key {key!r}", key=f"tool_calls.{key}"
+            )
     call_id = call.get("id")
     if not isinstance(call_id, str) or not call_id:
         yield _violation(profile, index, "tool_call_missing_id", f"{where} has no id")
@@ -208,6 +218,33 @@ def _one_call_violations(
     yield from _argument_violations(index, where, function.get("arguments"), profile)
 
 
+_ARGUMENT_PROBLEMS = {
+    "arguments_invalid_json": "arguments are not valid JSON",
+    "arguments_not_object": "arguments are not a JSON object",
+}
+_argument_verdicts: dict[str, str | None] = {}
+_VERDICT_CACHE_SIZE = 65_536
+
+
+def argument_problem(arguments: str) -> str | None:
+    """The violation code of an arguments string, or ``None`` if it is a JSON object.
+
+    Verdicts are cached by string, so validating a grown history again is cheap."""
+    verdict = _argument_verdicts.get(arguments, "")
+    if verdict != "":
+        return verdict
+    try:
+        parsed = json.loads(arguments)
+    except ValueError:
+        verdict = "arguments_invalid_json"
+    else:
+        verdict = None if isinstance(parsed, dict) else "arguments_not_object"
+    if len(_argument_verdicts) >= _VERDICT_CACHE_SIZE:
+        _argument_verdicts.clear()
+    _argument_verdicts[arguments] = verdict
+    return verdict
+
+
 def _argument_violations(
     index: int, where: str, arguments: object, profile: Profile
 ) -> Iterator[Violation]:
@@ -216,17 +253,9 @@ def _argument_violations(
             profile, index, "arguments_not_string", f"{where} arguments are not a JSON string"
         )
         return
-    try:
-        parsed = json.loads(arguments)
-    except ValueError:
-        yield _violation(
-            profile, index, "arguments_invalid_json", f"{where} arguments are not valid JSON"
-        )
-        return
-    if not isinstance(parsed, dict):
-        yield _violation(
-            profile, index, "arguments_not_object", f"{where} arguments are not a JSON object"
-        )
+    problem = argument_problem(arguments)
+    if problem is not None:
+        yield _violation(profile, index, problem, f"{where} {_ARGUMENT_PROBLEMS[problem]}")
 
 
 def _call_ids(message: object) -> list[str | None]:
@@ -248,7 +277,7 @@ def _result_id(message: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _pairing_violations(messages: Sequence[Any], profile: Profile) -> Iterator[Violation]:
+def pairing_violations(messages: Sequence[Any], profile: Profile) -> Iterator[Violation]:
     """Results directly after their call, one per call; call ids unique."""
     all_call_ids: set[str] = set()
     for message in messages:
@@ -359,3 +388,81 @@ def _order_violations(messages: Sequence[Any], profile: Profile) -> Iterator[Vio
                 profile, index, "consecutive_same_role", f"two {role} messages in a row", role=role
             )
         previous_role = role
+
+
+def _plainly_valid(messages: Sequence[Any], profile: Profile) -> bool:
+    """One tight pass that proves the common case valid; ``False`` means "look closer".
+
+    It is stricter than the rules (content parts, refusals and other rare shapes always
+    take the detailed path), so it can never accept a history that breaks one.
+    """
+    allowed = profile.allowed_keys
+    pattern, max_length = profile.id_pattern, profile.id_max_length
+    seen: set[str] = set()
+    pending: set[str] | None = None  # ids of the open tool block awaiting results
+    previous_role: str | None = None
+    started = False
+    for message in messages:
+        if type(message) is not dict:
+            return False
+        role = message.get("role")
+        keys = allowed.get(role)  # type: ignore[arg-type]
+        content = message.get("content")
+        if keys is None or not keys.issuperset(message):
+            return False
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if pending is None or call_id not in pending or type(content) is not str:
+                return False
+            pending.discard(call_id)
+            continue
+        if pending:
+            return False
+        pending = None
+        if role in ("system", "developer"):
+            if (started and profile.system_only_at_start) or type(content) is not str:
+                return False
+            if role == "developer" and not profile.developer_role:
+                return False
+            continue
+        if not started and profile.first_user and role != "user":
+            return False
+        if profile.alternate and role == previous_role:
+            return False
+        started, previous_role = True, role
+        calls = message.get("tool_calls") if role == "assistant" else None
+        if calls is None:
+            if type(content) is not str or (profile.no_empty_text and not content.strip()):
+                return False
+            continue
+        if type(calls) is not list or not calls or not (content is None or type(content) is str):
+            return False
+        if not profile.unique_ids:
+            seen = set()
+        pending = set()
+        for call in calls:
+            if type(call) is not dict or call.get("type") != "function":
+                return False
+            function = call.get("function")
+            if type(function) is not dict:
+                return False
+            if not (TOOL_CALL_KEYS.issuperset(call) and FUNCTION_KEYS.issuperset(function)):
+                return False
+            name, arguments, call_id = (
+                function.get("name"),
+                function.get("arguments"),
+                call.get("id"),
+            )
+            if type(name) is not str or not name or type(arguments) is not str:
+                return False
+            if type(call_id) is not str or not call_id or call_id in seen:
+                return False
+            if (pattern is not None and not pattern.match(call_id)) or (
+                max_length is not None and len(call_id) > max_length
+            ):
+                return False
+            if argument_problem(arguments) is not None:
+                return False
+            seen.add(call_id)
+            pending.add(call_id)
+    return not pending

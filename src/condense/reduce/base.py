@@ -1,0 +1,48 @@
+"""What every reduction strategy takes and returns.
+
+A strategy is a pure function: it reads a message list, never mutates it, and returns a
+new list in which some messages are replaced by smaller ones (same roles, same tool-call
+ids, so the history stays valid), together with the indices it changed and the tokens it
+estimates it saved. Strategies work oldest first and stop once they have saved ``need``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from condense.types import RawMessage
+
+Cost = Callable[[Mapping[str, Any]], int]
+"""Tokens of one message (an estimate during planning)."""
+
+MARKER = "[condense:"
+"""Every placeholder condense writes starts with this, so later runs can recognise it."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reduction:
+    messages: list[RawMessage]
+    changed: tuple[int, ...]
+    saved: int
+
+
+def text_of(content: object) -> str:
+    """The text of a message's content: the string, or its text parts joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(part.get("text", ""))
+            for part in content
+            if isinstance(part, dict) and part.get("type") in ("text", "input_text", "output_text")
+        )
+    return ""
+
+
+def has_images(content: object) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(part, dict) and part.get("type") not in ("text", "input_text", "output_text")
+        for part in content
+    )

@@ -1,0 +1,158 @@
+"""Observation masking: replace old tool outputs with a one-line, tool-aware placeholder.
+
+The placeholder keeps what an agent needs to remember that the call happened and what it
+found — the command and its exit code, the file path and its size, the match count —
+and drops the bulk. Research backs it as the cheapest reduction that does not hurt the
+solve rate (JetBrains, "The Complexity Trap", NeurIPS'25 DL4C).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from condense.reduce.base import MARKER, Cost, Reduction, has_images, text_of
+from condense.types import RawMessage
+
+MIN_MASKABLE_CHARS = 240
+"""Outputs shorter than this are left alone: a placeholder would save little."""
+
+_EXIT = re.compile(
+    r"(?:exit(?:ed)?[ _]?(?:code|status)|return ?code|returncode)\W{0,3}(-?\d+)", re.IGNORECASE
+)
+_PATH_KEYS = ("path", "file_path", "filepath", "file", "filename", "target_file", "uri", "url")
+_COMMAND_KEYS = ("command", "cmd", "script", "code", "shell")
+_QUERY_KEYS = ("pattern", "query", "regex", "search", "q", "keyword", "glob")
+
+
+def mask_tool_outputs(
+    messages: Sequence[RawMessage],
+    candidates: Sequence[int],
+    *,
+    need: int,
+    cost: Cost,
+) -> Reduction:
+    """Mask the tool results at ``candidates`` (oldest first) until ``need`` tokens are saved.
+
+    Results already masked, short, or carrying images are skipped.
+    """
+    out = list(messages)
+    calls = _calls_before(messages, candidates)
+    changed: list[int] = []
+    saved = 0
+    for index in sorted(candidates):
+        if saved >= need:
+            break
+        message = messages[index]
+        text = text_of(message.get("content"))
+        if (
+            len(text) < MIN_MASKABLE_CHARS
+            or text.startswith(MARKER)
+            or has_images(message.get("content"))
+        ):
+            continue
+        call = calls.get(str(message.get("tool_call_id")))
+        masked = {**message, "content": placeholder(call, text)}
+        gain = cost(message) - cost(masked)
+        if gain <= 0:
+            continue
+        out[index] = masked
+        changed.append(index)
+        saved += gain
+    return Reduction(messages=out, changed=tuple(changed), saved=saved)
+
+
+def _calls_before(messages: Sequence[RawMessage], candidates: Sequence[int]) -> dict[str, Any]:
+    """The tool calls answered by the results at ``candidates``, by id."""
+    wanted = {str(messages[i].get("tool_call_id")) for i in candidates}
+    found: dict[str, Any] = {}
+    for index in sorted(candidates):
+        back = index - 1
+        while back >= 0 and messages[back].get("role") == "tool":
+            back -= 1
+        if back < 0:
+            continue
+        for call in messages[back].get("tool_calls") or ():
+            if isinstance(call, dict) and call.get("id") in wanted:
+                found[call["id"]] = call
+    return found
+
+
+def placeholder(call: dict[str, Any] | None, output: str) -> str:
+    """A one-line stand-in for ``output``, naming what produced it and what it held."""
+    name = "tool"
+    arguments: dict[str, Any] = {}
+    if call is not None:
+        function = call.get("function") or {}
+        name = str(function.get("name") or "tool")
+        try:
+            parsed = json.loads(function.get("arguments") or "{}")
+        except (TypeError, ValueError):
+            parsed = {}
+        arguments = parsed if isinstance(parsed, dict) else {}
+    lines = output.count("\n") + (not output.endswith("\n"))
+    size = f"{lines} line{'s' if lines != 1 else ''}, {_chars(len(output))}"
+    facts = [size]
+    head, tail = output[:4000], output[-2000:]
+    exit_code = _EXIT.search(tail) or _EXIT.search(head[:500])
+    if exit_code:
+        facts.insert(0, f"exit code {exit_code.group(1)}")
+    first_error = _first_error(head) or _first_error(tail)
+    if first_error:
+        facts.append(f"first error: {first_error}")
+    subject = _subject(name, arguments, output)
+    return f"{MARKER} output of {subject} elided — {'; '.join(facts)}]"
+
+
+def _subject(name: str, arguments: dict[str, Any], output: str) -> str:
+    command = _first(arguments, _COMMAND_KEYS)
+    if command:
+        return f"{name} `{_clip(command, 120)}`"
+    query = _first(arguments, _QUERY_KEYS)
+    path = _first(arguments, _PATH_KEYS)
+    if query:
+        matches = sum(1 for line in output.splitlines() if line.strip())
+        where = f" in {_clip(path, 80)}" if path else ""
+        return f"{name} for {_clip(query, 80)!r}{where} ({matches} matching lines)"
+    if path:
+        return f"{name} {_clip(path, 160)}"
+    if arguments:
+        key, value = next(iter(arguments.items()))
+        return f"{name}({key}={_clip(json.dumps(value, ensure_ascii=False), 60)})"
+    return name
+
+
+def _first(arguments: dict[str, Any], keys: Sequence[str]) -> str | None:
+    for key in keys:
+        value = arguments.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            return " ".join(value)
+    return None
+
+
+_ERROR_WORDS = ("error", "exception", "traceback", "failed", "fatal", "panic")
+
+
+def _first_error(output: str) -> str | None:
+    """The first line that mentions an error, clipped (plain substring search: fast)."""
+    lowered = output.lower()
+    hits = [i for i in (lowered.find(word) for word in _ERROR_WORDS) if i != -1]
+    if not hits:
+        return None
+    at = min(hits)
+    start = output.rfind("\n", 0, at) + 1
+    end = output.find("\n", at)
+    return _clip(output[start : end if end != -1 else len(output)].strip(), 120)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _chars(count: int) -> str:
+    return f"{count} chars" if count < 10_000 else f"{count / 1000:.0f}k chars"
