@@ -25,7 +25,30 @@ _FILES = [
     "src/app/i18n/zh_CN.po",
     "pyproject.toml",
 ]
-_WORDS = ["order", "user", "session", "token", "cache", "retry", "queue", "handler", "payload", "schema", "index", "migration", "request", "response", "timeout", "config", "parser", "metric", "worker", "scheduler", "invoice", "tenant"]
+_WORDS = [
+    "order",
+    "user",
+    "session",
+    "token",
+    "cache",
+    "retry",
+    "queue",
+    "handler",
+    "payload",
+    "schema",
+    "index",
+    "migration",
+    "request",
+    "response",
+    "timeout",
+    "config",
+    "parser",
+    "metric",
+    "worker",
+    "scheduler",
+    "invoice",
+    "tenant",
+]
 _CJK = "订单用户会话缓存重试队列处理器负载模式索引迁移请求响应超时配置解析器指标"
 _ASKS = [
     "The checkout endpoint returns 500 for orders over 10000 items. Please find and fix it.",
