@@ -1,0 +1,52 @@
+"""Wire-format adapters: every format in, canonical OpenAI chat messages, every format out.
+
+The canonical form is the OpenAI Chat Completions message list as plain dicts. Adapters:
+
+- ``openai`` — the canonical form itself (a list, or ``{"messages": [...], ...}``);
+- ``anthropic`` — Anthropic Messages (``from_anthropic`` / ``to_anthropic``);
+- ``responses`` — OpenAI Responses input items (``from_responses`` / ``to_responses``);
+- ``sharegpt`` — Hermes-style ShareGPT trajectories (``from_sharegpt`` / ``to_sharegpt``).
+
+``load`` / ``load_records`` / ``parse_text`` return ``Conversation`` objects whose
+``dump(messages)`` writes the native form back, reusing every native turn whose messages
+are unchanged (same objects) verbatim, so ``load(x).dump() == x``. The pure ``from_*`` /
+``to_*`` functions document their normalizations in their modules.
+
+Fields an adapter does not map are carried, not dropped: unknown keys of a native turn,
+block or item ride on the canonical message, tool call or content part made from it, and
+back. Beyond that, the adapters add these keys to canonical messages (``EXTENSION_KEYS``):
+
+- ``thinking_blocks`` (assistant) — Anthropic ``thinking``/``redacted_thinking`` blocks
+  of the turn, verbatim and in order, signatures included;
+- ``responses_items`` (assistant) — Responses ``reasoning`` items (and items of types
+  chat cannot express) that came right before this message's items, verbatim;
+- ``item_id`` (any message or tool call) — the ``id`` of the Responses item it came from.
+
+Validators that reject unknown keys should allow these when the history is going back
+to the format that produced them.
+"""
+
+from condense.formats.anthropic import from_anthropic, to_anthropic
+from condense.formats.conversation import Conversation
+from condense.formats.detect import FORMATS, detect_format
+from condense.formats.loading import load, load_records, parse_text
+from condense.formats.responses import from_responses, to_responses
+from condense.formats.sharegpt import from_sharegpt, to_sharegpt
+
+EXTENSION_KEYS = frozenset({"thinking_blocks", "responses_items", "item_id"})
+
+__all__ = [
+    "EXTENSION_KEYS",
+    "FORMATS",
+    "Conversation",
+    "detect_format",
+    "from_anthropic",
+    "from_responses",
+    "from_sharegpt",
+    "load",
+    "load_records",
+    "parse_text",
+    "to_anthropic",
+    "to_responses",
+    "to_sharegpt",
+]

@@ -1,0 +1,95 @@
+"""A loaded conversation: canonical messages plus what is needed to write it back.
+
+``Conversation.dump`` returns the native form. Native turns whose canonical messages
+reach ``dump`` as the same objects, in the same grouping and order, are emitted verbatim;
+only new or changed messages are serialized afresh. So ``load(x).dump() == x`` exactly,
+and after compression the unchanged head of a history stays byte-identical (provider
+prompt caches keep hitting).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from condense.exceptions import FormatError, UnknownNameError
+from condense.formats import anthropic, openai, responses, sharegpt
+from condense.formats._common import Group, Parsed
+from condense.formats.detect import FORMATS, detect_format
+from condense.types import RawMessage
+
+Reader = Callable[[object], Parsed]
+Writer = Callable[[object, Sequence[Group], Sequence[RawMessage]], Any]
+
+ADAPTERS: dict[str, tuple[Reader, Writer]] = {
+    "openai": (openai.read, openai.write),
+    "anthropic": (anthropic.read, anthropic.write),
+    "responses": (responses.read, responses.write),
+    "sharegpt": (sharegpt.read, sharegpt.write),
+}
+
+
+def check_format(format: str, *, auto: bool = False) -> str:
+    """``format`` if it names an adapter (or is ``"auto"`` when allowed)."""
+    if (auto and format == "auto") or format in FORMATS:
+        return format
+    raise UnknownNameError("format", format, ("auto", *FORMATS) if auto else FORMATS)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Conversation:
+    """Canonical ``messages`` read from a record in ``format``.
+
+    ``source`` names the file (``None`` for an in-memory object) and ``line`` the 1-based
+    line of a JSONL record. A Conversation built by hand (no record) dumps every message
+    fresh, as a bare native list (Anthropic: ``{"system"?, "messages"}``).
+    """
+
+    messages: list[RawMessage]
+    format: str = "openai"
+    source: str | None = None
+    line: int | None = None
+    _record: Any = field(default=None, repr=False, compare=False)
+    _groups: tuple[Group, ...] = field(default=(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        check_format(self.format)
+
+    @classmethod
+    def read(
+        cls,
+        record: object,
+        *,
+        format: str = "auto",
+        source: str | None = None,
+        line: int | None = None,
+    ) -> Conversation:
+        """Read one parsed record; FormatError names ``source``/``line`` on failure."""
+        try:
+            name = detect_format(record) if check_format(format, auto=True) == "auto" else format
+            parsed = ADAPTERS[name][0](record)
+        except FormatError as error:
+            raise FormatError(error.reason, source=source, line=line, index=error.index) from error
+        return cls(
+            messages=parsed.messages,
+            format=name,
+            source=source,
+            line=line,
+            _record=record,
+            _groups=parsed.groups,
+        )
+
+    def dump(self, messages: Sequence[RawMessage] | None = None) -> Any:
+        """The native form of ``messages`` (default: this conversation's own).
+
+        The record's other top-level fields are carried unchanged. Turns whose messages
+        are unchanged objects are the original native objects; do not mutate them.
+        """
+        chosen = self.messages if messages is None else messages
+        try:
+            return ADAPTERS[self.format][1](self._record, self._groups, chosen)
+        except FormatError as error:
+            raise FormatError(
+                error.reason, source=self.source, line=self.line, index=error.index
+            ) from error

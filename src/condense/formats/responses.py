@@ -1,0 +1,334 @@
+"""OpenAI Responses input items ⇄ canonical messages.
+
+Native: a list of input items, or a request body ``{"input": [items] | str, ...}`` (an
+``input`` string is one user message; ``instructions`` and every other field of the body
+are carried unchanged and are not messages).
+
+Reading (``from_responses``):
+
+- A ``message`` item (``type`` may be omitted) becomes a message of its role; string
+  content stays a string, and parts map to chat parts: ``input_text``/``output_text`` →
+  ``text`` (``annotations`` and other keys carried), ``input_image`` with an
+  ``image_url`` → ``image_url``; other parts are carried unchanged.
+- An assistant ``message`` item and the ``function_call`` items right after it form one
+  assistant message (content + parallel ``tool_calls``); ``function_call`` items with no
+  message before them form one assistant message with ``content: None``. The call's
+  ``call_id`` is the tool call ``id``; ``arguments`` is kept verbatim.
+- A ``function_call_output`` becomes a tool message (``call_id`` → ``tool_call_id``,
+  ``output`` → ``content``).
+- ``reasoning`` items, and items of any other type (``web_search_call``,
+  ``item_reference``, …), must stay with the item after them: they are kept verbatim, in
+  order, under ``responses_items`` of the next canonical assistant message. When no
+  assistant item follows before the next user/tool item (or the end), they form an
+  assistant message of their own with ``content: None``.
+- Item keys with no chat slot are carried on the message or tool call; the item ``id`` is
+  carried as ``item_id`` (``id`` means something else on a tool call, and strict chat
+  validators reject ``id`` on messages).
+
+Writing (``to_responses``) inverts this and always writes ``"type"``. Normalizations:
+
+- Text parts are written as ``output_text`` in assistant messages and ``input_text``
+  elsewhere.
+- An assistant message with ``content: None`` and tool calls is written without a message
+  item; its other keys (if any) move to the first ``function_call``.
+- Two consecutive assistant messages, the first without tool calls and the second without
+  content, read back as one (Responses cannot tell them from one turn).
+- Keys with no Responses slot (a tool message's ``name``, …) are carried onto the item,
+  so the round trip is lossless; the API rejects unknown keys, so strip them before
+  sending a converted history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from condense.exceptions import FormatError
+from condense.formats._common import (
+    Group,
+    Parsed,
+    describe,
+    extras,
+    plan,
+    require_dict,
+    require_list,
+    tool_call_parts,
+)
+from condense.types import RawMessage
+
+ITEMS_KEY = "responses_items"
+ITEM_ID_KEY = "item_id"
+_TEXT_PARTS = ("input_text", "output_text")
+
+
+def from_responses(obj: object) -> list[RawMessage]:
+    """Canonical messages for a list of Responses input items (or a request body)."""
+    return read(obj).messages
+
+
+def to_responses(messages: Sequence[RawMessage]) -> list[Any]:
+    """Responses input items for canonical messages."""
+    items: list[Any] = write(None, (), messages)
+    return items
+
+
+# --- reading ----------------------------------------------------------------------------
+
+
+def read(obj: object) -> Parsed:
+    """Canonical messages and their groups; see the module docstring."""
+    if isinstance(obj, dict):
+        if "input" not in obj:
+            raise FormatError("a Responses request needs an 'input' array")
+        items = obj["input"]
+        if isinstance(items, str):
+            message: RawMessage = {"role": "user", "content": items}
+            return Parsed([message], (Group((message,), (_message_item(message),)),))
+    else:
+        items = obj
+    reader = _Reader()
+    for index, item in enumerate(require_list(items, "Responses input")):
+        reader.add(require_dict(item, "an input item", index=index), index)
+    return reader.finish()
+
+
+class _Reader:
+    """Folds items into messages; only assistant output needs state across items."""
+
+    def __init__(self) -> None:
+        self.messages: list[RawMessage] = []
+        self.groups: list[Group] = []
+        self.pending: list[Any] = []  # reasoning/opaque items waiting for the next item
+        self.prefix: list[Any] = []  # the waiting items the open assistant message took
+        self.reply: dict[str, Any] | None = None  # its assistant message item, if any
+        self.calls: list[dict[str, Any]] = []  # its function_call items
+
+    def add(self, item: dict[str, Any], index: int) -> None:
+        kind = item.get("type", "message" if "role" in item else None)
+        if kind == "message" and item.get("role") == "assistant":
+            self.close()
+            self.open()
+            self.reply = item
+        elif kind == "function_call":
+            if self.reply is None and not self.calls:
+                self.open()
+            self.calls.append(item)
+        elif kind == "message":
+            self.close(alone=True)
+            self.emit(_message(item, index), item)
+        elif kind == "function_call_output":
+            self.close(alone=True)
+            self.emit(_tool_message(item), item)
+        elif isinstance(kind, str):  # reasoning and the item types chat has no form for
+            self.close()
+            self.pending.append(item)
+        else:
+            raise FormatError(
+                f"input item has no 'type' and no 'role' (keys: {sorted(item)})", index=index
+            )
+
+    def open(self) -> None:
+        self.prefix, self.pending = self.pending, []
+
+    def close(self, *, alone: bool = False) -> None:
+        """Finish the open assistant message; with ``alone``, also give waiting items a
+        message of their own (no assistant item follows them)."""
+        if self.reply is not None or self.calls:
+            reply = self.reply or {}
+            message: RawMessage = {"role": "assistant", "content": None}
+            if "content" in reply:
+                message["content"] = _content_in(reply["content"])
+            if self.calls:
+                message["tool_calls"] = [_tool_call(item) for item in self.calls]
+            if self.prefix:
+                message[ITEMS_KEY] = self.prefix
+            message.update(_carried(reply, ("type", "role", "content")))
+            native = [*self.prefix, *([self.reply] if self.reply else []), *self.calls]
+            self.emit(message, *native)
+            self.prefix, self.reply, self.calls = [], None, []
+        if alone and self.pending:
+            waiting, self.pending = self.pending, []
+            self.emit({"role": "assistant", "content": None, ITEMS_KEY: waiting}, *waiting)
+
+    def emit(self, message: RawMessage, *native: Any) -> None:
+        self.messages.append(message)
+        self.groups.append(Group((message,), native))
+
+    def finish(self) -> Parsed:
+        self.close(alone=True)
+        return Parsed(self.messages, tuple(self.groups))
+
+
+def _carried(item: dict[str, Any], mapped: Sequence[str]) -> dict[str, Any]:
+    """Unmapped item keys, with the item ``id`` renamed to ``item_id``."""
+    return {
+        (ITEM_ID_KEY if key == "id" else key): value for key, value in extras(item, mapped).items()
+    }
+
+
+def _message(item: dict[str, Any], index: int) -> RawMessage:
+    role = item.get("role")
+    if not isinstance(role, str):
+        raise FormatError(f"message item has role {describe(role)}", index=index)
+    message: RawMessage = {"role": role}
+    if "content" in item:
+        message["content"] = _content_in(item["content"])
+    message.update(_carried(item, ("type", "role", "content")))
+    return message
+
+
+def _tool_call(item: dict[str, Any]) -> dict[str, Any]:
+    call: dict[str, Any] = {}
+    if "call_id" in item:
+        call["id"] = item["call_id"]
+    call["type"] = "function"
+    call["function"] = {"name": item.get("name"), "arguments": item.get("arguments")}
+    call.update(_carried(item, ("type", "call_id", "name", "arguments")))
+    return call
+
+
+def _tool_message(item: dict[str, Any]) -> RawMessage:
+    message: RawMessage = {"role": "tool"}
+    if "call_id" in item:
+        message["tool_call_id"] = item["call_id"]
+    if "output" in item:
+        message["content"] = _content_in(item["output"])
+    message.update(_carried(item, ("type", "call_id", "output")))
+    return message
+
+
+def _content_in(content: object) -> Any:
+    if not isinstance(content, list):
+        return content
+    return [_part_in(part) for part in content]
+
+
+def _part_in(part: Any) -> Any:
+    if not isinstance(part, dict):
+        return part
+    kind = part.get("type")
+    if kind in _TEXT_PARTS:
+        return {"type": "text", **extras(part, ("type",))}
+    if kind == "input_image" and isinstance(part.get("image_url"), str):
+        image = {
+            "url": part["image_url"],
+            **({"detail": part["detail"]} if "detail" in part else {}),
+        }
+        return {
+            "type": "image_url",
+            "image_url": image,
+            **extras(part, ("type", "image_url", "detail")),
+        }
+    return part
+
+
+# --- writing ----------------------------------------------------------------------------
+
+
+def write(record: object, groups: Sequence[Group], messages: Sequence[RawMessage]) -> Any:
+    """The native form of ``messages``, reusing unchanged items of ``record`` verbatim."""
+    runs = list(plan(messages, groups))
+    unchanged = len(runs) == 1 and isinstance(runs[0], Group)
+    if unchanged and isinstance(record, dict) and isinstance(record.get("input"), str):
+        return dict(record)
+    items: list[Any] = []
+    for run in runs:
+        if isinstance(run, Group):
+            items.extend(run.native)
+            continue
+        for offset, message in enumerate(run.messages):
+            items.extend(_items(message, run.start + offset))
+    if isinstance(record, dict):
+        return {**record, "input": items}
+    return items
+
+
+def _items(message: object, index: int) -> list[Any]:
+    message = require_dict(message, "a message", index=index)
+    role = message.get("role")
+    if role == "tool":
+        item: dict[str, Any] = {"type": "function_call_output"}
+        if "tool_call_id" in message:
+            item["call_id"] = message["tool_call_id"]
+        if "content" in message:
+            item["output"] = _content_out(message["content"], "tool")
+        item.update(_uncarried(message, ("role", "tool_call_id", "content")))
+        return [item]
+    if role != "assistant":
+        if not isinstance(role, str):
+            raise FormatError(f"message has role {describe(role)}", index=index)
+        return [_message_item(message)]
+    prefix = message.get(ITEMS_KEY)
+    calls = message.get("tool_calls")
+    items = list(prefix) if isinstance(prefix, list) else []
+    mapped = ["role", "content"]
+    if items:
+        mapped.append(ITEMS_KEY)
+    if calls:
+        mapped.append("tool_calls")
+    carried = _uncarried(message, mapped)
+    content = message.get("content")
+    if content is not None or not (calls or items):
+        items.append(
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": _content_out(content, "assistant"),
+                **carried,
+            }
+        )
+        carried = {}
+    for position, call in enumerate(require_list(calls or [], "'tool_calls'", index=index)):
+        checked, function = tool_call_parts(call, index=index, position=position)
+        item = {"type": "function_call"}
+        if "id" in checked:
+            item["call_id"] = checked["id"]
+        item["name"] = function.get("name")
+        item["arguments"] = function.get("arguments")
+        item.update(extras(function, ("name", "arguments", *item)))
+        item.update(_uncarried(checked, ("id", "type", "function", *item)))
+        for key, value in carried.items():  # the message's keys, when it had no item
+            item.setdefault(key, value)
+        carried = {}
+        items.append(item)
+    return items
+
+
+def _message_item(message: RawMessage) -> dict[str, Any]:
+    item: dict[str, Any] = {"type": "message", "role": message["role"]}
+    if "content" in message:
+        item["content"] = _content_out(message["content"], message["role"])
+    item.update(_uncarried(message, ("role", "content")))
+    return item
+
+
+def _uncarried(message: dict[str, Any], mapped: Sequence[str]) -> dict[str, Any]:
+    """Unmapped canonical keys for an item, with ``item_id`` back as ``id``."""
+    return {
+        ("id" if key == ITEM_ID_KEY else key): value
+        for key, value in extras(message, mapped).items()
+    }
+
+
+def _content_out(content: object, role: str) -> Any:
+    if not isinstance(content, list):
+        return content
+    text_type = "output_text" if role == "assistant" else "input_text"
+    return [_part_out(part, text_type) for part in content]
+
+
+def _part_out(part: Any, text_type: str) -> Any:
+    if not isinstance(part, dict):
+        return part
+    kind = part.get("type")
+    if kind == "text":
+        return {"type": text_type, **extras(part, ("type",))}
+    image = part.get("image_url")
+    if kind == "image_url" and isinstance(image, dict) and isinstance(image.get("url"), str):
+        return {
+            "type": "input_image",
+            "image_url": image["url"],
+            **extras(image, ("url",)),
+            **extras(part, ("type", "image_url")),
+        }
+    return part
