@@ -1,0 +1,311 @@
+"""Keyword families: the wordings providers use for each kind of refusal.
+
+Each family is a list of regular expressions over the lower-cased error text. They are
+written as families of phrasings rather than exact strings, because every provider and
+every proxy in front of it rewords the same rule. :func:`text_category` tries them in a
+fixed order: the most specific and most actionable first (a 400 about tool-call ids is
+tool pairing, not a generic format error), and families whose wording overlaps another's
+(``"Please reduce the prompt length"`` in a rate-limit message) are tried earlier.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from condense.errors.diagnosis import Category
+
+
+def _family(*patterns: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(pattern) for pattern in patterns)
+
+
+TOOL_ARGUMENTS = _family(
+    # Python's json.loads, as vLLM reports a historical call it cannot parse
+    r"expecting (?:',' delimiter|':' delimiter|value|property name enclosed in double quotes)",
+    r"unterminated string starting at",
+    r"invalid \\escape",
+    r"invalid control character at",
+    r"extra data: line \d+ column",
+    # llama.cpp, MiniMax, Bailian, strict gateways
+    r"failed to parse (?:the )?(?:tool[ _]call )?arguments",
+    r"(?:invalid|malformed|bad) (?:function |tool(?:[ _]call)? )?arguments",
+    r"arguments\W{0,4} (?:parameter )?.{0,40}\b(?:must|should) be (?:a |in )?(?:valid )?json",
+    r"arguments.{0,40}(?:is|are) not (?:a )?valid json",
+    r"function name or parameters is empty",
+    # Anthropic tool_use.input, Jinja chat templates that iterate the arguments
+    r"tool_use\.input",
+    r"input should be a valid (?:dictionary|string)",
+    r"has no attribute 'items'",
+    r"can only get item pairs from a mapping",
+)
+
+TOOL_PAIRING = _family(
+    r"tool_call_id",
+    r"tool_use_id",
+    r"must be a response to a prec",
+    r"tool_use`? ids? were found without",
+    r"tool_use`? blocks? must have",
+    r"tool_result`? blocks?",
+    r"tool messages? responding to",
+    r"did not have response messages",
+    r"no tool (?:call|output) found for function call",
+    r"function[ _]call[ _]output",
+    r"function (?:call|response) (?:turn|parts?)\b",
+    r"number of function (?:calls|call parts|response parts)",
+    r"same number of function calls",
+    r"tool result'?s? tool id",
+    r"tool call result does not follow",
+    r"tool call id is invalid",
+    r"tool call and result not match",
+    r"tool[ _](?:call|use|result)s?\b[^.\n]{0,40}\b"
+    r"(?:not found|orphan|without|does not follow|not match|no matching|unmatched|preceded by)",
+    r"unanswered tool",
+    # Bedrock Converse: toolUse/toolResult blocks
+    r"\btool ?(?:result|use)s? blocks?\b|toolresult|tooluse",
+    r"\bids? must be unique",
+)
+
+# Format rules that mention tool blocks only as context ("... must start with a thinking
+# block (preceding the lastmost set of `tool_use` and `tool_result` blocks)").
+FORMAT_BEFORE_PAIRING = _family(
+    r"thinking block|redacted_thinking|`?thinking`? is enabled|reasoning_content",
+)
+
+BILLING = _family(
+    r"insufficient_quota",
+    r"insufficient (?:balance|credits?|funds|quota)",
+    r"credit balance (?:is )?too low",
+    r"requires more credits",
+    r"not enough credits",
+    r"out of credits",
+    r"payment required",
+    r"billing_not_active|billing hard limit|exceeded your billing",
+    r"余额不足|欠费|账户余额",
+    r"arrearage",
+)
+BILLING_QUOTA = _family(r"exceeded your current quota", r"check your plan and billing")
+
+RATE_LIMIT = _family(
+    r"rate[ _-]?limit",
+    r"too many requests",
+    r"tokens per min",
+    r"requests per min",
+    r"\((?:tpm|rpm|tpd|rpd)\)",
+    r"resource[ _]exhausted|resource has been exhausted",
+    r"quota exceeded",
+    r"throttl",
+    r"usage limit exceeded",
+    r"并发|请求过于频繁|请求频率|速率限制|限流",
+)
+
+CONTENT_FILTER = _family(
+    r"content[ _-]?(?:policy|filter|management polic|safety)",
+    r"safety system",
+    r"responsible ?ai",
+    r"unsafe[ _](?:content|generation)",
+    r"new_sensitive|sensitive content",
+    r"不安全|敏感",
+    r"violat\w* (?:our |the )?(?:usage|content) (?:polic|guideline)",
+    r"content violates",
+    r"inappropriate content|data_?inspection_?failed",
+    r"flagged (?:as|by|for)",
+)
+
+NEGATIVE_MAX_TOKENS = re.compile(r"max_tokens must be at least 1, got -\d+")
+
+OUTPUT_LIMIT = _family(
+    r"max_(?:completion_)?tokens'?(?: or 'max_completion_tokens')? is too large",
+    r"maximum allowed number of output tokens",
+    r"supports at most \d+ completion tokens",
+    r"max_(?:completion_)?tokens\W{0,3} (?:should|must) be less",
+    r"max_(?:new_|completion_)?tokens\W.{0,30}"
+    r"(?:exceeds?|greater than|larger than|too large|too big)",
+    r"(?:max_output_tokens|maxoutputtokens|max output tokens).{0,40}"
+    r"(?:exceed|greater|larger|too large|at most)",
+    r"prompt (?:\+|and) max_tokens",
+    r"`?max_new_tokens`? must be <=",
+    r"and .?max_tokens.? exceed",
+)
+
+CONTEXT_OVERFLOW = _family(
+    r"context_length_exceeded|context[_ ]window[_ ]exceeded|exceed_context_size|context_exceeded",
+    r"maximum context length",
+    r"context (?:length|window|size|limit)\b.{0,40}(?:exceed|too long|too large|reached)",
+    r"exceed\w*.{0,50}\bcontext (?:length|window|size|limit)",
+    r"prompt (?:is )?too long|prompt tokens? (?:is |are )?too long|prompt too large",
+    r"input (?:is )?too long|too long for (?:the )?(?:requested )?model",
+    r"reduce the length of (?:the )?(?:messages|input|prompt)|reduce your prompt",
+    r"input token count.{0,40}exceeds?",
+    r"exceeds? the maximum number of tokens",
+    r"tokens? > \d+ maximum",
+    r"model token limit|tokens? limit (?:has been )?exceeded",
+    r"range of input length should be",
+    r"input length.{0,40}exceeds?",
+    r"exceeds max(?:imum)? length|prompt exceeds",
+    r"longer than the model'?s? (?:context|maximum)",
+    r"too large for model with \d+ maximum",
+    r"prompt token count of \d+ exceeds",
+    r"exceed max message tokens",
+    r"(?:上下文|输入|提示词?|prompt|token).{0,8}(?:超过|超出|过长|太长|超长)|长度超过",
+    r"longer than the maximum model length|must have less than \d+ tokens",
+    r"maximum prompt length|prompt \(\d+ tokens\) is too long|too long and exceeds",
+    r"(?:greater|larger|more) than the (?:model'?s? )?(?:context|maximum) (?:length|window|size)",
+    r"context\W{0,3}(?:the )?overflow",
+    r"too many tokens",
+)
+
+PAYLOAD_TOO_LARGE = _family(
+    r"request entity too large",
+    r"request_too_large",
+    r"payload too large",
+    r"request exceeds the maximum (?:allowed )?size",
+    r"(?:body|request) (?:is )?too large",
+    r"maximum request size|payload size exceeds",
+    r"content'?:? string too long",
+)
+
+MODEL_NOT_FOUND = _family(
+    r"model_not_found",
+    r"models?\b.{0,80}does not exist",
+    r"(?:unknown|invalid|unavailable|unsupported) model\b",
+    r"models?\b.{0,40}not found",
+    r"no such model",
+    r"models?\b.{0,60}is not (?:available|accessible)",
+    r"not_found_error",
+)
+
+AUTH = _family(
+    r"invalid[ _]api[ _-]?key|incorrect api key|invalid x-api-key",
+    r"api[ _-]?key (?:is )?(?:required|missing|not valid|invalid|expired|not found)",
+    r"api_key_(?:invalid|required)",
+    r"authenticat",
+    r"unauthori[sz]ed|not authorized",
+    r"permission[ _]denied|permission_error",
+    r"access denied|\bforbidden",
+    r"invalid (?:access |bearer )?token|token (?:is )?(?:invalid|expired)",
+    r"unsupported_country|country, region,? or territory|location is not supported",
+    r"accessdenied|has been disabled|account (?:is |has been )?(?:disabled|suspended)",
+)
+
+OVERLOADED = _family(
+    r"overload",
+    r"over capacity|at capacity|no capacity|insufficient capacity|capacity constraint",
+    r"high demand|high traffic|capacity exceeded",
+    r"server is busy|service is busy|系统繁忙|服务繁忙",
+)
+
+MESSAGE_FORMAT = _family(
+    r"must alternate|alternating|alternate between|successive (?:user|assistant)|interleave",
+    r"first (?:non-system )?message must|must (?:start|begin) with (?:a )?user",
+    r"unexpected role|invalid (?:message )?role|expected last role|last message must",
+    r"invalid_request_message_order",
+    r"extra inputs are not permitted|extra_forbidden",
+    r"additional properties are not allowed",
+    r"unknown (?:parameter|name|field)|cannot find field",
+    r"unrecognized (?:request )?(?:argument|field|parameter)",
+    r"unexpected (?:field|key|keyword|property)",
+    r"tool call id was .{0,80}but must be|must be a-z, a-z, 0-9",
+    r"of type 'reasoning' was provided without|required following item",
+    r"string should match pattern|does not match pattern|string too long",
+    r"valid role|non-empty content|must not be empty|cannot be empty",
+    r"参数非法|参数有误",
+    r"invalid chat setting|invalid params",
+    r"(?:content|text)(?: content)? (?:blocks? )?(?:must|cannot|should) (?:be )?"
+    r"(?:non-?empty|empty)",
+    r"must contain the word 'json'",
+    r"invalid (?:value|type) for|is not of type|field required|missing (?:required )?parameter",
+    r"input should be",
+)
+
+SERVER_ERROR = _family(
+    r"internal server error|internal error|server error|server_error|api_error",
+    r"server had an error|error while processing your request",
+    r"bad gateway|gateway timeout|service unavailable|upstream (?:connect )?error",
+    r"something went wrong",
+)
+
+TIMEOUT = _family(r"timed? ?out\b", r"timeout", r"deadline[ _]exceeded")
+
+CONNECTION = _family(
+    r"connection (?:error|reset|refused|aborted|closed|failed)",
+    r"server disconnected|peer closed connection|remote ?protocol",
+    r"network (?:is )?unreachable|name or service not known|temporary failure in name resolution",
+    r"broken pipe|eof occurred|incomplete chunked read",
+)
+
+_RETRY_HINT = re.compile(r"\b(?:try again|retry)\s+(?:in|after)\s+\d")
+
+_MINIMAX_CODES = {
+    1000: Category.SERVER_ERROR,
+    1001: Category.TIMEOUT,
+    1002: Category.RATE_LIMIT,
+    1004: Category.AUTH,
+    1008: Category.BILLING,
+    1024: Category.SERVER_ERROR,
+    1026: Category.CONTENT_FILTER,
+    1027: Category.CONTENT_FILTER,
+    1033: Category.SERVER_ERROR,
+    1039: Category.RATE_LIMIT,
+    1041: Category.RATE_LIMIT,
+    2013: Category.MESSAGE_FORMAT,
+    2045: Category.RATE_LIMIT,
+    2049: Category.AUTH,
+    2056: Category.RATE_LIMIT,
+}
+
+
+def any_match(families: Sequence[re.Pattern[str]], text: str) -> bool:
+    """Whether any pattern of the family occurs in ``text``."""
+    return any(pattern.search(text) for pattern in families)
+
+
+def length_category(text: str) -> Category | None:
+    """Overflow or output limit from the wording alone; the token figures may overrule."""
+    if NEGATIVE_MAX_TOKENS.search(text):
+        return Category.CONTEXT_OVERFLOW  # vLLM computed max_tokens from a prompt too long
+    if any_match(OUTPUT_LIMIT, text):
+        return Category.OUTPUT_LIMIT
+    if any_match(CONTEXT_OVERFLOW, text):
+        return Category.CONTEXT_OVERFLOW
+    return None
+
+
+def text_category(text: str, *, minimax_code: int | None = None) -> Category | None:
+    """The category the wording points to, most specific family first."""
+    if any_match(TOOL_ARGUMENTS, text):
+        return Category.TOOL_ARGUMENTS
+    if any_match(FORMAT_BEFORE_PAIRING, text):
+        return Category.MESSAGE_FORMAT
+    if any_match(TOOL_PAIRING, text):
+        return Category.TOOL_PAIRING
+    if any_match(BILLING, text):
+        return Category.BILLING
+    if any_match(BILLING_QUOTA, text) and not _RETRY_HINT.search(text):
+        return Category.BILLING  # Gemini's free tier says the same words with "retry in"
+    if any_match(RATE_LIMIT, text) or any_match(BILLING_QUOTA, text):
+        return Category.RATE_LIMIT
+    if any_match(CONTENT_FILTER, text):
+        return Category.CONTENT_FILTER
+    length = length_category(text)
+    if length is not None:
+        return length
+    for category, family in (
+        (Category.PAYLOAD_TOO_LARGE, PAYLOAD_TOO_LARGE),
+        (Category.MODEL_NOT_FOUND, MODEL_NOT_FOUND),
+        (Category.AUTH, AUTH),
+        (Category.OVERLOADED, OVERLOADED),
+    ):
+        if any_match(family, text):
+            return category
+    if minimax_code in _MINIMAX_CODES:
+        return _MINIMAX_CODES[minimax_code]
+    for category, family in (
+        (Category.MESSAGE_FORMAT, MESSAGE_FORMAT),
+        (Category.SERVER_ERROR, SERVER_ERROR),
+        (Category.TIMEOUT, TIMEOUT),
+        (Category.CONNECTION, CONNECTION),
+    ):
+        if any_match(family, text):
+            return category
+    return None
