@@ -1693,6 +1693,16 @@ def test_openai_rate_limit_headers(headers: dict[str, str], seconds: float) -> N
     assert diagnosis.retry_after == pytest.approx(seconds)
 
 
+def test_ratelimit_reset_headers_on_other_errors_are_not_a_wait() -> None:
+    # OpenAI sends x-ratelimit-* on every response, a 400 included
+    error = _sdk_error(
+        400,
+        {"error": {"message": "prompt is too long: 300000 tokens > 200000 maximum"}},
+        {"x-ratelimit-reset-tokens": "6m0s", "x-ratelimit-remaining-tokens": "0"},
+    )
+    assert classify(error).retry_after is None
+
+
 def test_retry_after_http_date_in_the_future() -> None:
     when = datetime.now(UTC) + timedelta(seconds=30)
     error = _sdk_error(
@@ -2239,20 +2249,27 @@ def test_wrapped_exception_reaches_the_provider_error() -> None:
 # --- messages, context_window, summary ----------------------------------------------------
 
 
-def test_message_index_needs_messages_and_must_be_in_range() -> None:
+def test_message_index_needs_messages() -> None:
     text = (
         "messages.12: `tool_use` ids were found without `tool_result` blocks immediately "
         "after: toolu_1."
     )
     assert classify(text).message_index is None
     assert classify(text, messages=HISTORY[:13]).message_index == 12
-    assert classify(text, messages=HISTORY[:5]).message_index is None
-    assert (
-        classify(
-            "messages[3].content: Input should be a valid list", messages=HISTORY[:5]
-        ).message_index
-        == 3
+    listed = classify("messages[3].content: Input should be a valid list", messages=HISTORY)
+    assert listed.message_index == 3
+    assert classify("no index here", messages=HISTORY).message_index is None
+
+
+def test_bare_strings_lose_the_client_prefix() -> None:
+    # smol-ai/developer#7
+    diagnosis = classify(
+        "openai.error.InvalidRequestError: This model's maximum context length is 4097 tokens. "
+        "However, your messages resulted in 7575 tokens. Please reduce the length of the "
+        "messages."
     )
+    assert diagnosis.message.startswith("This model's maximum context length")
+    assert (diagnosis.requested_tokens, diagnosis.allowed_tokens) == (7575, 4097)
 
 
 def test_context_window_fills_a_missing_limit() -> None:

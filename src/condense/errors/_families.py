@@ -84,7 +84,7 @@ BILLING = _family(
     r"余额不足|欠费|账户余额",
     r"arrearage",
 )
-BILLING_QUOTA = _family(r"exceeded your current quota", r"check your plan and billing")
+BILLING_QUOTA = _family(r"exceeded your current quota", r"(?:plan and )?billing details")
 
 RATE_LIMIT = _family(
     r"rate[ _-]?limit",
@@ -110,6 +110,7 @@ CONTENT_FILTER = _family(
     r"content violates",
     r"inappropriate content|data_?inspection_?failed",
     r"flagged (?:as|by|for)",
+    r"blocked (?:due to|by) (?:the )?(?:safety|content)|prohibited_content|blocklist",
 )
 
 NEGATIVE_MAX_TOKENS = re.compile(r"max_tokens must be at least 1, got -\d+")
@@ -153,6 +154,7 @@ CONTEXT_OVERFLOW = _family(
     r"(?:greater|larger|more) than the (?:model'?s? )?(?:context|maximum) (?:length|window|size)",
     r"context\W{0,3}(?:the )?overflow",
     r"too many tokens",
+    r"prompt_too_long|context_too_long|input_too_long|tokens_exceeded",
 )
 
 PAYLOAD_TOO_LARGE = _family(
@@ -170,7 +172,7 @@ MODEL_NOT_FOUND = _family(
     r"models?\b.{0,80}does not exist",
     r"(?:unknown|invalid|unavailable|unsupported) model\b",
     r"models?\b.{0,40}not found",
-    r"no such model",
+    r"no such model|model_not_supported|model is not supported",
     r"models?\b.{0,60}is not (?:available|accessible)",
     r"not_found_error",
 )
@@ -178,7 +180,8 @@ MODEL_NOT_FOUND = _family(
 AUTH = _family(
     r"invalid[ _]api[ _-]?key|incorrect api key|invalid x-api-key",
     r"api[ _-]?key (?:is )?(?:required|missing|not valid|invalid|expired|not found)",
-    r"api_key_(?:invalid|required)",
+    r"api_key_(?:invalid|required)|api[ _-]?key\b.{0,40}must be set",
+    r"(?:no|missing|didn't provide an?) api[ _-]?key|provide (?:an? |your )?api key",
     r"authenticat",
     r"unauthori[sz]ed|not authorized",
     r"permission[ _]denied|permission_error",
@@ -198,7 +201,8 @@ OVERLOADED = _family(
 MESSAGE_FORMAT = _family(
     r"must alternate|alternating|alternate between|successive (?:user|assistant)|interleave",
     r"first (?:non-system )?message must|must (?:start|begin) with (?:a )?user",
-    r"unexpected role|invalid (?:message )?role|expected last role|last message must",
+    r"unexpected (?:message )?role|invalid (?:message )?role|expected last role|last message must",
+    r"only messages with role|invalid message format|malformed message|empty array",
     r"invalid_request_message_order",
     r"extra inputs are not permitted|extra_forbidden",
     r"additional properties are not allowed",
@@ -207,7 +211,7 @@ MESSAGE_FORMAT = _family(
     r"unexpected (?:field|key|keyword|property)",
     r"tool call id was .{0,80}but must be|must be a-z, a-z, 0-9",
     r"of type 'reasoning' was provided without|required following item",
-    r"string should match pattern|does not match pattern|string too long",
+    r"string should (?:match|have)|does not match pattern|string too long",
     r"valid role|non-empty content|must not be empty|cannot be empty",
     r"参数非法|参数有误",
     r"invalid chat setting|invalid params",
@@ -221,7 +225,7 @@ MESSAGE_FORMAT = _family(
 SERVER_ERROR = _family(
     r"internal server error|internal error|server error|server_error|api_error",
     r"server had an error|error while processing your request",
-    r"bad gateway|gateway timeout|service unavailable|upstream (?:connect )?error",
+    r"bad gateway|gateway time-?out|service unavailable|upstream (?:connect )?error",
     r"something went wrong",
 )
 
@@ -229,7 +233,7 @@ TIMEOUT = _family(r"timed? ?out\b", r"timeout", r"deadline[ _]exceeded")
 
 CONNECTION = _family(
     r"connection (?:error|reset|refused|aborted|closed|failed)",
-    r"server disconnected|peer closed connection|remote ?protocol",
+    r"server disconnected|peer closed connection|remote ?protocol|closed connection without",
     r"network (?:is )?unreachable|name or service not known|temporary failure in name resolution",
     r"broken pipe|eof occurred|incomplete chunked read",
 )

@@ -198,8 +198,14 @@ def parse_duration(text: str) -> float | None:
     return total if position else None
 
 
-def retry_after(headers: Mapping[str, str], text: str, retry_delay: str | None) -> float | None:
-    """The provider's requested wait: headers first, then Gemini's RetryInfo, then text."""
+def retry_after(
+    headers: Mapping[str, str], text: str, retry_delay: str | None, *, limited: bool
+) -> float | None:
+    """The provider's requested wait: headers first, then Gemini's RetryInfo, then text.
+
+    The ``x-ratelimit-reset-*`` headers ride on every OpenAI (and Anthropic) response, so
+    they count only when the request was ``limited`` (rate limited or overloaded).
+    """
     millis = headers.get("retry-after-ms")
     if millis is not None:
         seconds = parse_duration(millis)
@@ -212,7 +218,7 @@ def retry_after(headers: Mapping[str, str], text: str, retry_delay: str | None) 
             seconds = _seconds_until_http_date(header)
         if seconds is not None:
             return seconds
-    reset = _ratelimit_reset(headers)
+    reset = _ratelimit_reset(headers) if limited else None
     if reset is not None:
         return reset
     if retry_delay is not None:
@@ -288,11 +294,10 @@ _INDEX = (
 )
 
 
-def message_index(text: str, count: int) -> int | None:
-    """The index of the offending message, if the text names one within ``count``."""
+def message_index(text: str) -> int | None:
+    """The index of the offending message, if the text names one."""
     for pattern in _INDEX:
-        for match in pattern.finditer(text):
-            index = int(match.group(1))
-            if 0 <= index < count:
-                return index
+        match = pattern.search(text)
+        if match:
+            return int(match.group(1))
     return None

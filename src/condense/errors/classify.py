@@ -42,10 +42,17 @@ _CLIENT_WORDING = frozenset(
         Category.OVERLOADED,
     }
 )
+_LIMITED = frozenset({Category.RATE_LIMIT, Category.OVERLOADED})
 _SIZED = frozenset({Category.CONTEXT_OVERFLOW, Category.OUTPUT_LIMIT, Category.PAYLOAD_TOO_LARGE})
 _NUMERIC_CODE = re.compile(r"\((\d{4,5})\)")  # MiniMax: "invalid params, ... (2013)"
-_STATUS_PREFIX = re.compile(
-    r"^\W*(?:(?:api )?error(?: code)?:?\s*)?(?:http\s*)?[1-5]\d\d\b\s*[-:]?\s*(?=\S)", re.IGNORECASE
+# What clients prepend to a provider's message: "Error code: 400 - ", "429 ",
+# "openai.error.InvalidRequestError: ", "litellm.BadRequestError: OpenAIException - ".
+_CLIENT_PREFIX = re.compile(
+    r"^[^\w(]*(?:"
+    r"[\w.]*(?:error|exception)\b\s*[:-]\s*(?=\S)"
+    r"|(?:(?:api )?error(?: code)?:?\s*)?(?:http\s*)?[1-5]\d\d\b\s*[-:]?\s*(?=\S)"
+    r")",
+    re.IGNORECASE,
 )
 
 
@@ -59,8 +66,8 @@ def classify(
 
     ``error`` may be an openai or anthropic SDK exception, an httpx/httpx2 response or
     error, a ``(status_code, body)`` tuple (body as str, bytes or parsed JSON), a bare
-    string, or any other exception. ``messages`` is the history that was sent: when the
-    error names a message index inside it, the diagnosis carries it. ``context_window``
+    string, or any other exception. ``messages`` is the history that was sent: when it is
+    given and the error names a message index, the diagnosis carries it. ``context_window``
     fills ``allowed_tokens`` for size errors whose text does not state the limit.
     """
     ev = gather(error)
@@ -84,8 +91,8 @@ def classify(
         requested, allowed, output = None, figures.output_cap, figures.output
 
     message = ev.message() or next(iter(ev.texts), "")
-    if ev.texts and message == ev.texts[0]:  # a bare "Error code: 429 - ..." string
-        message = _STATUS_PREFIX.sub("", message, count=1)
+    if ev.texts and message == ev.texts[0]:  # a bare string, as a client printed it
+        message = _strip_client_prefixes(message)
     if isinstance(error, BaseException) and not message:
         message = type(error).__name__
     return Diagnosis(
@@ -95,11 +102,11 @@ def classify(
         message=message,
         status_code=ev.status if ev.status is not None else ev.body_status,
         provider_code=ev.provider_code() or _trailing_code(message),
-        retry_after=retry_after(ev.headers, text, ev.retry_delay),
+        retry_after=retry_after(ev.headers, text, ev.retry_delay, limited=category in _LIMITED),
         requested_tokens=requested,
         allowed_tokens=allowed,
         output_tokens=output,
-        message_index=message_index(text, len(messages)) if messages is not None else None,
+        message_index=message_index(text) if messages is not None else None,
     )
 
 
@@ -179,6 +186,15 @@ def _token_fields(
     if category is Category.RATE_LIMIT and allowed is None:
         requested, allowed = figures.rate_requested, figures.rate_limit
     return requested, allowed, figures.output
+
+
+def _strip_client_prefixes(message: str) -> str:
+    for _ in range(4):
+        stripped = _CLIENT_PREFIX.sub("", message, count=1)
+        if stripped == message or not stripped:
+            break
+        message = stripped
+    return message
 
 
 def _trailing_code(message: str) -> str | None:
