@@ -1,0 +1,61 @@
+"""Summarizers: turn a span of messages into text, by name or by object.
+
+``get_summarizer("extractive")`` (the default, LLM-free), ``get_summarizer("openai",
+model=...)`` (any OpenAI-compatible endpoint, falls back to extractive) and
+``get_summarizer("deterministic")`` (a test double). Implementations are imported on
+first use, so importing this package costs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from condense.summarizers.base import Summarizer
+from condense.summarizers.outcome import (
+    ReportingSummarizer,
+    SummaryOutcome,
+    summarize_with_report,
+)
+from condense.summarizers.registry import (
+    get_summarizer,
+    known_summarizers,
+    register_summarizer,
+)
+
+if TYPE_CHECKING:
+    from condense.summarizers.deterministic import DeterministicSummarizer
+    from condense.summarizers.extractive import ExtractiveSummarizer
+    from condense.summarizers.openai_compat import OpenAISummarizer
+
+__all__ = [
+    "DeterministicSummarizer",
+    "ExtractiveSummarizer",
+    "OpenAISummarizer",
+    "ReportingSummarizer",
+    "Summarizer",
+    "SummaryOutcome",
+    "get_summarizer",
+    "known_summarizers",
+    "register_summarizer",
+    "summarize_with_report",
+]
+
+_LAZY = {
+    "DeterministicSummarizer": "condense.summarizers.deterministic",
+    "ExtractiveSummarizer": "condense.summarizers.extractive",
+    "OpenAISummarizer": "condense.summarizers.openai_compat",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

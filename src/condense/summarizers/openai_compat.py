@@ -1,0 +1,408 @@
+"""Summaries from any OpenAI-compatible endpoint, falling back to the extractive digest.
+
+Works with OpenAI, OpenRouter, vLLM, Ollama, llama.cpp and anything else that speaks
+``POST /v1/chat/completions``, through the official ``openai`` SDK (an optional
+dependency: ``pip install 'condense[openai]'``).
+
+Configuration, first found wins: constructor argument, ``CONDENSE_BASE_URL`` /
+``CONDENSE_API_KEY`` / ``CONDENSE_MODEL``, ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` /
+``OPENAI_MODEL``. A custom ``base_url`` needs no key (local servers ignore it).
+
+What leaves the process is the prompt of :mod:`condense.summarizers.prompt`: bounded in
+size, with secrets redacted. The SDK's own retries are switched off (``max_retries=0``)
+and done here, explicitly: up to ``max_retries`` more tries on a timeout, a connection
+error, an unreadable body, 408/409/425/429 or a 5xx, waiting for exponential backoff with
+jitter or for exactly what ``retry-after-ms`` / ``Retry-After`` asks. Any other failure —
+or the last retryable one — falls back to the ``fallback`` summarizer (extractive by
+default), and an empty answer or one cut off by ``finish_reason == "length"`` with nothing
+in it counts as a failure.
+
+``summarize`` returns text only. The compress engine calls ``summarize_with_report``
+(or the async ``asummarize_with_report``), which returns a
+:class:`~condense.summarizers.outcome.SummaryOutcome` telling whether it fell back,
+why, and how many requests were made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import os
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from condense.exceptions import InputError
+from condense.summarizers._text import clip, estimate_tokens, fit_tokens, one_line
+from condense.summarizers.base import Summarizer
+from condense.summarizers.extractive import ExtractiveSummarizer
+from condense.summarizers.outcome import SummaryOutcome
+from condense.summarizers.prompt import build_messages
+from condense.summarizers.retry import RetryPolicy, is_retryable_status, retry_after_seconds
+from condense.types import RawMessage
+
+if TYPE_CHECKING:
+    import ssl
+
+    import openai
+
+INSTALL_HINT = "pip install 'condense[openai]'"
+# Placeholder key for endpoints that need none (the SDK refuses an empty one).
+_NO_KEY = "not-needed"
+
+
+@dataclass(frozen=True)
+class _Failure:
+    reason: str
+    retryable: bool
+    retry_after: float | None = None
+
+
+class OpenAISummarizer:
+    """Summarize with a model behind an OpenAI-compatible endpoint; see the module docs."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        backoff_base: float = 0.5,
+        backoff_max: float = 20.0,
+        max_retry_wait: float = 60.0,
+        max_prompt_tokens: int = 12_000,
+        max_message_chars: int = 4_000,
+        temperature: float | None = None,
+        max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
+        extra_body: Mapping[str, Any] | None = None,
+        fallback: Summarizer | None = None,
+        seed: int | None = None,
+    ) -> None:
+        """Resolve the endpoint and check that ``openai`` is installed.
+
+        ``timeout`` is per request, in seconds; ``max_retry_wait`` caps how long a
+        ``Retry-After`` is waited out (longer: fall back at once). ``max_prompt_tokens``
+        bounds the whole prompt, ``max_message_chars`` each message in it.
+        ``max_tokens_param`` names the output cap as the endpoint expects it (OpenAI's
+        reasoning models want ``max_completion_tokens``). ``extra_body`` is merged into
+        every request; ``seed`` makes the retry jitter reproducible.
+        """
+        _import_openai()
+        self.base_url = _setting(base_url, "BASE_URL")
+        resolved_model = _setting(model, "MODEL")
+        if not resolved_model:
+            raise InputError(
+                "the openai summarizer needs a model: pass model=... or set CONDENSE_MODEL "
+                "(or OPENAI_MODEL)"
+            )
+        self.model = resolved_model
+        key = _setting(api_key, "API_KEY")
+        if not key and not self.base_url:
+            raise InputError(
+                "the openai summarizer needs an API key for api.openai.com: pass api_key=... "
+                "or set CONDENSE_API_KEY (or OPENAI_API_KEY), or point base_url at an "
+                "endpoint that needs none"
+            )
+        self._api_key = key or _NO_KEY
+        if timeout <= 0 or max_retries < 0 or max_prompt_tokens < 500 or max_message_chars < 100:
+            raise InputError(
+                "openai summarizer: timeout must be > 0, max_retries >= 0, "
+                "max_prompt_tokens >= 500 and max_message_chars >= 100"
+            )
+        self.timeout = timeout
+        self.retry = RetryPolicy(
+            max_retries=max_retries,
+            backoff_base=backoff_base,
+            backoff_max=backoff_max,
+            max_retry_wait=max_retry_wait,
+        )
+        self.max_prompt_tokens = max_prompt_tokens
+        self.max_message_chars = max_message_chars
+        self.temperature = temperature
+        self.max_tokens_param = max_tokens_param
+        self.extra_body = dict(extra_body or {})
+        self.fallback: Summarizer = fallback if fallback is not None else ExtractiveSummarizer()
+        self._rng = random.Random(seed)
+
+    def __repr__(self) -> str:
+        return f"OpenAISummarizer(model={self.model!r}, base_url={self.base_url!r})"
+
+    # -- the protocol --------------------------------------------------------------------
+
+    def summarize(
+        self,
+        messages: Sequence[RawMessage],
+        *,
+        previous: str | None,
+        target_tokens: int,
+    ) -> str:
+        """The model's summary, or the fallback's when the model failed."""
+        return self.summarize_with_report(
+            messages, previous=previous, target_tokens=target_tokens
+        ).text
+
+    def summarize_with_report(
+        self,
+        messages: Sequence[RawMessage],
+        *,
+        previous: str | None,
+        target_tokens: int,
+    ) -> SummaryOutcome:
+        """Like :meth:`summarize`, and say whether it fell back, why, after how many tries."""
+        request = self.request(messages, previous=previous, target_tokens=target_tokens)
+        failures: list[_Failure] = []
+        try:
+            client = self._client()
+        except Exception as error:  # a bad base_url and the like: fall back, say why
+            failures.append(_Failure(f"could not create the client: {error}", False))
+            return self._fall_back(messages, previous, target_tokens, failures, 0)
+        with client:
+            attempts = 0
+            while True:
+                attempts += 1
+                failure: _Failure | None
+                try:
+                    text, failure = _answer(client.chat.completions.create(**request))
+                except Exception as error:  # translated here, at the boundary
+                    failure = _classify(error, self.timeout)
+                if failure is None:
+                    return self._success(text, target_tokens, failures, attempts)
+                failures.append(failure)
+                wait = self._wait(failure, attempts, failures)
+                if wait is None:
+                    return self._fall_back(messages, previous, target_tokens, failures, attempts)
+                time.sleep(wait)
+
+    async def asummarize(
+        self,
+        messages: Sequence[RawMessage],
+        *,
+        previous: str | None,
+        target_tokens: int,
+    ) -> str:
+        """:meth:`summarize` for asyncio callers (uses ``AsyncOpenAI``)."""
+        outcome = await self.asummarize_with_report(
+            messages, previous=previous, target_tokens=target_tokens
+        )
+        return outcome.text
+
+    async def asummarize_with_report(
+        self,
+        messages: Sequence[RawMessage],
+        *,
+        previous: str | None,
+        target_tokens: int,
+    ) -> SummaryOutcome:
+        """:meth:`summarize_with_report` for asyncio callers (uses ``AsyncOpenAI``)."""
+        request = self.request(messages, previous=previous, target_tokens=target_tokens)
+        failures: list[_Failure] = []
+        try:
+            client = self._async_client()
+        except Exception as error:
+            failures.append(_Failure(f"could not create the client: {error}", False))
+            return self._fall_back(messages, previous, target_tokens, failures, 0)
+        async with client:
+            attempts = 0
+            while True:
+                attempts += 1
+                failure: _Failure | None
+                try:
+                    text, failure = _answer(await client.chat.completions.create(**request))
+                except Exception as error:  # translated here, at the boundary
+                    failure = _classify(error, self.timeout)
+                if failure is None:
+                    return self._success(text, target_tokens, failures, attempts)
+                failures.append(failure)
+                wait = self._wait(failure, attempts, failures)
+                if wait is None:
+                    return self._fall_back(messages, previous, target_tokens, failures, attempts)
+                await asyncio.sleep(wait)
+
+    # -- steps ---------------------------------------------------------------------------
+
+    def request(
+        self,
+        messages: Sequence[RawMessage],
+        *,
+        previous: str | None,
+        target_tokens: int,
+    ) -> dict[str, Any]:
+        """The keyword arguments of ``chat.completions.create`` for this span."""
+        if target_tokens < 1:
+            raise InputError(f"target_tokens must be at least 1, got {target_tokens}")
+        prompt = build_messages(
+            messages,
+            previous=previous,
+            target_tokens=target_tokens,
+            max_prompt_tokens=self.max_prompt_tokens,
+            max_message_chars=self.max_message_chars,
+            secrets=[self._api_key],
+        )
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": prompt,
+            # Room to finish the last section; an answer over target is trimmed.
+            self.max_tokens_param: target_tokens + target_tokens // 2 + 64,
+        }
+        if self.temperature is not None:
+            request["temperature"] = self.temperature
+        if self.extra_body:
+            request["extra_body"] = dict(self.extra_body)
+        return request
+
+    def _client(self) -> openai.OpenAI:
+        import openai
+
+        return openai.OpenAI(
+            api_key=self._api_key,
+            base_url=self.base_url,
+            timeout=self.timeout,
+            max_retries=0,  # retries are ours, see _wait
+            http_client=openai.DefaultHttpxClient(verify=_ssl_context()),
+        )
+
+    def _async_client(self) -> openai.AsyncOpenAI:
+        import openai
+
+        return openai.AsyncOpenAI(
+            api_key=self._api_key,
+            base_url=self.base_url,
+            timeout=self.timeout,
+            max_retries=0,
+            http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context()),
+        )
+
+    def _wait(self, failure: _Failure, attempts: int, failures: list[_Failure]) -> float | None:
+        """Seconds to sleep before the next try, or ``None`` to give up and fall back."""
+        if not failure.retryable:
+            return None
+        wait = self.retry.delay(attempts, failure.retry_after, self._rng)
+        if wait is None and failure.retry_after is not None and attempts <= self.retry.max_retries:
+            failures[-1] = _Failure(
+                f"{failure.reason}; the server asked to wait {failure.retry_after:g}s, "
+                f"more than max_retry_wait={self.retry.max_retry_wait:g}s",
+                False,
+            )
+        return wait
+
+    def _success(
+        self, text: str, target_tokens: int, failures: list[_Failure], attempts: int
+    ) -> SummaryOutcome:
+        return SummaryOutcome(
+            text=_fit(text, target_tokens),
+            summarizer=self.name,
+            attempts=attempts,
+            failures=tuple(f.reason for f in failures),
+        )
+
+    def _fall_back(
+        self,
+        messages: Sequence[RawMessage],
+        previous: str | None,
+        target_tokens: int,
+        failures: list[_Failure],
+        attempts: int,
+    ) -> SummaryOutcome:
+        text = self.fallback.summarize(messages, previous=previous, target_tokens=target_tokens)
+        return SummaryOutcome(
+            text=text,
+            summarizer=self.fallback.name,
+            fell_back=True,
+            reason=failures[-1].reason,
+            attempts=attempts,
+            failures=tuple(f.reason for f in failures),
+        )
+
+
+def _setting(value: str | None, name: str) -> str | None:
+    """``value``, else ``CONDENSE_<name>``, else ``OPENAI_<name>``; blank counts as unset."""
+    for candidate in (value, os.environ.get(f"CONDENSE_{name}"), os.environ.get(f"OPENAI_{name}")):
+        if candidate and candidate.strip():
+            return candidate.strip()
+    return None
+
+
+def _import_openai() -> None:
+    try:
+        import openai  # noqa: F401
+    except ImportError as error:
+        raise InputError(
+            f"the openai summarizer needs the openai package: {INSTALL_HINT}"
+        ) from error
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """The SDK's default TLS context, built once (building it costs ~30 ms per client)."""
+    import httpx2
+
+    return httpx2.create_ssl_context()
+
+
+def _classify(error: Exception, timeout: float) -> _Failure:
+    """Translate an exception from the SDK into a failure: why, and worth a retry?"""
+    import openai
+
+    if isinstance(error, openai.APIStatusError):
+        status = error.status_code
+        detail = _error_message(error.body) or error.message
+        return _Failure(
+            f"HTTP {status}: {clip(one_line(detail), 300)}",
+            is_retryable_status(status),
+            retry_after_seconds(error.response.headers),
+        )
+    if isinstance(error, openai.APITimeoutError):
+        return _Failure(f"timed out after {timeout:g}s", True)
+    if isinstance(error, openai.APIConnectionError):
+        cause = error.__cause__ or error
+        return _Failure(f"connection failed: {clip(one_line(str(cause)), 200)}", True)
+    if isinstance(error, openai.APIResponseValidationError | ValueError):
+        return _Failure(f"unreadable response: {clip(one_line(str(error)), 200)}", True)
+    return _Failure(f"{type(error).__name__}: {clip(one_line(str(error)), 200)}", False)
+
+
+def _error_message(body: object) -> str:
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+        return json.dumps(body)[:300]
+    return str(body) if body else ""
+
+
+def _answer(completion: Any) -> tuple[str, _Failure | None]:
+    """The text of a completion, or why it is not usable."""
+    choices = getattr(completion, "choices", None)
+    if not choices:
+        return "", _Failure("the answer has no choices", False)
+    choice = choices[0]
+    message = getattr(choice, "message", None)
+    content = getattr(message, "content", None)
+    text = content.strip() if isinstance(content, str) else ""
+    finish = getattr(choice, "finish_reason", None)
+    if text:
+        return text, None
+    if finish == "length":
+        return "", _Failure("the answer was cut off (finish_reason=length) before any text", False)
+    return "", _Failure(f"the answer was empty (finish_reason={finish})", False)
+
+
+def _fit(text: str, target_tokens: int) -> str:
+    """``text`` within ``target_tokens`` (estimated), cut at a line end where possible."""
+    if estimate_tokens(text) <= target_tokens:
+        return text
+    return fit_tokens(lambda limit: _cut(text, limit), target_tokens)
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("\n", 0, limit)
+    return text[:cut].rstrip() if cut > limit // 2 else clip(text, limit)

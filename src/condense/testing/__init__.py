@@ -1,0 +1,34 @@
+"""Test doubles that ship with condense, for your tests as much as for ours.
+
+- :class:`FakeProvider`: a scriptable OpenAI-compatible server on 127.0.0.1;
+- :class:`~condense.summarizers.DeterministicSummarizer`: a summarizer with no I/O whose
+  output depends only on its inputs, and that can be told to fail.
+"""
+
+from __future__ import annotations
+
+from condense.summarizers.deterministic import DeterministicSummarizer
+from condense.testing.fake_provider import (
+    Delay,
+    Disconnect,
+    Empty,
+    Fail,
+    FakeProvider,
+    RecordedRequest,
+    Reply,
+    Step,
+    Truncated,
+)
+
+__all__ = [
+    "Delay",
+    "DeterministicSummarizer",
+    "Disconnect",
+    "Empty",
+    "Fail",
+    "FakeProvider",
+    "RecordedRequest",
+    "Reply",
+    "Step",
+    "Truncated",
+]

@@ -1,0 +1,505 @@
+"""A scriptable OpenAI-compatible server on 127.0.0.1, for tests over real sockets.
+
+Clients that cannot be patched (the ``openai`` SDK rides on its own HTTP stack) are tested
+against this server instead::
+
+    with FakeProvider(script=[Fail(429, headers={"retry-after-ms": "200"}), Reply("hi")]) as fake:
+        client = OpenAI(base_url=fake.base_url, api_key="test", max_retries=0)
+        ...
+        assert fake.requests[-1]["model"] == "fake-model"
+
+It serves ``POST /v1/chat/completions`` (plain JSON, or server-sent events when the
+request says ``"stream": true``, ending in ``data: [DONE]``) and ``GET /v1/models``.
+Each chat request is answered, in this order, by:
+
+1. ``require_api_key`` — a 401 unless ``Authorization: Bearer <key>`` matches;
+2. a 400 if the body is not a JSON object;
+3. ``validator(body)`` — return ``(status, error_body)`` to reject the request, or
+   ``None`` to let it through (provider profiles plug in here);
+4. ``context_window`` — a 400 ``context_length_exceeded`` when
+   ``token_counter(body)`` (default: characters / 4 of the messages) is larger;
+5. the next scripted step (:class:`Reply`, :class:`Fail`, :class:`Delay`,
+   :class:`Truncated`, :class:`Empty`, :class:`Disconnect`), queued with ``script=`` or
+   :meth:`FakeProvider.push`;
+6. when the queue is empty, ``responder(body)``, which returns a text or a step.
+
+Every request that reaches the server is recorded in :attr:`FakeProvider.log`;
+:attr:`FakeProvider.requests` is the list of parsed chat-completion bodies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = [
+    "Delay",
+    "Disconnect",
+    "Empty",
+    "Fail",
+    "FakeProvider",
+    "RecordedRequest",
+    "Reply",
+    "Step",
+    "Truncated",
+    "error_body",
+    "estimate_request_tokens",
+]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A 200 answer with ``text`` and ``finish_reason``."""
+
+    text: str = "ok"
+    finish_reason: str = "stop"
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Fail:
+    """An error answer. ``body=None`` sends an OpenAI-style error body for ``status``."""
+
+    status: int = 500
+    body: Mapping[str, Any] | str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Delay:
+    """Wait ``seconds`` (to trip a client timeout), then answer with ``then``.
+
+    ``then=None`` answers with the responder. The step is taken from the queue when the
+    request arrives, so a retry sent while this one waits gets the next step.
+    """
+
+    seconds: float
+    then: Step | None = None
+
+
+@dataclass(frozen=True)
+class Truncated:
+    """A 200 whose body stops after ``keep`` of its bytes (a stream stops without [DONE])."""
+
+    text: str = "this answer is cut off before it ends"
+    keep: float = 0.5
+
+
+@dataclass(frozen=True)
+class Empty:
+    """A 200 with empty (or whitespace, or ``None``) content."""
+
+    content: str | None = ""
+    finish_reason: str = "stop"
+
+
+@dataclass(frozen=True)
+class Disconnect:
+    """Close the connection without answering."""
+
+
+Step = Reply | Fail | Delay | Truncated | Empty | Disconnect
+Responder = Callable[[dict[str, Any]], str | Step]
+Validator = Callable[[dict[str, Any]], tuple[int, dict[str, Any]] | None]
+TokenCounter = Callable[[dict[str, Any]], int]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordedRequest:
+    """One request as received. Header names are lower case; ``json`` is ``None`` when the
+    body is not JSON."""
+
+    method: str
+    path: str
+    headers: Mapping[str, str]
+    body: bytes
+    json: Any
+
+
+def default_responder(body: dict[str, Any]) -> str:
+    """The answer when nothing is scripted: names the number of messages received."""
+    messages = body.get("messages")
+    count = len(messages) if isinstance(messages, list) else 0
+    return f"fake summary of {count} messages"
+
+
+def estimate_request_tokens(body: dict[str, Any]) -> int:
+    """Characters / 4 of the request's messages (as JSON): the default token counter."""
+    return len(json.dumps(body.get("messages", []), ensure_ascii=False)) // 4
+
+
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+}
+
+
+def error_body(status: int, message: str | None = None, code: str | None = None) -> dict[str, Any]:
+    """An OpenAI-style error body: ``{"error": {"message", "type", "param", "code"}}``."""
+    return {
+        "error": {
+            "message": message or f"fake provider error {status}",
+            "type": _ERROR_TYPES.get(status, "server_error"),
+            "param": None,
+            "code": code,
+        }
+    }
+
+
+class FakeProvider:
+    """An OpenAI-compatible server in a background thread; see the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        script: Iterable[Step] = (),
+        responder: Responder = default_responder,
+        validator: Validator | None = None,
+        context_window: int | None = None,
+        token_counter: TokenCounter = estimate_request_tokens,
+        require_api_key: str | None = None,
+        models: Sequence[str] = ("fake-model",),
+    ) -> None:
+        self.responder = responder
+        self.validator = validator
+        self.context_window = context_window
+        self.token_counter = token_counter
+        self.require_api_key = require_api_key
+        self.models = tuple(models)
+        self.log: list[RecordedRequest] = []
+        self._script: deque[Step] = deque(script)
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._connections: set[socket.socket] = set()
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.provider = self
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="condense-fake-provider",
+            daemon=True,
+        )
+        self._thread.start()
+
+    @property
+    def port(self) -> int:
+        """The ephemeral port the server listens on."""
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>/v1`` — what an OpenAI client takes as ``base_url``."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """The parsed JSON bodies of the chat-completion requests received, oldest first."""
+        with self._lock:
+            return [
+                r.json
+                for r in self.log
+                if r.path.endswith("/chat/completions") and isinstance(r.json, dict)
+            ]
+
+    @property
+    def pending(self) -> int:
+        """How many scripted steps are still queued."""
+        with self._lock:
+            return len(self._script)
+
+    def push(self, *steps: Step) -> None:
+        """Queue more scripted steps."""
+        with self._lock:
+            self._script.extend(steps)
+
+    def close(self) -> None:
+        """Stop the server, cut open connections and wake any pending :class:`Delay`."""
+        if self._closing.is_set():
+            return
+        self._closing.set()
+        self._server.shutdown()
+        self._server.server_close()
+        with self._lock:
+            connections = list(self._connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeProvider:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- used by the handler -------------------------------------------------------------
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.log.append(request)
+
+    def _next_step(self, body: dict[str, Any]) -> Step:
+        with self._lock:
+            step = self._script.popleft() if self._script else None
+        return step if step is not None else self._respond(body)
+
+    def _respond(self, body: dict[str, Any]) -> Step:
+        answer = self.responder(body)
+        return Reply(answer) if isinstance(answer, str) else answer
+
+    def _gate(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+        if self.validator is not None:
+            rejection = self.validator(body)
+            if rejection is not None:
+                return rejection
+        if self.context_window is not None:
+            used = self.token_counter(body)
+            if used > self.context_window:
+                return 400, error_body(
+                    400,
+                    f"This model's maximum context length is {self.context_window} tokens. "
+                    f"However, your messages resulted in {used} tokens. "
+                    "Please reduce the length of the messages.",
+                    code="context_length_exceeded",
+                )
+        return None
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    provider: FakeProvider
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Stay quiet: clients that time out and hang up are part of the tests."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+    timeout = 30  # an idle keep-alive connection is dropped after this
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server.provider._lock:
+            self.server.provider._connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.server.provider._lock:
+            self.server.provider._connections.discard(self.connection)
+        with contextlib.suppress(OSError):
+            super().finish()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """No access log on stderr."""
+
+    def do_GET(self) -> None:
+        self._read_and_record()
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            data = [
+                {"id": model, "object": "model", "created": 0, "owned_by": "condense"}
+                for model in self.server.provider.models
+            ]
+            self._send_json(200, {"object": "list", "data": data})
+        else:
+            self._send_json(404, error_body(404, f"no route for GET {self.path}"))
+
+    def do_POST(self) -> None:
+        provider = self.server.provider
+        request = self._read_and_record()
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send_json(404, error_body(404, f"no route for POST {self.path}"))
+            return
+        expected = provider.require_api_key
+        if expected is not None and self.headers.get("Authorization") != f"Bearer {expected}":
+            self._send_json(
+                401, error_body(401, "Incorrect API key provided.", code="invalid_api_key")
+            )
+            return
+        body = request.json
+        if not isinstance(body, dict):
+            self._send_json(400, error_body(400, "We could not parse the JSON body."))
+            return
+        rejection = provider._gate(body)
+        if rejection is not None:
+            self._send_json(*rejection)
+            return
+        self._answer(provider._next_step(body), body)
+
+    # -- answers -------------------------------------------------------------------------
+
+    def _answer(self, step: Step, body: dict[str, Any]) -> None:
+        provider = self.server.provider
+        if isinstance(step, Delay):
+            if provider._closing.wait(step.seconds):
+                self.close_connection = True
+                return
+            self._answer(step.then if step.then is not None else provider._respond(body), body)
+        elif isinstance(step, Fail):
+            payload = error_body(step.status) if step.body is None else step.body
+            self._send(step.status, _encode(payload), "application/json", step.headers)
+        elif isinstance(step, Disconnect):
+            self.close_connection = True
+        elif body.get("stream") is True:
+            self._stream(step, body)
+        else:
+            self._complete(step, body)
+
+    def _complete(self, step: Reply | Truncated | Empty, body: dict[str, Any]) -> None:
+        text, finish = _content(step)
+        payload = _encode(_completion(body, text, finish, self.server.provider))
+        if isinstance(step, Truncated):
+            payload = payload[: max(1, int(len(payload) * step.keep))]
+        headers = step.headers if isinstance(step, Reply) else {}
+        self._send(200, payload, "application/json", headers)
+
+    def _stream(self, step: Reply | Truncated | Empty, body: dict[str, Any]) -> None:
+        text, finish = _content(step)
+        base = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": str(body.get("model", "fake-model")),
+        }
+        pieces = _pieces(text)
+        events = [{"role": "assistant", "content": "" if text is not None else None}]
+        events += [{"content": piece} for piece in pieces]
+        chunks = [
+            {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+            for delta in events
+        ]
+        chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+        options = body.get("stream_options")
+        if isinstance(options, dict) and options.get("include_usage"):
+            usage = _usage(body, text, self.server.provider)
+            chunks.append({**base, "choices": [], "usage": usage})
+        lines = [f"data: {json.dumps(chunk)}\n\n".encode() for chunk in chunks]
+        if isinstance(step, Truncated):
+            lines = lines[: max(1, int(len(lines) * step.keep))]
+        else:
+            lines.append(b"data: [DONE]\n\n")
+        self.close_connection = True
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            for line in lines:
+                self.wfile.write(line)
+                self.wfile.flush()
+        except OSError:
+            pass
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    def _read_and_record(self) -> RecordedRequest:
+        raw = self._read_body()
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:
+            parsed = None
+        request = RecordedRequest(
+            method=self.command,
+            path=self.path,
+            headers={name.lower(): value for name, value in self.headers.items()},
+            body=raw,
+            json=parsed,
+        )
+        self.server.provider._record(request)
+        return request
+
+    def _read_body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            parts: list[bytes] = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return b"".join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length > 0 else b""
+
+    def _send_json(self, status: int, payload: Any) -> None:
+        self._send(status, _encode(payload), "application/json", {})
+
+    def _send(
+        self, status: int, payload: bytes, content_type: str, headers: Mapping[str, str]
+    ) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(payload)))
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(payload)
+            self.wfile.flush()
+        except OSError:
+            self.close_connection = True
+
+
+def _content(step: Reply | Truncated | Empty) -> tuple[str | None, str]:
+    if isinstance(step, Empty):
+        return step.content, step.finish_reason
+    if isinstance(step, Truncated):
+        return step.text, "stop"
+    return step.text, step.finish_reason
+
+
+def _completion(
+    body: dict[str, Any], text: str | None, finish: str, provider: FakeProvider
+) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": str(body.get("model", "fake-model")),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text, "refusal": None},
+                "logprobs": None,
+                "finish_reason": finish,
+            }
+        ],
+        "usage": _usage(body, text, provider),
+    }
+
+
+def _usage(body: dict[str, Any], text: str | None, provider: FakeProvider) -> dict[str, int]:
+    prompt = provider.token_counter(body)
+    completion = len(text or "") // 4
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def _pieces(text: str | None) -> list[str]:
+    """``text`` in a few chunks, split after spaces, the way a server streams tokens."""
+    if not text:
+        return []
+    words = text.split(" ")
+    step = max(1, len(words) // 4)
+    groups = [words[i : i + step] for i in range(0, len(words), step)]
+    pieces = [" ".join(group) for group in groups]
+    return [piece + " " for piece in pieces[:-1]] + pieces[-1:]
+
+
+def _encode(payload: Any) -> bytes:
+    return payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
