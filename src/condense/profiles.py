@@ -60,6 +60,7 @@ class Profile:
     """Tool-call ids must be unique across the history (OpenAI accepts reuse)."""
     """Ids must have exactly this many characters (Mistral: 9 of ``[A-Za-z0-9]``)."""
     allowed_keys: Mapping[str, frozenset[str]]
+    tool_call_keys: frozenset[str] = TOOL_CALL_KEYS
     errors: Mapping[str, str] = field(default_factory=dict)
     """Code → the error text this provider returns for it, where known."""
 
@@ -161,7 +162,16 @@ PROFILES: Mapping[str, Profile] = {
             no_empty_text=False,
             id_pattern=None,
             id_max_length=64,
-            allowed_keys=_OPENAI_KEYS,
+            # the Responses adapter carries item ids and reasoning items here
+            allowed_keys=_keys_plus(
+                {
+                    role: frozenset(
+                        {"item_id", "responses_items"} if role == "assistant" else {"item_id"}
+                    )
+                    for role in _OPENAI_KEYS
+                }
+            ),
+            tool_call_keys=TOOL_CALL_KEYS | {"item_id"},
             errors=_RESPONSES_ERRORS,
         ),
         Profile(
@@ -174,7 +184,8 @@ PROFILES: Mapping[str, Profile] = {
             no_empty_text=True,
             id_pattern=ANTHROPIC_ID,
             id_max_length=None,
-            allowed_keys=_OPENAI_KEYS,
+            # the Anthropic adapter carries thinking blocks here; they must be replayed
+            allowed_keys=_keys_plus({"assistant": frozenset({"thinking_blocks"})}),
             errors=_ANTHROPIC_ERRORS,
         ),
         Profile(

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from condense.arguments import normalize_arguments
 from condense.exceptions import InputError, InvalidOutputError
-from condense.profiles import DEFAULT_PROFILE, FUNCTION_KEYS, TOOL_CALL_KEYS, Profile, get_profile
+from condense.profiles import DEFAULT_PROFILE, FUNCTION_KEYS, Profile, get_profile
 from condense.types import RawMessage
 from condense.validate import (
     ROLES,
@@ -192,7 +192,7 @@ def _normalize_all(messages: Sequence[Any], profile: Profile, log: _Log) -> list
         _drop_rejected_keys(slot, profile, log)
         _normalize_content(slot, log)
         if slot.role == "assistant":
-            _normalize_tool_calls(slot, log)
+            _normalize_tool_calls(slot, profile, log)
         elif slot.role == "tool":
             _normalize_result_id(slot, log)
         if _is_empty(slot.message, profile):
@@ -304,7 +304,7 @@ def _as_text(value: object) -> str:
         return repr(value)
 
 
-def _normalize_tool_calls(slot: _Slot, log: _Log) -> None:
+def _normalize_tool_calls(slot: _Slot, profile: Profile, log: _Log) -> None:
     if "tool_calls" not in slot.message:
         return
     calls = slot.message["tool_calls"]
@@ -319,7 +319,7 @@ def _normalize_tool_calls(slot: _Slot, log: _Log) -> None:
     fixed: list[dict[str, Any]] = []
     reasons: list[str] = []
     for position, call in enumerate(calls):
-        new_call, reason = _normalize_call(call)
+        new_call, reason = _normalize_call(call, profile)
         if reason:
             reasons.append(f"tool call {position}: {reason}")
         if new_call is not None:
@@ -337,7 +337,7 @@ def _normalize_tool_calls(slot: _Slot, log: _Log) -> None:
     log.add("rewrite", slot, code, "; ".join(reasons), message=None)
 
 
-def _normalize_call(call: object) -> tuple[dict[str, Any] | None, str]:
+def _normalize_call(call: object, profile: Profile) -> tuple[dict[str, Any] | None, str]:
     """Return the call in canonical shape (``None`` if unusable) and what was changed."""
     if not isinstance(call, dict):
         return None, f"dropped a tool call that was a {type(call).__name__}: {_as_text(call)}"
@@ -356,7 +356,7 @@ def _normalize_call(call: object) -> tuple[dict[str, Any] | None, str]:
     arguments, why = normalize_arguments(function.get("arguments"))
     if why:
         notes.append(f"arguments: {why}")
-    extra = sorted(str(k) for k in (set(call) - TOOL_CALL_KEYS - {"name", "arguments"}))
+    extra = sorted(str(k) for k in (set(call) - profile.tool_call_keys - {"name", "arguments"}))
     extra += sorted(f"function.{k}" for k in set(function) - FUNCTION_KEYS)
     if extra:
         notes.append(f"removed key(s) {', '.join(extra)}")
@@ -366,10 +366,11 @@ def _normalize_call(call: object) -> tuple[dict[str, Any] | None, str]:
     if not notes and isinstance(call_id, str):
         return call, ""
     fixed: dict[str, Any] = {
-        "id": call_id,
-        "type": "function",
-        "function": {"name": name, "arguments": arguments},
+        key: value for key, value in call.items() if key in profile.tool_call_keys
     }
+    fixed.update(
+        {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+    )
     return fixed, "; ".join(notes)
 
 

@@ -15,7 +15,6 @@ from typing import Any
 from condense.profiles import (
     DEFAULT_PROFILE,
     FUNCTION_KEYS,
-    TOOL_CALL_KEYS,
     Profile,
     get_profile,
 )
@@ -197,8 +196,8 @@ def _one_call_violations(
         yield _violation(profile, index, "tool_call_malformed", f"{where} type is not 'function'")
     if not isinstance(function.get("name"), str) or not function["name"]:
         yield _violation(profile, index, "tool_call_malformed", f"{where} has no name")
-    if not (TOOL_CALL_KEYS.issuperset(call) and FUNCTION_KEYS.issuperset(function)):
-        for key in [*(set(call) - TOOL_CALL_KEYS), *(set(function) - FUNCTION_KEYS)]:
+    if not (profile.tool_call_keys.issuperset(call) and FUNCTION_KEYS.issuperset(function)):
+        for key in [*(set(call) - profile.tool_call_keys), *(set(function) - FUNCTION_KEYS)]:
             yield _violation(
                 profile, index, "unknown_key", f"{where} has key {key!r}", key=f"tool_calls.{key}"
             )
@@ -446,7 +445,7 @@ def _plainly_valid(messages: Sequence[Any], profile: Profile) -> bool:
             function = call.get("function")
             if type(function) is not dict:
                 return False
-            if not (TOOL_CALL_KEYS.issuperset(call) and FUNCTION_KEYS.issuperset(function)):
+            if not (profile.tool_call_keys.issuperset(call) and FUNCTION_KEYS.issuperset(function)):
                 return False
             name, arguments, call_id = (
                 function.get("name"),

@@ -1,0 +1,337 @@
+"""The engine behind ``compress``: plan on estimates, reduce, summarize, assemble.
+
+Reducible units (neither protected nor in the tail) are taken oldest first. The first
+``k`` of them are summarized and the rest get the cheap reductions as needed; ``k`` is
+the smallest number for which the kept part, counted with the real tokenizer, plus the
+summary fits the budget. The first ``k`` reducible units normally form one contiguous
+span; only when the protected latest user message or reply sits in the middle and the
+oldest run alone cannot make the history fit does the cut continue past it, and each
+contiguous span then gets its own summary message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from condense.planning import cheap_savings, layout, quick_estimate, reducible_runs
+from condense.profiles import Profile
+from condense.reduce import dedupe_tool_outputs, mask_tool_outputs, shrink_tool_arguments
+from condense.reduce.summary import choose_placement, find_summary, summary_block, with_block
+from condense.repair import RepairResult
+from condense.summarizers import Summarizer, get_summarizer, summarize_with_report
+from condense.tokens import TokenCounter
+from condense.tokens.pieces import REPLY_PRIMING_TOKENS
+from condense.types import RawMessage
+from condense.units import Unit, segment
+
+UnitAction = Literal["kept", "deduped", "masked", "shrunk", "summarized"]
+SUMMARY_OVERHEAD = 24
+"""Tokens of the summary message beyond its text: framing, header and footer lines."""
+MIN_SUMMARY_TOKENS = 48
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
+    """What the engine produced, before it is wrapped into a ``CompressionResult``."""
+
+    messages: list[RawMessage]
+    summary: str | None
+    previous_summary: str | None
+    unit_actions: dict[int, UnitAction]
+    units: list[Unit]
+    protected_tokens: int
+    summarizer: str | None
+    fell_back: bool
+    fallback_reason: str | None
+
+
+class Compressor:
+    """One compression of one repaired history."""
+
+    def __init__(
+        self,
+        repaired: RepairResult,
+        *,
+        profile: Profile,
+        counter: TokenCounter,
+        budget: int,
+        tail_tokens: int,
+        summary_cap: int,
+        summarizer: str | Summarizer,
+        previous_text: str | None,
+    ) -> None:
+        self.messages: list[RawMessage] = repaired.messages
+        self.profile = profile
+        self.counter = counter
+        self.budget = budget
+        self.summary_cap = summary_cap
+        self.summarizer = summarizer
+        self.previous_text = previous_text
+        self.units = segment(self.messages)
+        self.estimate = [quick_estimate(m) for m in self.messages]
+        self.layout = layout(self.units, tail_tokens=tail_tokens, unit_tokens=self._exact_unit)
+        self.order = [i for run in reducible_runs(self.units, self.layout) for i in run]
+        self.current = list(self.messages)
+        self.actions: dict[int, UnitAction] = {}
+
+    # -- tokens --------------------------------------------------------------------------
+
+    def _exact(self, messages: Sequence[RawMessage]) -> int:
+        return self.counter.messages(messages)
+
+    def _exact_unit(self, unit: Unit) -> int:
+        return self._exact(self.messages[unit.start : unit.stop]) - REPLY_PRIMING_TOKENS
+
+    def _estimate_unit(self, unit: Unit) -> int:
+        return sum(self.estimate[unit.start : unit.stop])
+
+    # -- the run -------------------------------------------------------------------------
+
+    def run(self) -> Outcome:
+        k = 0
+        over_estimate = sum(self.estimate) + REPLY_PRIMING_TOKENS > self.budget
+        if over_estimate or self._exact(self.messages) > self.budget:
+            k = self._reduce(self._plan())
+        spans = self._spans(k)
+        output, text, fell_back, reason = self._assemble(spans)
+        protected = sum(
+            self._exact_unit(u)
+            for i, u in enumerate(self.units)
+            if i in self.layout.protected or i >= self.layout.tail_start
+        )
+        return Outcome(
+            messages=output,
+            summary=text,
+            previous_summary=self._old_summary(spans) or self.previous_text,
+            unit_actions=self.actions,
+            units=self.units,
+            protected_tokens=protected,
+            summarizer=self._summarizer_name() if spans else None,
+            fell_back=fell_back,
+            fallback_reason=reason,
+        )
+
+    def _spans(self, k: int) -> list[range]:
+        """The first ``k`` reducible units as contiguous unit ranges, oldest first."""
+        spans: list[range] = []
+        for unit in self.order[:k]:
+            if spans and spans[-1].stop == unit:
+                spans[-1] = range(spans[-1].start, unit + 1)
+            else:
+                spans.append(range(unit, unit + 1))
+        return spans
+
+    def _allowance(self, k: int) -> int:
+        return len(self._spans(k)) * (self.summary_cap + SUMMARY_OVERHEAD)
+
+    def _plan(self) -> int:
+        """The smallest ``k`` estimated to fit once every cheap reduction is applied to the
+        reducible units that are kept."""
+        after_cheap = [
+            self._estimate_unit(self.units[u])
+            - cheap_savings(self.messages, self.units[u], self.estimate)
+            for u in self.order
+        ]
+        reducible = set(self.order)
+        fixed = sum(
+            self._estimate_unit(unit) for i, unit in enumerate(self.units) if i not in reducible
+        )
+        total = fixed + sum(after_cheap) + REPLY_PRIMING_TOKENS
+        spans = 0
+        for k in range(len(self.order) + 1):
+            if k:
+                total -= after_cheap[k - 1]
+                if k == 1 or self.order[k - 1] != self.order[k - 2] + 1:
+                    spans += 1
+            if total + spans * (self.summary_cap + SUMMARY_OVERHEAD) <= self.budget:
+                return k
+        return len(self.order)
+
+    def _reduce(self, k: int) -> int:
+        """Apply the cheap reductions to the kept reducible units until the kept part fits
+        (counted exactly); summarize more units while it still does not."""
+        while True:
+            kept = self.order[k:]
+            allowance = self._allowance(k)
+            estimate = self._kept_estimate(k)
+            if estimate <= 3 * self.budget:  # small enough to count exactly right away
+                estimate = self._exact_kept(k)
+            self._apply_cheap(kept, estimate + allowance - self.budget)
+            over = self._exact_kept(k) + allowance - self.budget
+            for attempt in range(8):  # estimates are rough: close the exact gap step by step
+                if over <= 0 or not self._apply_cheap(kept, over * (1 + attempt)):
+                    break
+                over = self._exact_kept(k) + allowance - self.budget
+            if over <= 0 or k >= len(self.order):
+                return k
+            k = self._extend(k, over)
+
+    def _extend(self, k: int, over: int) -> int:
+        """Summarize more of the oldest kept reducible units, enough to free ``over``."""
+        freed = 0
+        while k < len(self.order) and freed < over:
+            unit = self.units[self.order[k]]
+            freed += self._exact(self.current[unit.start : unit.stop]) - REPLY_PRIMING_TOKENS
+            freed -= self._allowance(k + 1) - self._allowance(k)
+            k += 1
+        return k
+
+    def _covered(self, k: int) -> set[int]:
+        """Message indices inside the first ``k`` reducible units."""
+        covered: set[int] = set()
+        for u in self.order[:k]:
+            covered.update(range(self.units[u].start, self.units[u].stop))
+        return covered
+
+    def _kept_estimate(self, k: int) -> int:
+        skip = self._covered(k)
+        return REPLY_PRIMING_TOKENS + sum(
+            quick_estimate(m) if m is not self.messages[i] else self.estimate[i]
+            for i, m in enumerate(self.current)
+            if i not in skip
+        )
+
+    def _exact_kept(self, k: int) -> int:
+        skip = self._covered(k)
+        return self._exact([m for i, m in enumerate(self.current) if i not in skip])
+
+    def _apply_cheap(self, unit_indices: Sequence[int], need: int) -> int:
+        """Dedupe, mask, then shrink within ``unit_indices`` until ``need`` tokens are
+        (estimated to be) saved; return how many messages changed."""
+        if need <= 0 or not unit_indices:
+            return 0
+        results: list[int] = []
+        assistants: list[int] = []
+        for u in unit_indices:
+            unit = self.units[u]
+            if self.messages[unit.start].get("tool_calls"):
+                assistants.append(unit.start)
+                results.extend(range(unit.start + 1, unit.stop))
+        steps: list[tuple[UnitAction, Any, Sequence[int]]] = [
+            ("deduped", dedupe_tool_outputs, results),
+            ("masked", mask_tool_outputs, results),
+            ("shrunk", shrink_tool_arguments, assistants),
+        ]
+        changed = 0
+        for action, strategy, candidates in steps:
+            if need <= 0:
+                break
+            reduction = strategy(self.current, candidates, need=need, cost=quick_estimate)
+            self.current = reduction.messages
+            need -= reduction.saved
+            changed += len(reduction.changed)
+            for index in reduction.changed:
+                self.actions.setdefault(self._unit_of(index), action)
+        return changed
+
+    def _unit_of(self, message_index: int) -> int:
+        low, high = 0, len(self.units) - 1
+        while low < high:
+            mid = (low + high + 1) // 2
+            if self.units[mid].start <= message_index:
+                low = mid
+            else:
+                high = mid - 1
+        return low
+
+    # -- summaries -----------------------------------------------------------------------
+
+    def _span_messages(self, span: range) -> range:
+        return range(self.units[span.start].start, self.units[span.stop - 1].stop)
+
+    def _old_summary(self, spans: Sequence[range]) -> str | None:
+        for span in spans:
+            for index in self._span_messages(span):
+                found = find_summary(self.messages[index])
+                if found is not None:
+                    return found[0]
+        return None
+
+    def _summarizer_name(self) -> str:
+        if isinstance(self.summarizer, str):
+            return self.summarizer
+        return str(getattr(self.summarizer, "name", type(self.summarizer).__name__))
+
+    def _summarize(
+        self, span: range, target: int, previous: str | None
+    ) -> tuple[str, bool, str | None]:
+        """Summarize one span, folding in ``previous`` and any summary found inside it."""
+        cleaned: list[RawMessage] = []
+        for index in self._span_messages(span):
+            message = self.messages[index]
+            found = find_summary(message)
+            if found is None:
+                cleaned.append(message)
+                continue
+            previous = found[0]
+            if found[1]:
+                cleaned.append({**message, "content": found[1]})
+        summarizer = get_summarizer(self.summarizer)
+        try:
+            outcome = summarize_with_report(
+                summarizer, cleaned, previous=previous, target_tokens=target
+            )
+        except Exception as error:  # a plain summarizer failed: fall back, and say so
+            fallback = get_summarizer("extractive")
+            text = fallback.summarize(cleaned, previous=previous, target_tokens=target)
+            return text, True, f"{type(error).__name__}: {error}"
+        return outcome.text, outcome.fell_back, outcome.reason
+
+    def _fit_text(self, text: str, target: int) -> str:
+        """``text`` cut (at a line or word boundary where possible) to ``target`` tokens."""
+        if self.counter.text(text) <= target:
+            return text
+        low, high = 0, len(text)
+        while low < high:
+            mid = (low + high + 1) // 2
+            if self.counter.text(text[:mid]) + 1 <= target:
+                low = mid
+            else:
+                high = mid - 1
+        cut = text[:low]
+        boundary = max(cut.rfind("\n"), cut.rfind(" "))
+        if boundary > low * 0.8:
+            cut = cut[:boundary]
+        return cut.rstrip() + "…"
+
+    def _assemble(
+        self, spans: Sequence[range]
+    ) -> tuple[list[RawMessage], str | None, bool, str | None]:
+        """Replace each span with its summary, newest span first so indices stay put."""
+        if not spans:
+            return self.current, None, False, None
+        k = sum(len(span) for span in spans)
+        room = self.budget - self._exact_kept(k) - len(spans) * SUMMARY_OVERHEAD
+        target = max(MIN_SUMMARY_TOKENS, min(self.summary_cap, room // len(spans)))
+        output = list(self.current)
+        texts: list[str] = []
+        fell_back, reason = False, None
+        for position, span in reversed(list(enumerate(spans))):
+            previous = self.previous_text if position == 0 else None
+            text, failed, why = self._summarize(span, target, previous)
+            fell_back, reason = fell_back or failed, reason or why
+            text = self._fit_text(text.strip() or "(nothing to summarize)", target)
+            texts.insert(0, text)
+            covered = self._span_messages(span)
+            block = summary_block(text, covered=len(covered))
+            output = _place(output, covered, block, self.profile)
+            for unit in span:
+                self.actions[unit] = "summarized"
+        return output, "\n\n".join(texts), fell_back, reason
+
+
+def _place(
+    output: list[RawMessage], covered: range, block: str, profile: Profile
+) -> list[RawMessage]:
+    """``output`` with the messages in ``covered`` replaced by the summary ``block``."""
+    before, after = output[: covered.start], output[covered.stop :]
+    placement = choose_placement(
+        before[-1] if before else None, after[0] if after else None, profile
+    )
+    if placement in ("user", "assistant"):
+        return [*before, {"role": placement, "content": block}, *after]
+    if placement == "merge_next":
+        return [*before, with_block(after[0], block, first=True), *after[1:]]
+    return [*before[:-1], with_block(before[-1], block, first=False), *after]

@@ -1,0 +1,179 @@
+"""compress: always valid, within budget when reachable, protected parts intact, pure."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import histories
+
+from condense import repair, validate
+from condense.compress import BudgetError, compress
+from condense.planning import layout, reducible_runs
+from condense.profiles import PROFILES
+from condense.reduce.summary import find_summary
+from condense.summarizers import DeterministicSummarizer
+from condense.testing.sessions import synthetic_session
+from condense.tokens import count_tokens
+from condense.units import segment
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+
+
+@st.composite
+def sessions(draw: st.DrawFn) -> list[Any]:
+    history = synthetic_session(
+        draw(st.integers(min_value=3, max_value=80)),
+        seed=draw(st.integers(min_value=0, max_value=10_000)),
+        output_chars=draw(st.sampled_from([40, 400, 3000, 20_000])),
+    )
+    if draw(st.booleans()):  # an image as a content part, and CJK text
+        history.insert(2, {"role": "user", "content": [
+            {"type": "text", "text": "看这张截图：错误代码 E1234"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+        ]})
+    return history
+
+
+def _runs(repaired: list[Any], budget: int) -> int:
+    units = segment(repaired)
+    plan = layout(
+        units,
+        tail_tokens=budget // 4,
+        unit_tokens=lambda u: count_tokens(repaired[u.start : u.stop]) - 3,
+    )
+    return len(reducible_runs(units, plan))
+
+
+@pytest.mark.parametrize("provider", sorted(PROFILES))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(messages=sessions() | histories(), budget=st.integers(min_value=150, max_value=30_000))
+def test_compress_invariants(provider: str, messages: list[Any], budget: int) -> None:
+    before = copy.deepcopy(messages)
+    result = compress(messages, budget=budget, provider=provider, tail_tokens=budget // 4)
+    assert messages == before, "compress mutated its input"
+    assert validate(result.messages, provider) == []
+    assert result.report.tokens_after == count_tokens(result.messages)
+    assert result.report.fits == (result.report.tokens_after <= budget)
+    repaired = repair(messages, provider).messages
+    if repaired and repaired[0].get("role") == "system":
+        assert result.messages[0] == repaired[0]
+    users = [m for m in repaired if m.get("role") == "user"]
+    if users:
+        latest = users[-1]
+        assert any(m == latest for m in result.messages) or any(
+            m.get("role") == "user"
+            and isinstance(m.get("content"), str)
+            and isinstance(latest.get("content"), str)
+            and m["content"].endswith(latest["content"])
+            for m in result.messages
+        )
+    if not result.report.fits:  # only when the protected part alone leaves no room
+        room_needed = result.report.protected_tokens + 100 * max(1, _runs(repaired, budget))
+        assert room_needed > budget, result.report.describe()
+
+
+def test_fits_a_long_session_and_keeps_the_head_byte_identical() -> None:
+    session = synthetic_session(400, seed=7)
+    result = compress(session, budget=20_000)
+    assert result.report.fits
+    assert result.report.tokens_after <= 20_000
+    assert result.messages[0] is session[0]
+    assert result.messages[1] is session[1]
+    assert result.summary
+    assert result.report.actions["summarized"] > 0
+    assert result.messages[-1] is session[-1]
+    assert result.report.tokens_before == count_tokens(session)
+
+
+def test_under_budget_returns_the_same_messages() -> None:
+    session = synthetic_session(20, seed=1, output_chars=50)
+    result = compress(session, budget=100_000)
+    assert all(a is b for a, b in zip(result.messages, session, strict=True))
+    assert result.summary is None
+    assert set(result.report.actions) == {"kept"}
+
+
+def test_cheap_reductions_come_first() -> None:
+    session = synthetic_session(60, seed=3, output_chars=3000)
+    total = count_tokens(session)
+    result = compress(session, budget=int(total * 0.7))
+    assert result.report.fits
+    assert "summarized" not in result.report.actions
+    assert result.report.actions.get("masked", 0) + result.report.actions.get("deduped", 0) > 0
+    masked = [m for m in result.messages if str(m.get("content", "")).startswith("[condense:")]
+    assert masked
+    assert all("\n" not in m["content"] for m in masked)
+
+
+def test_parallel_tool_exchanges_stay_whole() -> None:
+    session = synthetic_session(300, seed=11, parallel=True)
+    for budget in (3_000, 8_000, 30_000):
+        result = compress(session, budget=budget, provider="anthropic")
+        assert validate(result.messages, "anthropic") == []
+
+
+def test_iterative_summary_folds_the_previous_one() -> None:
+    session = synthetic_session(300, seed=5)
+    first = compress(session, budget=15_000)
+    grown = [*first.messages]
+    grown += synthetic_session(200, seed=6)[2:]
+    second = compress(grown, budget=15_000, previous=first.state)
+    summaries = [find_summary(m) for m in second.messages]
+    assert sum(1 for s in summaries if s is not None) == 1
+    assert second.summary is not None
+    assert "summary of" not in second.summary  # no summary of a summary header inside
+
+
+def test_incremental_call_reuses_the_previous_output() -> None:
+    session = synthetic_session(500, seed=9)
+    first = compress(session, budget=20_000)
+    grown = [*session, {"role": "user", "content": "and now deploy it"}]
+    second = compress(grown, budget=20_000, previous=first.state)
+    assert second.report.incremental
+    assert second.messages[-1] is grown[-1]
+    assert validate(second.messages) == []
+    assert second.report.fits
+
+
+def test_strict_budget_raises_with_the_best_effort_attached() -> None:
+    session = [{"role": "system", "content": "rule " * 3000}, {"role": "user", "content": "hi"}]
+    with pytest.raises(BudgetError) as caught:
+        compress(session, budget=500, strict_budget=True)
+    assert caught.value.result.messages
+    assert not compress(session, budget=500).report.fits
+
+
+def test_failing_summarizer_falls_back_and_says_so() -> None:
+    session = synthetic_session(200, seed=2)
+    result = compress(session, budget=10_000, summarizer=DeterministicSummarizer(fail=True))
+    assert result.report.summarizer_fell_back
+    assert result.report.fallback_reason
+    assert validate(result.messages) == []
+
+
+def test_bad_arguments() -> None:
+    from condense import InputError
+
+    with pytest.raises(InputError):
+        compress([], budget=0)
+    with pytest.raises(InputError):
+        compress({"messages": []}, budget=10)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(not CORPUS.exists(), reason="shared corpus not present")
+@pytest.mark.parametrize("name", sorted(p.name for p in (CORPUS / "openai").glob("*.jsonl")))
+def test_corpus_records_compress_to_a_small_budget(name: str) -> None:
+    for line in (CORPUS / "openai" / name).read_text(encoding="utf-8").splitlines():
+        messages = json.loads(line)["messages"]
+        total = count_tokens(messages)
+        budget = max(2_000, total // 3)
+        result = compress(messages, budget=budget)
+        assert validate(result.messages) == []
+        if result.report.protected_tokens + 300 <= budget:
+            assert result.report.fits, (name, total, result.report.describe())
