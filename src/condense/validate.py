@@ -414,6 +414,7 @@ def _plainly_valid(messages: Sequence[Any], profile: Profile) -> bool:
             if pending is None or call_id not in pending or type(content) is not str:
                 return False
             pending.discard(call_id)
+            previous_role = "tool"
             continue
         if pending:
             return False
