@@ -8,7 +8,7 @@ from condense.profiles import DEFAULT_PROFILE, PROFILES
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from condense.cli import check, repair_cmd
+    from condense.cli import check, repair_cmd, session
 
     parser = argparse.ArgumentParser(
         prog="condense",
@@ -16,8 +16,8 @@ def build_parser() -> argparse.ArgumentParser:
         "check and heal broken histories.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    check.register(commands)
-    repair_cmd.register(commands)
+    for command in (session, check, repair_cmd):
+        command.register(commands)
     return parser
 
 

@@ -60,4 +60,8 @@ def write_output(text: str, path: str | None) -> None:
 
 def is_jsonl(path: str, conversations: list[Conversation]) -> bool:
     """Write JSONL when the input was JSONL (or held several records)."""
-    return path.endswith(".jsonl") or len(conversations) != 1 or conversations[0].line is not None
+    if path.endswith(".jsonl"):
+        return True
+    if path.endswith(".json"):
+        return len(conversations) != 1
+    return len(conversations) != 1 or conversations[0].line is not None
