@@ -65,3 +65,9 @@ def is_jsonl(path: str, conversations: list[Conversation]) -> bool:
     if path.endswith(".json"):
         return len(conversations) != 1
     return len(conversations) != 1 or conversations[0].line is not None
+
+
+def where(conversation: Conversation) -> str:
+    """``file:line`` (or just the file) of a conversation, for messages to the user."""
+    source = conversation.source or "<input>"
+    return f"{source}:{conversation.line}" if conversation.line is not None else source

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from condense.cli.app import add_format, add_provider
-from condense.cli.io import is_jsonl, read_conversations, render, write_output
+from condense.cli.io import is_jsonl, read_conversations, render, where, write_output
 from condense.repair import repair
 
 
@@ -35,7 +35,6 @@ def handle(args: argparse.Namespace) -> int:
         result = repair(conversation.messages, args.provider)
         healed.append((conversation, conversation.dump(result.messages)))
         total += len(result.changes)
-        where = conversation.source + (f":{conversation.line}" if conversation.line else "")
         for change in result.changes:
             if args.json:
                 record = {
@@ -49,7 +48,7 @@ def handle(args: argparse.Namespace) -> int:
                 }
                 print(json.dumps(record, ensure_ascii=False), file=sys.stderr)
             else:
-                print(f"{where}: {change}", file=sys.stderr)
+                print(f"{where(conversation)}: {change}", file=sys.stderr)
     write_output(render(healed, jsonl=is_jsonl(args.file, conversations)), args.output)
     if not args.json:
         print(

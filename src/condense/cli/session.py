@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from condense.cli.app import add_format
-from condense.cli.io import is_jsonl, read_conversations, render, write_output
+from condense.cli.io import is_jsonl, read_conversations, render, where, write_output
 from condense.compress import BudgetError, CompressionReport, compress
 from condense.formats import Conversation
 from condense.profiles import DEFAULT_PROFILE, PROFILES
@@ -80,18 +80,13 @@ def handle(args: argparse.Namespace) -> int:
                 strict_budget=args.strict_budget,
             )
         except BudgetError as error:
-            print(f"condense: {_where(conversation)}: {error}", file=sys.stderr)
+            print(f"condense: {where(conversation)}: {error}", file=sys.stderr)
             over = True
             result = error.result
         written.append((conversation, conversation.dump(result.messages)))
         _print_report(conversation, result.report, provider, as_json=args.json)
     write_output(render(written, jsonl=is_jsonl(args.file, conversations)), args.output)
     return 1 if over else 0
-
-
-def _where(conversation: Conversation) -> str:
-    line = f":{conversation.line}" if conversation.line is not None else ""
-    return f"{conversation.source}{line}"
 
 
 def _print_report(
@@ -116,4 +111,4 @@ def _print_report(
         }
         print(json.dumps(record, ensure_ascii=False), file=sys.stderr)
     else:
-        print(f"{_where(conversation)}: {report.describe()}", file=sys.stderr)
+        print(f"{where(conversation)}: {report.describe()}", file=sys.stderr)
