@@ -325,9 +325,11 @@ def test_timeout_falls_back(fake_provider: FakeProvider) -> None:
         (Empty(""), "the answer was empty (finish_reason=stop)"),
         (Empty("  \n "), "the answer was empty (finish_reason=stop)"),
         (Empty(None), "the answer was empty (finish_reason=stop)"),
-        (Empty("", finish_reason="length"), "cut off (finish_reason=length) before any text"),
+        (Empty("", finish_reason="length"), "cut off (finish_reason=length) with no text"),
+        (Empty("## User asks\n", finish_reason="length"), "length) with only headings"),
+        (Empty("## Files", finish_reason="stop"), "the answer had only headings"),
     ],
-    ids=["empty", "whitespace", "null", "length"],
+    ids=["empty", "whitespace", "null", "length", "length-headings", "headings"],
 )
 def test_unusable_answers_fall_back(fake_provider: FakeProvider, step: Empty, reason: str) -> None:
     fake_provider.push(step)

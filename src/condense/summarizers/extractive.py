@@ -252,6 +252,7 @@ class _Collector:
             self.budget -= len(head) + len(tail)
             if head.strip():
                 if not self.last_state:
+                    # With a tail, head + tail is longer than the clip: the seam is cut out.
                     self.last_state = clip_middle((head + tail).strip(), _LAST_STATE_CHARS)
                 if self.room(dg.DECISIONS):
                     for decision in reversed(_decisions(head)):
@@ -293,7 +294,7 @@ class _Collector:
         if not head:
             return
         call_id = message.get("tool_call_id")
-        if isinstance(call_id, str) and self.room(dg.COMMANDS):
+        if isinstance(call_id, str) and (self.room(dg.COMMANDS) or self.room(dg.TOOLS)):
             self.budget -= 2 * _EXIT_WINDOW
             for window in ((tail or head)[-_EXIT_WINDOW:], head[:_EXIT_WINDOW]):
                 match = _hinted(window, _EXIT_HINTS) and _EXIT_CODE.search(window)

@@ -387,10 +387,13 @@ def _answer(completion: Any) -> tuple[str, _Failure | None]:
     content = getattr(message, "content", None)
     text = content.strip() if isinstance(content, str) else ""
     finish = getattr(choice, "finish_reason", None)
-    if text:
-        return text, None
+    if any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
+        return text, None  # usable, even if cut off by the length limit
+    what = "only headings" if text else "no text"
     if finish == "length":
-        return "", _Failure("the answer was cut off (finish_reason=length) before any text", False)
+        return "", _Failure(f"the answer was cut off (finish_reason=length) with {what}", False)
+    if text:
+        return "", _Failure(f"the answer had only headings (finish_reason={finish})", False)
     return "", _Failure(f"the answer was empty (finish_reason={finish})", False)
 
 
