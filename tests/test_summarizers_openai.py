@@ -174,7 +174,7 @@ def test_long_messages_are_cut_in_the_middle(fake_provider: FakeProvider) -> Non
     prompt = prompt_of(fake_provider.requests[0])
     assert "HEAD" in prompt
     assert "TAIL" in prompt
-    assert "[… cut …]" in prompt
+    assert "chars cut …]" in prompt
     assert "y" * 600 not in prompt
 
 

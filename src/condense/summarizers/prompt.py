@@ -160,7 +160,7 @@ def render_span(
                 omitted = next((i for i in range(index, len(entries)) if i in kept), len(entries))
                 lines.append(f"[… {omitted - index:,} messages left out …]")
             continue
-        lines.append(f"[{entry.label}] {_window(entry.content, per, secrets)}")
+        lines.append(f"[{entry.label}] {_window(entry, per, secrets)}")
     return "\n".join(lines)
 
 
@@ -220,15 +220,18 @@ def _keep_ends(entries: Sequence[_Entry], per: int, max_chars: int) -> set[int]:
     return kept
 
 
-def _window(content: Any, per: int, secrets: Sequence[str]) -> str:
-    """The content cut to ``per`` characters (head and tail), redacted before the cut."""
+def _window(entry: _Entry, per: int, secrets: Sequence[str]) -> str:
+    """The entry's text cut to ``per`` characters (head and tail), redacted before the cut."""
     keep = per - 40
-    head, tail = content_ends(content, keep * 2 // 3 + _REDACT_MARGIN, keep // 3 + _REDACT_MARGIN)
+    head, tail = content_ends(
+        entry.content, keep * 2 // 3 + _REDACT_MARGIN, keep // 3 + _REDACT_MARGIN
+    )
     if not tail:
         return clip_middle(_clean(head, secrets), per)
-    head, tail = _clean(head, secrets), _clean(tail, secrets)
-    head, tail = head[: keep * 2 // 3], tail[len(tail) - keep // 3 :]
-    return f"{head} [… cut …] {tail}"
+    head, tail = _clean(head, secrets)[: keep * 2 // 3], _clean(tail, secrets)
+    tail = tail[len(tail) - keep // 3 :]
+    cut = max(0, entry.size - len(head) - len(tail))
+    return f"{head} [… {cut:,} chars cut …] {tail}"
 
 
 def _clean(text: str, secrets: Sequence[str]) -> str:
