@@ -1,8 +1,26 @@
 """condense: fit long LLM-agent histories to a token budget without ever producing a
-history that a provider rejects, and heal histories that are already broken."""
+history that a provider rejects, and heal histories that are already broken.
+
+    >>> import condense
+    >>> result = condense.compress(messages, budget=100_000)   # doctest: +SKIP
+    >>> condense.validate(result.messages, provider="anthropic")  # doctest: +SKIP
+    []
+
+Importing condense does no work: vocabularies load on first count, summarizers and
+optional backends on first use.
+"""
 
 from __future__ import annotations
 
+from condense.arguments import normalize_arguments, shrink_arguments
+from condense.compress import (
+    BudgetError,
+    CompressionReport,
+    CompressionResult,
+    CompressionState,
+    compress,
+)
+from condense.errors import Action, Category, Diagnosis, classify
 from condense.exceptions import (
     CondenseError,
     CondenseRuntimeError,
@@ -11,27 +29,54 @@ from condense.exceptions import (
     InvalidOutputError,
     UnknownNameError,
 )
+from condense.formats import Conversation, detect_format, load, load_records
 from condense.profiles import PROFILES, Profile, get_profile
 from condense.repair import Change, RepairResult, repair
+from condense.summarizers import Summarizer, get_summarizer, register_summarizer
+from condense.tokens import count_tokens, encoding_for_model, estimate_tokens
 from condense.units import Unit, UnitKind, segment
 from condense.validate import Violation, validate
 
+__version__ = "0.1.0"
+
 __all__ = [
     "PROFILES",
+    "Action",
+    "BudgetError",
+    "Category",
     "Change",
+    "CompressionReport",
+    "CompressionResult",
+    "CompressionState",
     "CondenseError",
     "CondenseRuntimeError",
+    "Conversation",
+    "Diagnosis",
     "FormatError",
     "InputError",
     "InvalidOutputError",
     "Profile",
     "RepairResult",
+    "Summarizer",
     "Unit",
     "UnitKind",
     "UnknownNameError",
     "Violation",
+    "__version__",
+    "classify",
+    "compress",
+    "count_tokens",
+    "detect_format",
+    "encoding_for_model",
+    "estimate_tokens",
     "get_profile",
+    "get_summarizer",
+    "load",
+    "load_records",
+    "normalize_arguments",
+    "register_summarizer",
     "repair",
     "segment",
+    "shrink_arguments",
     "validate",
 ]

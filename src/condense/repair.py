@@ -443,10 +443,9 @@ def _pair_results(slots: list[_Slot], profile: Profile, log: _Log) -> list[_Slot
 
     for pos in unmatched:
         slot = slots[pos]
-        home = block_owner[pos]
-        free = [] if home is None else _free_calls(slots[home], home, answer, _result_id(slot))
-        if free:
-            answer[(home, free[0])] = pos  # type: ignore[index]
+        home, free = _home_for(slots, pos, block_owner[pos], answer)
+        if home is not None:
+            answer[(home, free[0])] = pos
             continue
         what = f"tool_call_id {_result_id(slot)!r}" if _result_id(slot) else "no tool_call_id"
         log.add(
@@ -476,6 +475,23 @@ def _choose_call(
         elif best is None:
             return call
     return best
+
+
+def _home_for(
+    slots: list[_Slot], pos: int, owner: int | None, answer: dict[tuple[int, int], int]
+) -> tuple[int | None, list[int]]:
+    """The assistant an unmatched result at ``pos`` most likely answers, and its free calls:
+    the one whose tool block holds it, else the nearest earlier one with a free call."""
+    result_id = _result_id(slots[pos])
+    if owner is not None:
+        free = _free_calls(slots[owner], owner, answer, result_id)
+        return (owner, free) if free else (None, [])
+    for back in range(pos - 1, -1, -1):
+        if _call_list(slots[back]):
+            free = _free_calls(slots[back], back, answer, result_id)
+            if free:
+                return back, free
+    return None, []
 
 
 def _free_calls(
@@ -705,6 +721,7 @@ def _open_with_user(slots: list[_Slot], log: _Log) -> list[_Slot]:
         "insert",
         opener,
         "first_not_user",
-        f"the history opened with a {slots[lead].role} message; a user message is required first",
+        f"the history opened with a message from {slots[lead].role!r}; "
+        "the profile requires a user message first",
     )
     return [*slots[:lead], opener, *slots[lead:]]

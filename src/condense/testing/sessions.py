@@ -60,7 +60,7 @@ _ASKS = [
 
 
 def synthetic_session(
-    messages: int, *, seed: int = 0, output_chars: int = 1800, parallel: bool = True
+    messages: int, *, seed: int = 0, output_chars: int = 3000, parallel: bool = True
 ) -> list[RawMessage]:
     """A deterministic agent session of about ``messages`` messages.
 
