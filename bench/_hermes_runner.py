@@ -14,7 +14,8 @@ from agent.context_compressor import ContextCompressor  # type: ignore[import-no
 
 
 def main() -> None:
-    sessions = json.load(open(sys.argv[1], encoding="utf-8"))
+    with open(sys.argv[1], encoding="utf-8") as handle:
+        sessions = json.load(handle)
     budget = int(sys.argv[2])
     for name, messages in sessions.items():
         extra = messages.pop() if isinstance(messages[-1], list) else None
@@ -24,7 +25,7 @@ def main() -> None:
             threshold_percent=0.5,
             quiet_mode=True,
         )
-        compressor._generate_summary = lambda *a, **k: "stub summary"  # noqa: SLF001
+        compressor._generate_summary = lambda *a, **k: "stub summary"
         started = time.perf_counter()
         output = compressor.compress(messages, force=True)
         elapsed = time.perf_counter() - started
