@@ -1,0 +1,238 @@
+"""The two BPE vocabularies condense ships, loaded offline, and the model → encoding table.
+
+The vocabularies are OpenAI's ``o200k_base`` and ``cl100k_base`` rank files, stored gzipped
+under ``condense/tokens/data/`` (see the ``NOTICE`` file there for their origin). They are
+read with :mod:`importlib.resources`, checked against the SHA-256 that tiktoken itself
+pins, parsed here, and handed to :class:`tiktoken.Encoding` together with the split
+pattern and special tokens from tiktoken's ``tiktoken_ext/openai_public.py``. Nothing is
+fetched from a URL or written to a cache directory: :func:`tiktoken.get_encoding` is never
+called, because it downloads.
+
+Loading takes a few hundred milliseconds, so it happens on first use, once per encoding
+per process, under a lock.
+"""
+
+from __future__ import annotations
+
+import binascii
+import gzip
+import hashlib
+import threading
+import zlib
+from dataclasses import dataclass
+from importlib import resources
+
+import tiktoken
+
+from condense.exceptions import CondenseRuntimeError, UnknownNameError
+
+__all__ = [
+    "DEFAULT_ENCODING",
+    "ENCODINGS",
+    "MODEL_FAMILIES",
+    "encoding_for_model",
+    "get_encoding",
+    "load_encoding",
+]
+
+DEFAULT_ENCODING = "o200k_base"
+
+_ENDOFTEXT = "<|endoftext|>"
+_FIM_PREFIX = "<|fim_prefix|>"
+_FIM_MIDDLE = "<|fim_middle|>"
+_FIM_SUFFIX = "<|fim_suffix|>"
+_ENDOFPROMPT = "<|endofprompt|>"
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Spec:
+    """Everything needed to build one encoding; copied from tiktoken's openai_public.py."""
+
+    name: str
+    resource: str
+    sha256: str
+    pat_str: str
+    special_tokens: dict[str, int]
+
+
+_SPECS: dict[str, _Spec] = {
+    spec.name: spec
+    for spec in (
+        _Spec(
+            name="o200k_base",
+            resource="o200k_base.tiktoken.gz",
+            sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+            pat_str="|".join(
+                [
+                    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+                    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+                    r"""\p{N}{1,3}""",
+                    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+                    r"""\s*[\r\n]+""",
+                    r"""\s+(?!\S)""",
+                    r"""\s+""",
+                ]
+            ),
+            special_tokens={_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018},
+        ),
+        _Spec(
+            name="cl100k_base",
+            resource="cl100k_base.tiktoken.gz",
+            sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+            pat_str="|".join(
+                [
+                    r"""'(?i:[sdmt]|ll|ve|re)""",
+                    r"""[^\r\n\p{L}\p{N}]?+\p{L}++""",
+                    r"""\p{N}{1,3}+""",
+                    r""" ?[^\s\p{L}\p{N}]++[\r\n]*+""",
+                    r"""\s++$""",
+                    r"""\s*[\r\n]""",
+                    r"""\s+(?!\S)""",
+                    r"""\s""",
+                ]
+            ),
+            special_tokens={
+                _ENDOFTEXT: 100257,
+                _FIM_PREFIX: 100258,
+                _FIM_MIDDLE: 100259,
+                _FIM_SUFFIX: 100260,
+                _ENDOFPROMPT: 100276,
+            },
+        ),
+    )
+}
+
+ENCODINGS: tuple[str, ...] = tuple(_SPECS)
+
+# Model families, matched in order against the bare model name (lower-cased, with any
+# provider prefix such as ``openai/`` or ``azure/`` and a fine-tune ``ft:`` removed).
+# A family matches the name itself or the name followed by ``-``, ``:`` or ``@``, so
+# ``gpt-4`` matches ``gpt-4-0613`` but neither ``gpt-4o`` (an earlier row) nor ``gpt-4.1``.
+# Anything unmatched — Claude, Llama, Qwen, Mistral, Gemini, … — is counted with
+# ``DEFAULT_ENCODING``: not their real tokenizer, but a real BPE count in the same range.
+MODEL_FAMILIES: tuple[tuple[str, str], ...] = (
+    ("gpt-4o", "o200k_base"),
+    ("chatgpt-4o", "o200k_base"),
+    ("gpt-4.1", "o200k_base"),
+    ("gpt-4.5", "o200k_base"),
+    ("gpt-5", "o200k_base"),
+    ("gpt-oss", "o200k_base"),
+    ("o1", "o200k_base"),
+    ("o3", "o200k_base"),
+    ("o4", "o200k_base"),
+    ("codex-mini", "o200k_base"),
+    ("computer-use-preview", "o200k_base"),
+    ("gpt-4", "cl100k_base"),
+    ("gpt-3.5", "cl100k_base"),
+    ("gpt-35", "cl100k_base"),  # Azure's spelling of gpt-3.5
+    ("text-embedding-3", "cl100k_base"),
+    ("text-embedding-ada-002", "cl100k_base"),
+    ("davinci-002", "cl100k_base"),
+    ("babbage-002", "cl100k_base"),
+)
+
+_FAMILY_BOUNDARY = frozenset("-:@")
+
+_lock = threading.Lock()
+_loaded: dict[str, tiktoken.Encoding] = {}
+
+
+def encoding_for_model(model: str | None) -> str:
+    """Return the encoding name to count tokens for ``model``.
+
+    ``None`` or an empty name gives ``DEFAULT_ENCODING``. Provider prefixes are ignored
+    (``openai/gpt-4o``, ``azure/gpt-35-turbo``, ``openrouter/openai/gpt-4.1``), and so is
+    case. OpenAI models map to their real encoding (see ``MODEL_FAMILIES``); every other
+    model is counted with ``DEFAULT_ENCODING`` (``o200k_base``).
+    """
+    if not model:
+        return DEFAULT_ENCODING
+    name = model.strip().lower().rsplit("/", 1)[-1].removeprefix("ft:")
+    for family, encoding in MODEL_FAMILIES:
+        if name.startswith(family) and (
+            len(name) == len(family) or name[len(family)] in _FAMILY_BOUNDARY
+        ):
+            return encoding
+    return DEFAULT_ENCODING
+
+
+def get_encoding(name: str) -> tiktoken.Encoding:
+    """Return the shared :class:`tiktoken.Encoding` called ``name``, loading it on first use.
+
+    Raises ``UnknownNameError`` for a name not in ``ENCODINGS`` and
+    ``CondenseRuntimeError`` if the shipped vocabulary is missing or damaged.
+    """
+    _spec(name)  # fail on an unknown name before taking the lock
+    encoding = _loaded.get(name)
+    if encoding is not None:
+        return encoding
+    with _lock:
+        encoding = _loaded.get(name)
+        if encoding is None:
+            encoding = _loaded[name] = load_encoding(name)
+        return encoding
+
+
+def load_encoding(name: str, *, data: bytes | None = None) -> tiktoken.Encoding:
+    """Build a fresh, uncached ``tiktoken.Encoding`` for ``name``; prefer ``get_encoding``.
+
+    ``data`` replaces the shipped gzipped rank file (tests use it to check that a damaged
+    vocabulary is refused). The decompressed bytes must match the pinned SHA-256.
+    """
+    spec = _spec(name)
+    raw = _decompress(spec, _read_resource(spec) if data is None else data)
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != spec.sha256:
+        raise CondenseRuntimeError(
+            f"the {spec.name} vocabulary shipped with condense is damaged "
+            f"(sha256 {digest}, expected {spec.sha256}); reinstall condense"
+        )
+    return tiktoken.Encoding(
+        spec.name,
+        pat_str=spec.pat_str,
+        mergeable_ranks=_parse_ranks(spec, raw),
+        special_tokens=dict(spec.special_tokens),
+    )
+
+
+def _spec(name: str) -> _Spec:
+    try:
+        return _SPECS[name]
+    except (KeyError, TypeError):
+        raise UnknownNameError("encoding", str(name), ENCODINGS) from None
+
+
+def _read_resource(spec: _Spec) -> bytes:
+    try:
+        return (resources.files("condense.tokens") / "data" / spec.resource).read_bytes()
+    except OSError as exc:
+        raise CondenseRuntimeError(
+            f"the {spec.name} vocabulary data/{spec.resource} is missing from the condense "
+            f"package ({exc}); reinstall condense"
+        ) from exc
+
+
+def _decompress(spec: _Spec, data: bytes) -> bytes:
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise CondenseRuntimeError(
+            f"the {spec.name} vocabulary data/{spec.resource} is not valid gzip ({exc}); "
+            "reinstall condense"
+        ) from exc
+
+
+def _parse_ranks(spec: _Spec, raw: bytes) -> dict[bytes, int]:
+    """Parse tiktoken's format: one ``<base64 token bytes> <rank>`` pair per line."""
+    ranks: dict[bytes, int] = {}
+    decode = binascii.a2b_base64
+    try:
+        for line in raw.splitlines():
+            if line:
+                token, rank = line.split()
+                ranks[decode(token, strict_mode=True)] = int(rank)
+    except (ValueError, binascii.Error) as exc:
+        raise CondenseRuntimeError(
+            f"the {spec.name} vocabulary could not be parsed ({exc}); reinstall condense"
+        ) from exc
+    return ranks

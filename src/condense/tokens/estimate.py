@@ -1,0 +1,230 @@
+"""Token counts without a tokenizer: a fast estimate for planning and a guaranteed bound.
+
+``estimate_*`` predicts the BPE count from character classes, counted in C with
+``bytes.translate`` and ``bytes.count``. It needs no vocabulary (no 0.3 s load) and on
+the corpus below runs 2.5–5× faster than BPE; a text longer than 4,096 characters is
+estimated from 16 evenly spaced windows and scaled, so a 1.6 MB tool output takes
+0.05 ms instead of 37 ms. The features are
+
+- ASCII words, lower→upper case changes and capitals after capitals (identifiers, base64
+  and hashes split into many tokens), digits, punctuation and runs of it, newlines and
+  other whitespace;
+- non-ASCII characters by script, as far as the UTF-8 lead byte tells: accented Latin,
+  Cyrillic, other 2-byte (Greek, Hebrew, Arabic, …), 3-byte below U+2000 (Indic, Thai,
+  Vietnamese, …), other 3-byte (CJK, kana, Hangul, symbols) and 4-byte (emoji),
+
+weighed per encoding (``_WEIGHTS``: for ``o200k_base`` about 0.84 tokens per English word,
+0.72 per CJK character and 0.23 per Cyrillic letter; ``cl100k_base`` needs about twice as
+many outside English). The weights were fitted by non-negative least squares on the
+condense development corpus (agent traces from tau-bench, SWE-agent, OpenHands and
+ToolBench; ShareGPT tool-use dialogues in English and Chinese) plus short samples in
+fifteen languages.
+
+Measured error against the exact count on the corpus's 243 OpenAI-format conversations
+(6,170 messages of agent traces, tool output, JSON and code), with ``o200k_base``:
+
+- per message (``estimate_message`` vs ``count_message``): mean 5.3 %, median 4.0 %,
+  95th percentile 16 %, worst 74 % (a base64 blob);
+- per conversation (``estimate_tokens`` vs ``count_tokens``): mean 1.7 %,
+  95th percentile 4.8 %, worst 20 %; the corpus total is off by −0.6 %.
+
+With ``cl100k_base``: 5.1 % / 16 % / 56 % per message, 1.8 % / 4.8 % / 24 % per
+conversation. Fitting on half of the conversations and measuring on the other half gives
+the same means (5.1 % per message, 1.7 % per conversation), so the weights are not
+tuned to these particular texts. On the ShareGPT files the mean per-conversation error
+is 3–6 %; single sentences in other languages are typically within 25 % (outliers:
+Polish is underestimated by half, Vietnamese overestimated by a third). Use
+``count_tokens`` where a budget must hold.
+
+``upper_bound_*`` is a guarantee, not an estimate: a BPE token covers at least one byte,
+so a text never has more tokens than UTF-8 bytes, and the bound adds the same framing
+tokens as ``count_message``. It is ≥ the exact count for every encoding.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from condense.exceptions import UnknownNameError
+from condense.tokens.encodings import DEFAULT_ENCODING, encoding_for_model
+from condense.tokens.pieces import (
+    REPLY_PRIMING_TOKENS,
+    message_list,
+    message_pieces,
+    stringify,
+)
+
+__all__ = [
+    "estimate_message",
+    "estimate_text",
+    "estimate_tokens",
+    "upper_bound_message",
+    "upper_bound_text",
+    "upper_bound_tokens",
+]
+
+
+# A text longer than _SAMPLE_ABOVE characters is estimated from _SAMPLE_WINDOWS evenly
+# spaced windows of _SAMPLE_WINDOW characters and scaled up by length, so the cost of an
+# estimate is bounded: a 1 MB tool output costs the same as a 4 kB one.
+_SAMPLE_ABOVE = 4096
+_SAMPLE_WINDOWS = 16
+_SAMPLE_WINDOW = 128
+
+
+def _table(classify: Callable[[int], str]) -> bytes:
+    return bytes(ord(classify(byte)) for byte in range(256))
+
+
+def _byte_class(byte: int) -> str:
+    if byte >= 0x80:
+        if byte < 0xC0:
+            return "c"  # continuation byte: the character was counted at its lead byte
+        if byte < 0xCB:
+            return "l"  # U+0080–U+02BF: accented Latin
+        if 0xD0 <= byte <= 0xD4:
+            return "y"  # U+0400–U+053F: Cyrillic
+        if byte < 0xE0:
+            return "2"
+        if byte < 0xE2:
+            return "i"
+        return "3" if byte < 0xF0 else "4"
+    char = chr(byte)
+    if char.isalpha():
+        return "a"
+    if char.isdigit():
+        return "0"
+    if char in "\r\n":
+        return "\n"
+    if char.isspace() or not char.isprintable():
+        return " "
+    return "."
+
+
+_CLASSES = _table(_byte_class)
+_LETTERS = _table(lambda b: "a" if 0x61 <= b <= 0x7A else "A" if 0x41 <= b <= 0x5A else " ")
+_PUNCT = _table(lambda b: "." if _byte_class(b) == "." else " ")
+
+# Tokens per occurrence of each feature, fitted by non-negative least squares on the
+# corpus and language samples described above. Rows follow the order of _features().
+_WEIGHTS = (
+    # feature                              o200k_base  cl100k_base
+    ("word (run of ASCII letters)",         0.844,      0.834),
+    ("lower→upper case change",             1.32,       1.29),
+    ("capital after a capital",             0.588,      0.599),
+    ("digit",                               0.402,      0.4),
+    ("ASCII punctuation character",         0.149,      0.189),
+    ("run of ASCII punctuation",            0.856,      0.78),
+    ("newline",                             0.302,      0.159),
+    ("other whitespace",                    0.156,      0.189),
+    ("accented Latin character",            0.112,      0.954),
+    ("Cyrillic character",                  0.232,      0.449),
+    ("other 2-byte character",              0.362,      0.96),
+    ("3-byte character, U+0800–U+1FFF",     0.33,       1.11),
+    ("other 3-byte character",              0.72,       1.09),
+    ("4-byte character",                    1.44,       2.83),
+)  # fmt: skip
+_COEFFICIENTS = {
+    "o200k_base": tuple(row[1] for row in _WEIGHTS),
+    "cl100k_base": tuple(row[2] for row in _WEIGHTS),
+}
+
+
+def _features(data: bytes, *, ascii_only: bool = False) -> tuple[int, ...]:
+    classes = data.translate(_CLASSES)
+    letters = data.translate(_LETTERS)
+    punct = data.translate(_PUNCT)
+    count = classes.count
+    ascii_features = (
+        letters.count(b" a") + letters.count(b" A") + (letters[:1] not in (b" ", b"")),
+        letters.count(b"aA"),
+        letters.count(b"AA"),
+        count(b"0"),
+        count(b"."),
+        punct.count(b" .") + punct.startswith(b"."),
+        count(b"\n"),
+        count(b" "),
+    )
+    if ascii_only:
+        return (*ascii_features, 0, 0, 0, 0, 0, 0)
+    return (
+        *ascii_features,
+        *(count(b"l"), count(b"y"), count(b"2"), count(b"i"), count(b"3"), count(b"4")),
+    )
+
+
+def estimate_text(text: str, *, encoding: str = DEFAULT_ENCODING) -> int:
+    """Estimate the tokens of ``text`` without a tokenizer (see the module docstring)."""
+    weights = _coefficients(encoding)
+    if type(text) is not str:
+        text = stringify(text)
+    if not text:
+        return 0
+    size = len(text)
+    if size > _SAMPLE_ABOVE:
+        step = (size - _SAMPLE_WINDOW) // (_SAMPLE_WINDOWS - 1)
+        sample = "".join(text[i * step : i * step + _SAMPLE_WINDOW] for i in range(_SAMPLE_WINDOWS))
+        scale = size / len(sample)
+    else:
+        sample, scale = text, 1.0
+    is_ascii = sample.isascii()
+    data = sample.encode("ascii") if is_ascii else _utf8(sample)
+    features = _features(data, ascii_only=is_ascii)
+    guess = scale * float(sum(map(operator.mul, weights, features)))
+    return max(1, round(guess))
+
+
+def estimate_message(message: Mapping[str, Any], *, encoding: str = DEFAULT_ENCODING) -> int:
+    """Estimate what ``count_message`` would return, without a tokenizer."""
+    return _estimate(message, encoding)
+
+
+def estimate_tokens(
+    messages: Iterable[Mapping[str, Any]],
+    *,
+    encoding: str | None = None,
+    model: str | None = None,
+) -> int:
+    """Estimate what ``count_tokens`` would return, without a tokenizer."""
+    name = encoding if encoding is not None else encoding_for_model(model)
+    _coefficients(name)
+    return REPLY_PRIMING_TOKENS + sum(_estimate(m, name) for m in message_list(messages))
+
+
+def upper_bound_text(text: str) -> int:
+    """Return a number of tokens ``text`` can never exceed: its length in UTF-8 bytes."""
+    return len(_utf8(text))
+
+
+def upper_bound_message(message: Mapping[str, Any]) -> int:
+    """Return a number ≥ ``count_message(message)`` for every encoding, without BPE."""
+    return _upper_bound(message)
+
+
+def upper_bound_tokens(messages: Iterable[Mapping[str, Any]]) -> int:
+    """Return a number ≥ ``count_tokens(messages)`` for every encoding, without BPE."""
+    return REPLY_PRIMING_TOKENS + sum(_upper_bound(m) for m in message_list(messages))
+
+
+def _estimate(message: object, encoding: str) -> int:
+    fixed, texts = message_pieces(message)
+    return fixed + sum(estimate_text(text, encoding=encoding) for text in texts)
+
+
+def _upper_bound(message: object) -> int:
+    fixed, texts = message_pieces(message)
+    return fixed + sum(len(_utf8(text)) for text in texts)
+
+
+def _utf8(text: object) -> bytes:
+    # Lone surrogates take 3 bytes here and become U+FFFD (also 3 bytes) in tiktoken.
+    return stringify(text).encode("utf-8", "surrogatepass")
+
+
+def _coefficients(encoding: str) -> tuple[float, ...]:
+    try:
+        return _COEFFICIENTS[encoding]
+    except KeyError:
+        raise UnknownNameError("encoding", encoding, tuple(_COEFFICIENTS)) from None
