@@ -11,6 +11,7 @@ contiguous span then gets its own summary message.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -71,6 +72,9 @@ class Compressor:
         self.previous_text = previous_text
         self.units = segment(self.messages)
         self.estimate = [quick_estimate(m) for m in self.messages]
+        self.prefix = list(itertools.accumulate(self.estimate, initial=0))
+        self.total_estimate = self.prefix[-1]
+        self.adjusted: dict[int, int] = {}  # message index -> estimate change after a reduction
         self.layout = layout(self.units, tail_tokens=tail_tokens, unit_tokens=self._exact_unit)
         self.order = [i for run in reducible_runs(self.units, self.layout) for i in run]
         self.current = list(self.messages)
@@ -85,13 +89,13 @@ class Compressor:
         return self._exact(self.messages[unit.start : unit.stop]) - REPLY_PRIMING_TOKENS
 
     def _estimate_unit(self, unit: Unit) -> int:
-        return sum(self.estimate[unit.start : unit.stop])
+        return self.prefix[unit.stop] - self.prefix[unit.start]
 
     # -- the run -------------------------------------------------------------------------
 
     def run(self) -> Outcome:
         k = 0
-        over_estimate = sum(self.estimate) + REPLY_PRIMING_TOKENS > self.budget
+        over_estimate = self.total_estimate + REPLY_PRIMING_TOKENS > self.budget
         if over_estimate or self._exact(self.messages) > self.budget:
             k = self._reduce(self._plan())
         spans = self._spans(k)
@@ -174,28 +178,37 @@ class Compressor:
         while k < len(self.order) and freed < over:
             unit = self.units[self.order[k]]
             freed += self._exact(self.current[unit.start : unit.stop]) - REPLY_PRIMING_TOKENS
-            freed -= self._allowance(k + 1) - self._allowance(k)
+            if k == 0 or self.order[k] != self.order[k - 1] + 1:  # this unit opens a span
+                freed -= self.summary_cap + SUMMARY_OVERHEAD
             k += 1
         return k
 
-    def _covered(self, k: int) -> set[int]:
-        """Message indices inside the first ``k`` reducible units."""
-        covered: set[int] = set()
-        for u in self.order[:k]:
-            covered.update(range(self.units[u].start, self.units[u].stop))
-        return covered
+    def _covered_ranges(self, k: int) -> list[range]:
+        """The message ranges of the spans that the first ``k`` reducible units form."""
+        return [self._span_messages(span) for span in self._spans(k)]
+
+    def _kept(self, k: int) -> list[RawMessage]:
+        """The current messages outside the first ``k`` reducible units."""
+        kept: list[RawMessage] = []
+        position = 0
+        for covered in self._covered_ranges(k):
+            kept.extend(self.current[position : covered.start])
+            position = covered.stop
+        kept.extend(self.current[position:])
+        return kept
 
     def _kept_estimate(self, k: int) -> int:
-        skip = self._covered(k)
-        return REPLY_PRIMING_TOKENS + sum(
-            quick_estimate(m) if m is not self.messages[i] else self.estimate[i]
-            for i, m in enumerate(self.current)
-            if i not in skip
+        covered = self._covered_ranges(k)
+        total = self.total_estimate - sum(
+            self.prefix[r.stop] - self.prefix[r.start] for r in covered
         )
+        for index, delta in self.adjusted.items():
+            if not any(index in r for r in covered):
+                total += delta
+        return REPLY_PRIMING_TOKENS + total
 
     def _exact_kept(self, k: int) -> int:
-        skip = self._covered(k)
-        return self._exact([m for i, m in enumerate(self.current) if i not in skip])
+        return self._exact(self._kept(k))
 
     def _apply_cheap(self, unit_indices: Sequence[int], need: int) -> int:
         """Dedupe, mask, then shrink within ``unit_indices`` until ``need`` tokens are
@@ -224,6 +237,8 @@ class Compressor:
             changed += len(reduction.changed)
             for index in reduction.changed:
                 self.actions.setdefault(self._unit_of(index), action)
+                new_estimate = quick_estimate(self.current[index])
+                self.adjusted[index] = new_estimate - self.estimate[index]
         return changed
 
     def _unit_of(self, message_index: int) -> int:

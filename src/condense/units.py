@@ -70,12 +70,17 @@ def segment(messages: Sequence[Any]) -> list[Unit]:
     """
     units: list[Unit] = []
     index, total = 0, len(messages)
+    exchange, stray = UnitKind.TOOL_EXCHANGE, UnitKind.STRAY
     while index < total:
         kind = _kind_of(messages[index])
         stop = index + 1
-        if kind in (UnitKind.TOOL_EXCHANGE, UnitKind.STRAY):
-            while stop < total and _kind_of(messages[stop]) is UnitKind.STRAY:
+        if kind is exchange or kind is stray:
+            while stop < total and _is_tool(messages[stop]):
                 stop += 1
         units.append(Unit(kind, index, stop))
         index = stop
     return units
+
+
+def _is_tool(message: Any) -> bool:
+    return type(message) is dict and message.get("role") == "tool"

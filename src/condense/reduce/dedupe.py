@@ -39,7 +39,7 @@ def dedupe_tool_outputs(
         if latest is None or latest <= index:
             continue
         later_id = messages[latest].get("tool_call_id")
-        pointer = f"{MARKER} same output as the later tool call {later_id} (message {latest})]"
+        pointer = f"{MARKER} same output as the later tool call {later_id}]"
         replaced = {**message, "content": pointer}
         gain = cost(message) - cost(replaced)
         if gain <= 0 or len(pointer) >= len(text_of(content)):

@@ -20,8 +20,10 @@ MIN_MASKABLE_CHARS = 240
 """Outputs shorter than this are left alone: a placeholder would save little."""
 
 _EXIT = re.compile(
-    r"(?:exit(?:ed)?[ _]?(?:code|status)|return ?code|returncode)\W{0,3}(-?\d+)", re.IGNORECASE
+    r"(?:exit(?:ed)?(?:[ _]?(?:code|status)| with(?: code| status)?)|return ?code)\W{0,3}(-?\d+)",
+    re.IGNORECASE,
 )
+_EXIT_HINTS = ("exit", "return")
 _PATH_KEYS = ("path", "file_path", "filepath", "file", "filename", "target_file", "uri", "url")
 _COMMAND_KEYS = ("command", "cmd", "script", "code", "shell")
 _QUERY_KEYS = ("pattern", "query", "regex", "search", "q", "keyword", "glob")
@@ -96,14 +98,24 @@ def placeholder(call: dict[str, Any] | None, output: str) -> str:
     size = f"{lines} line{'s' if lines != 1 else ''}, {_chars(len(output))}"
     facts = [size]
     head, tail = output[:4000], output[-2000:]
-    exit_code = _EXIT.search(tail) or _EXIT.search(head[:500])
-    if exit_code:
-        facts.insert(0, f"exit code {exit_code.group(1)}")
+    exit_code = _exit_code(tail) or _exit_code(head[:500])
+    if exit_code is not None:
+        facts.insert(0, f"exit code {exit_code}")
     first_error = _first_error(head) or _first_error(tail)
     if first_error:
         facts.append(f"first error: {first_error}")
     subject = _subject(name, arguments, output)
     return f"{MARKER} output of {subject} elided — {'; '.join(facts)}]"
+
+
+def _exit_code(text: str) -> str | None:
+    """The last exit code stated in ``text``; the regex only runs where a hint word is."""
+    lowered = text.lower()
+    starts = [i for i in (lowered.rfind(word) for word in _EXIT_HINTS) if i != -1]
+    if not starts:
+        return None
+    match = _EXIT.search(text, max(0, min(starts) - 8))
+    return match.group(1) if match else None
 
 
 def _subject(name: str, arguments: dict[str, Any], output: str) -> str:
