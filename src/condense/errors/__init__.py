@@ -3,10 +3,35 @@
 ``classify(error)`` reads an SDK exception, an HTTP response or plain text and returns a
 :class:`Diagnosis`: a :class:`Category`, whether a retry can succeed, and the
 :class:`Action` to take first (repair the history, compress it, lower ``max_tokens``,
-back off, or fail).
+back off, or fail). ``recover(call, messages)`` (and ``arecover``) applies it around any
+model call; ``guard(client)`` applies it to every ``chat.completions.create`` of an
+``openai`` client.
 """
 
 from condense.errors.classify import classify
 from condense.errors.diagnosis import Action, Category, Diagnosis
+from condense.errors.guard import GuardedClient, RefusedResponse, guard
+from condense.errors.recover import (
+    Attempt,
+    RecoveryError,
+    RecoveryResult,
+    arecover,
+    fingerprint,
+    recover,
+)
 
-__all__ = ["Action", "Category", "Diagnosis", "classify"]
+__all__ = [
+    "Action",
+    "Attempt",
+    "Category",
+    "Diagnosis",
+    "GuardedClient",
+    "RecoveryError",
+    "RecoveryResult",
+    "RefusedResponse",
+    "arecover",
+    "classify",
+    "fingerprint",
+    "guard",
+    "recover",
+]

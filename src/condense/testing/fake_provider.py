@@ -171,6 +171,8 @@ class FakeProvider:
         token_counter: TokenCounter = estimate_request_tokens,
         require_api_key: str | None = None,
         models: Sequence[str] = ("fake-model",),
+        host: str = "127.0.0.1",
+        port: int = 0,
     ) -> None:
         self.responder = responder
         self.validator = validator
@@ -183,7 +185,7 @@ class FakeProvider:
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._connections: set[socket.socket] = set()
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server = _Server((host, port), _Handler)
         self._server.provider = self
         self._thread = threading.Thread(
             target=self._server.serve_forever,
@@ -200,8 +202,12 @@ class FakeProvider:
 
     @property
     def base_url(self) -> str:
-        """``http://127.0.0.1:<port>/v1`` — what an OpenAI client takes as ``base_url``."""
-        return f"http://127.0.0.1:{self.port}/v1"
+        """``http://127.0.0.1:<port>/v1`` — what an OpenAI client takes as ``base_url``.
+
+        The host is the one bound (``host=``), or 127.0.0.1 when bound to all interfaces.
+        """
+        host = str(self._server.server_address[0])
+        return f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{self.port}/v1"
 
     @property
     def requests(self) -> list[dict[str, Any]]:

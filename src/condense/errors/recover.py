@@ -1,0 +1,577 @@
+"""``recover``: call a model; when the provider refuses, change the request and try again.
+
+``recover(call, messages)`` calls ``call(messages)``. When it raises, :func:`classify`
+says why, and the diagnosis's action decides what changes before the next attempt:
+
+- ``repair`` (tool pairing, tool arguments, message format): repair the history for the
+  profile; if that changes nothing new, repair it for ``strict``; then compress it;
+- ``compress`` (context overflow, 413): compress to the room the provider states (the
+  window minus the output reservation, scaled by how the provider counts against us,
+  less a safety margin); without figures, to 70% of the budget or of the current size;
+  each further overflow goes 30% tighter than the last target;
+- ``reduce_output`` (``max_tokens`` too large): call again with ``max_tokens=`` set to
+  what fits, when ``call`` takes a ``max_tokens`` keyword and that still leaves a useful
+  answer; else compress the history to make room for the output asked;
+- ``backoff`` (rate limit, overload, server error, timeout, connection): wait as long as
+  ``Retry-After`` asks (plus jitter), or an exponential backoff with jitter, then send the
+  same request again — a transient failure does not condemn the payload;
+- ``fail`` (auth, billing, content filter, unknown model, unrecognised): stop at once.
+
+A payload the provider refused for its content is never sent again: every attempt's
+messages and ``max_tokens`` are fingerprinted, and a change that leads back to a refused
+fingerprint counts as no change, so the next step of the ladder is tried instead. When a
+``budget`` is given, any history recover rewrites is also made to fit it. Attempts are
+bounded by ``max_attempts``; the last failure raises :class:`RecoveryError`, which
+carries every diagnosis and the last history sent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import random
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from condense.compress import CompressionReport, compress
+from condense.errors.classify import classify
+from condense.errors.diagnosis import Action, Diagnosis
+from condense.exceptions import CondenseError, CondenseRuntimeError, InputError
+from condense.profiles import DEFAULT_PROFILE, Profile, get_profile
+from condense.repair import Change, repair
+from condense.summarizers import Summarizer
+from condense.summarizers.retry import RetryPolicy
+from condense.tokens import count_tokens
+
+T = TypeVar("T")
+
+TIGHTER = 0.7
+"""Each compress step without the provider's figures keeps this share of the tokens."""
+_USEFUL_OUTPUT = 1024  # a lowered max_tokens this large is always worth a try
+
+
+@dataclass(frozen=True, kw_only=True)
+class Attempt:
+    """One call: how it ended and what recover did next.
+
+    ``diagnosis`` is ``None`` for the attempt that succeeded. ``action`` is what recover
+    did after this failure (``FAIL`` when it gave up), ``detail`` says how in words,
+    ``wait`` is the pause before the next attempt. ``fingerprint`` is the digest of the
+    messages and ``max_tokens`` sent; it is computed only once something has failed.
+    """
+
+    number: int
+    diagnosis: Diagnosis | None
+    action: Action | None
+    detail: str
+    wait: float = 0.0
+    max_tokens: int | None = None
+    fingerprint: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecoveryResult(Generic[T]):
+    """What ``call`` returned and how recover got there.
+
+    ``messages`` is the history of the attempt that succeeded: persist it, so the next
+    turn starts from the healed session (it is the caller's list, copied, when nothing
+    had to change). ``max_tokens`` is the override recover passed, or ``None``.
+    """
+
+    value: T
+    messages: list[Any]
+    attempts: tuple[Attempt, ...]
+    changed: bool
+    max_tokens: int | None = None
+    repairs: tuple[Change, ...] = ()
+    compressions: tuple[CompressionReport, ...] = ()
+
+    @property
+    def recovered(self) -> bool:
+        """True when the first attempt failed and a later one succeeded."""
+        return len(self.attempts) > 1
+
+    @property
+    def diagnoses(self) -> tuple[Diagnosis, ...]:
+        return tuple(a.diagnosis for a in self.attempts if a.diagnosis is not None)
+
+    def describe(self) -> str:
+        """One line per attempt, for a log."""
+        return "\n".join(_describe(attempt) for attempt in self.attempts)
+
+
+class RecoveryError(CondenseRuntimeError):
+    """recover gave up. ``diagnosis`` is the last failure, ``diagnoses`` all of them,
+    ``messages`` the last history sent (already healed as far as recover got: persist it
+    rather than the original), ``error`` the exception the last call raised."""
+
+    def __init__(
+        self, reason: str, *, attempts: Sequence[Attempt], messages: list[Any], error: BaseException
+    ) -> None:
+        self.attempts = tuple(attempts)
+        self.diagnoses = tuple(a.diagnosis for a in self.attempts if a.diagnosis is not None)
+        self.diagnosis = self.diagnoses[-1]
+        self.messages = messages
+        self.error = error
+        last = self.diagnosis
+        status = f", HTTP {last.status_code}" if last.status_code is not None else ""
+        said = " ".join(last.message.split())
+        said = said if len(said) <= 300 else said[:297] + "..."
+        super().__init__(
+            f"model call failed after {len(self.attempts)} attempt(s) ({reason}); last error: "
+            f"{last.category.value}{status}: {said or '(no message)'}. The last history sent "
+            "is in .messages: persist it rather than the original"
+        )
+
+
+def recover(
+    call: Callable[..., T],
+    messages: Sequence[Any],
+    *,
+    budget: int | None = None,
+    provider: str | Profile = DEFAULT_PROFILE,
+    max_attempts: int = 3,
+    model: str | None = None,
+    encoding: str | None = None,
+    summarizer: str | Summarizer = "extractive",
+    max_tokens: int | None = None,
+    context_window: int | None = None,
+    margin: float = 0.1,
+    backoff: RetryPolicy | None = None,
+    sleep: Callable[[float], object] = time.sleep,
+    rng: random.Random | None = None,
+) -> RecoveryResult[T]:
+    """Call ``call(messages)`` and recover from provider refusals (see the module doc).
+
+    ``provider`` is the profile to repair for; ``model``/``encoding`` pick the tokenizer
+    and ``summarizer`` the summaries for compression; ``budget`` caps any history recover
+    rewrites. ``call`` may take a ``max_tokens`` keyword: recover passes it only to
+    lower the output budget (``max_tokens`` here is the caller's own value, used when the
+    error does not state it). ``context_window`` fills in a limit the error omits.
+    ``margin`` is the share of the stated room left unused. ``backoff`` sets the waits
+    (``max_retry_wait``: a longer ``Retry-After`` fails at once); ``sleep`` and ``rng``
+    are injectable for tests. Raises :class:`RecoveryError` when it gives up.
+    """
+    run = _Run(
+        call,
+        messages,
+        _Settings.make(
+            messages,
+            budget=budget,
+            provider=provider,
+            max_attempts=max_attempts,
+            model=model,
+            encoding=encoding,
+            summarizer=summarizer,
+            max_tokens=max_tokens,
+            context_window=context_window,
+            margin=margin,
+            backoff=backoff,
+            rng=rng,
+        ),
+    )
+    while True:
+        try:
+            value = call(run.messages, **run.overrides())
+        except Exception as error:  # every failure is classified
+            wait = run.failed(error)
+            if wait > 0:
+                sleep(wait)
+        else:
+            return run.succeeded(value)
+
+
+async def arecover(
+    call: Callable[..., Awaitable[T]],
+    messages: Sequence[Any],
+    *,
+    budget: int | None = None,
+    provider: str | Profile = DEFAULT_PROFILE,
+    max_attempts: int = 3,
+    model: str | None = None,
+    encoding: str | None = None,
+    summarizer: str | Summarizer = "extractive",
+    max_tokens: int | None = None,
+    context_window: int | None = None,
+    margin: float = 0.1,
+    backoff: RetryPolicy | None = None,
+    sleep: Callable[[float], Awaitable[object]] | None = None,
+    rng: random.Random | None = None,
+) -> RecoveryResult[T]:
+    """:func:`recover` for a coroutine function ``call``; ``sleep`` defaults to
+    ``asyncio.sleep``. Repair and compression run inline (they are CPU work, no I/O)."""
+    if sleep is None:
+        import asyncio
+
+        sleep = asyncio.sleep
+    run = _Run(
+        call,
+        messages,
+        _Settings.make(
+            messages,
+            budget=budget,
+            provider=provider,
+            max_attempts=max_attempts,
+            model=model,
+            encoding=encoding,
+            summarizer=summarizer,
+            max_tokens=max_tokens,
+            context_window=context_window,
+            margin=margin,
+            backoff=backoff,
+            rng=rng,
+        ),
+    )
+    while True:
+        try:
+            value = await call(run.messages, **run.overrides())
+        except Exception as error:  # every failure is classified
+            wait = run.failed(error)
+            if wait > 0:
+                await sleep(wait)
+        else:
+            return run.succeeded(value)
+
+
+# -- the state of one recovery -------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Settings:
+    budget: int | None
+    profile: Profile
+    max_attempts: int
+    model: str | None
+    encoding: str | None
+    summarizer: str | Summarizer
+    max_tokens: int | None
+    context_window: int | None
+    margin: float
+    backoff: RetryPolicy
+    rng: random.Random | None
+
+    @classmethod
+    def make(
+        cls,
+        messages: object,
+        *,
+        budget: int | None,
+        provider: str | Profile,
+        max_attempts: int,
+        model: str | None,
+        encoding: str | None,
+        summarizer: str | Summarizer,
+        max_tokens: int | None,
+        context_window: int | None,
+        margin: float,
+        backoff: RetryPolicy | None,
+        rng: random.Random | None,
+    ) -> _Settings:
+        if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
+            raise InputError("recover expects a list of messages")
+        if max_attempts < 1:
+            raise InputError(f"max_attempts must be at least 1, not {max_attempts!r}")
+        if budget is not None and budget <= 0:
+            raise InputError(f"budget must be a positive number of tokens, not {budget!r}")
+        if not 0 <= margin < 1:
+            raise InputError(f"margin must be a share in [0, 1), not {margin!r}")
+        return cls(
+            budget=budget,
+            profile=get_profile(provider),
+            max_attempts=max_attempts,
+            model=model,
+            encoding=encoding,
+            summarizer=summarizer,
+            max_tokens=max_tokens,
+            context_window=context_window,
+            margin=margin,
+            backoff=backoff or RetryPolicy(max_retries=max_attempts),
+            rng=rng,
+        )
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A changed request to try next."""
+
+    messages: list[Any]
+    max_tokens: int | None
+    action: Action
+    detail: str
+    repairs: tuple[Change, ...] = ()
+    compression: CompressionReport | None = None
+
+
+class _Run:
+    def __init__(self, call: Callable[..., object], messages: Sequence[Any], s: _Settings) -> None:
+        self.s = s
+        self.takes_max_tokens = _takes_keyword(call, "max_tokens")
+        self.messages: Sequence[Any] = messages
+        self.max_tokens: int | None = None
+        self.changed = False
+        self.attempts: list[Attempt] = []
+        self.refused: set[str] = set()
+        self.repairs: list[Change] = []
+        self.compressions: list[CompressionReport] = []
+        self.target: int | None = None  # the last compression budget
+        self.backoffs = 0
+        self._fingerprint: str | None = None
+
+    def overrides(self) -> dict[str, Any]:
+        return {} if self.max_tokens is None else {"max_tokens": self.max_tokens}
+
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            self._fingerprint = fingerprint(self.messages, self.max_tokens)
+        return self._fingerprint
+
+    def succeeded(self, value: T) -> RecoveryResult[T]:
+        self.attempts.append(
+            Attempt(
+                number=len(self.attempts) + 1,
+                diagnosis=None,
+                action=None,
+                detail="succeeded",
+                max_tokens=self.max_tokens,
+                fingerprint=self.fingerprint() if self.attempts else None,
+            )
+        )
+        return RecoveryResult(
+            value=value,
+            messages=list(self.messages),
+            attempts=tuple(self.attempts),
+            changed=self.changed,
+            max_tokens=self.max_tokens,
+            repairs=tuple(self.repairs),
+            compressions=tuple(self.compressions),
+        )
+
+    def failed(self, error: Exception) -> float:
+        """Decide the next attempt after ``error``; return the seconds to wait first."""
+        diagnosis = classify(error, messages=self.messages, context_window=self.s.context_window)
+        number = len(self.attempts) + 1
+        if diagnosis.action is Action.FAIL:
+            raise self._give_up(error, diagnosis, "the error is not one a retry can fix")
+        if number >= self.s.max_attempts:
+            raise self._give_up(error, diagnosis, f"max_attempts={self.s.max_attempts} reached")
+        if diagnosis.action is Action.BACKOFF:
+            return self._back_off(error, diagnosis)
+        self.refused.add(self.fingerprint())
+        for candidate in self._candidates(diagnosis):
+            digest = fingerprint(candidate.messages, candidate.max_tokens)
+            if digest in self.refused:
+                continue
+            self._record(diagnosis, candidate.action, candidate.detail)
+            self.messages, self.max_tokens = candidate.messages, candidate.max_tokens
+            self._fingerprint = digest
+            self.changed = self.changed or candidate.action is not Action.REDUCE_OUTPUT
+            self.repairs.extend(candidate.repairs)
+            if candidate.compression is not None:
+                self.compressions.append(candidate.compression)
+            return 0.0
+        raise self._give_up(error, diagnosis, "every change condense can make was already refused")
+
+    # -- steps -------------------------------------------------------------------------
+
+    def _record(
+        self, diagnosis: Diagnosis, action: Action, detail: str, *, wait: float = 0.0
+    ) -> None:
+        self.attempts.append(
+            Attempt(
+                number=len(self.attempts) + 1,
+                diagnosis=diagnosis,
+                action=action,
+                detail=detail,
+                wait=wait,
+                max_tokens=self.max_tokens,
+                fingerprint=self.fingerprint(),
+            )
+        )
+
+    def _give_up(self, error: Exception, diagnosis: Diagnosis, reason: str) -> RecoveryError:
+        """Record the last attempt and build the error to raise (``from error``)."""
+        self._record(diagnosis, Action.FAIL, f"gave up: {reason}")
+        failure = RecoveryError(
+            reason, attempts=self.attempts, messages=list(self.messages), error=error
+        )
+        failure.__cause__ = error
+        return failure
+
+    def _back_off(self, error: Exception, diagnosis: Diagnosis) -> float:
+        self.backoffs += 1
+        wait = self.s.backoff.delay(self.backoffs, diagnosis.retry_after, self.s.rng)
+        if wait is None:
+            policy, asked_for = self.s.backoff, diagnosis.retry_after
+            reason = f"backoff.max_retries={policy.max_retries} reached"
+            if asked_for is not None and asked_for > policy.max_retry_wait:
+                limit = policy.max_retry_wait
+                reason = f"the provider asks to wait {asked_for:g}s, more than {limit:g}s"
+            raise self._give_up(error, diagnosis, reason)
+        asked = f" (Retry-After {diagnosis.retry_after:g}s)" if diagnosis.retry_after else ""
+        self._record(diagnosis, Action.BACKOFF, f"waited {wait:.2f}s{asked}", wait=wait)
+        return wait
+
+    def _candidates(self, diagnosis: Diagnosis) -> Iterator[_Candidate]:
+        """The changes to try, in order, computed lazily; refused ones are skipped."""
+        if diagnosis.action is Action.REPAIR:
+            yield from self._repaired(self.s.profile, escalated=False)
+            if self.s.profile.name != "strict":
+                yield from self._repaired(get_profile("strict"), escalated=True)
+            yield from self._compressed(diagnosis, self._size_target(diagnosis))
+        elif diagnosis.action is Action.COMPRESS:
+            yield from self._compressed(diagnosis, self._size_target(diagnosis))
+        elif diagnosis.action is Action.REDUCE_OUTPUT:
+            lowered, useful = self._lowered(diagnosis)
+            if lowered is not None and useful:
+                yield lowered
+            if diagnosis.requested_tokens is not None:  # the window, not an output cap
+                yield from self._compressed(diagnosis, self._size_target(diagnosis))
+            if lowered is not None and not useful:
+                yield lowered  # a short answer beats none
+
+    def _repaired(self, profile: Profile, *, escalated: bool) -> Iterator[_Candidate]:
+        try:
+            result = repair(plain(self.messages), profile)
+        except CondenseError:
+            return
+        how = f"repaired for {profile.name!r}" + (" (escalated)" if escalated else "")
+        detail = f"{how}: {len(result.changes)} change(s)"
+        budget, size = self.s.budget, self._count(result.messages)
+        if budget is not None and size is not None and size > budget:
+            fitted = self._compress(result.messages, budget, profile)
+            if fitted is not None:
+                messages, report = fitted
+                yield _Candidate(
+                    messages,
+                    self.max_tokens,
+                    Action.REPAIR,
+                    f"{detail}; fitted to the budget ({report.tokens_after} tokens)",
+                    result.changes,
+                    report,
+                )
+                return
+        yield _Candidate(result.messages, self.max_tokens, Action.REPAIR, detail, result.changes)
+
+    def _compressed(self, diagnosis: Diagnosis, target: int | None) -> Iterator[_Candidate]:
+        """Compress to ``target``, then tighter, until the result is new."""
+        for _ in range(3):
+            if target is None or target < 1:
+                return
+            fitted = self._compress(plain(self.messages), target, self.s.profile)
+            if fitted is not None:
+                messages, report = fitted
+                self.target = target
+                detail = f"compressed to {report.tokens_after} tokens (budget {target})"
+                yield _Candidate(messages, self.max_tokens, Action.COMPRESS, detail, (), report)
+            target = int(target * TIGHTER)
+
+    def _lowered(self, diagnosis: Diagnosis) -> tuple[_Candidate | None, bool]:
+        """A lower ``max_tokens``, and whether it leaves room for a useful answer (else
+        compressing the input to make room is tried first)."""
+        if not self.takes_max_tokens:
+            return None, False
+        asked = diagnosis.output_tokens or self.max_tokens or self.s.max_tokens
+        fit = diagnosis.suggested_max_tokens
+        if fit is None and asked is not None:
+            fit = asked // 2
+        if fit is None or fit < 1:
+            return None, False
+        useful = asked is None or fit >= _USEFUL_OUTPUT or 4 * fit >= asked
+        detail = f"max_tokens lowered to {fit}"
+        return _Candidate(list(self.messages), fit, Action.REDUCE_OUTPUT, detail), useful
+
+    # -- sizes -------------------------------------------------------------------------
+
+    def _size_target(self, diagnosis: Diagnosis) -> int | None:
+        """Our tokens the history may have so the provider accepts it."""
+        current = self._count(self.messages)
+        if current is None:
+            return None
+        allowed = diagnosis.allowed_tokens
+        target: int
+        if allowed is not None:
+            reserve = diagnosis.output_tokens
+            if reserve is None:
+                reserve = self.max_tokens or self.s.max_tokens or 0
+            theirs = diagnosis.input_tokens
+            ratio = max(1.0, theirs / current) if theirs and current else 1.0
+            target = int((allowed - reserve) * (1 - self.s.margin) / ratio)
+            target = min(target, int(current * (1 - self.s.margin)))
+        else:
+            base = min(self.s.budget, current) if self.s.budget else current
+            target = int(base * TIGHTER)
+        if self.target is not None:
+            target = min(target, int(self.target * TIGHTER))
+        return target
+
+    def _count(self, messages: Sequence[Any]) -> int | None:
+        try:
+            return count_tokens(plain(messages), model=self.s.model, encoding=self.s.encoding)
+        except (CondenseError, TypeError, ValueError, AttributeError):
+            return None
+
+    def _compress(
+        self, messages: list[Any], budget: int, profile: Profile
+    ) -> tuple[list[Any], CompressionReport] | None:
+        try:
+            result = compress(
+                messages,
+                budget=budget,
+                model=self.s.model,
+                encoding=self.s.encoding,
+                provider=profile,
+                summarizer=self.s.summarizer,
+            )
+        except CondenseError:
+            return None
+        return result.messages, result.report
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def fingerprint(messages: Sequence[Any], max_tokens: int | None = None) -> str:
+    """A digest of what a request sends: its messages (as JSON) and ``max_tokens``."""
+    text = json.dumps(
+        [plain(messages), max_tokens],
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+        default=repr,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def plain(messages: Sequence[Any]) -> list[Any]:
+    """``messages`` as a list of dicts: SDK message objects (pydantic models, such as the
+    ``ChatCompletionMessage`` an agent appends from a response) are dumped the way the
+    ``openai`` SDK sends them; dicts and anything else pass through as the same objects."""
+    out: list[Any] = []
+    for message in messages:
+        dump = getattr(message, "model_dump", None)
+        if not isinstance(message, dict) and callable(dump):
+            exclude = getattr(message, "__api_exclude__", None)
+            message = dump(exclude_unset=True, mode="json", exclude=exclude)
+        out.append(message)
+    return out
+
+
+def _takes_keyword(call: Callable[..., object], name: str) -> bool:
+    try:
+        parameters = inspect.signature(call).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(
+        (p.name == name and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
+        or p.kind is p.VAR_KEYWORD
+        for p in parameters
+    )
+
+
+def _describe(attempt: Attempt) -> str:
+    if attempt.diagnosis is None:
+        return f"attempt {attempt.number}: succeeded"
+    return f"attempt {attempt.number}: {attempt.diagnosis.category.value} → {attempt.detail}"
