@@ -20,7 +20,17 @@ from condense.compress import (
     CompressionState,
     compress,
 )
-from condense.errors import Action, Category, Diagnosis, classify
+from condense.errors import (
+    Action,
+    Category,
+    Diagnosis,
+    RecoveryError,
+    RecoveryResult,
+    arecover,
+    classify,
+    guard,
+    recover,
+)
 from condense.exceptions import (
     CondenseError,
     CondenseRuntimeError,
@@ -40,7 +50,6 @@ from condense.validate import Violation, validate
 __version__ = "0.1.0"
 
 __all__ = [
-    "PROFILES",
     "Action",
     "BudgetError",
     "Category",
@@ -55,7 +64,10 @@ __all__ = [
     "FormatError",
     "InputError",
     "InvalidOutputError",
+    "PROFILES",
     "Profile",
+    "RecoveryError",
+    "RecoveryResult",
     "RepairResult",
     "Summarizer",
     "Unit",
@@ -63,6 +75,7 @@ __all__ = [
     "UnknownNameError",
     "Violation",
     "__version__",
+    "arecover",
     "classify",
     "compress",
     "count_tokens",
@@ -71,9 +84,11 @@ __all__ = [
     "estimate_tokens",
     "get_profile",
     "get_summarizer",
+    "guard",
     "load",
     "load_records",
     "normalize_arguments",
+    "recover",
     "register_summarizer",
     "repair",
     "segment",
