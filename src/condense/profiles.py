@@ -184,8 +184,14 @@ PROFILES: Mapping[str, Profile] = {
             no_empty_text=True,
             id_pattern=ANTHROPIC_ID,
             id_max_length=None,
-            # the Anthropic adapter carries thinking blocks here; they must be replayed
-            allowed_keys=_keys_plus({"assistant": frozenset({"thinking_blocks"})}),
+            # what the Anthropic adapter carries: thinking blocks (they must be replayed)
+            # and the tool_result block's own fields
+            allowed_keys=_keys_plus(
+                {
+                    "assistant": frozenset({"thinking_blocks"}),
+                    "tool": frozenset({"is_error", "cache_control"}),
+                }
+            ),
             errors=_ANTHROPIC_ERRORS,
         ),
         Profile(
