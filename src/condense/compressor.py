@@ -21,7 +21,12 @@ from condense.profiles import Profile
 from condense.reduce import dedupe_tool_outputs, mask_tool_outputs, shrink_tool_arguments
 from condense.reduce.summary import choose_placement, find_summary, summary_block, with_block
 from condense.repair import RepairResult
-from condense.summarizers import Summarizer, get_summarizer, summarize_with_report
+from condense.summarizers import (
+    ExtractiveSummarizer,
+    Summarizer,
+    get_summarizer,
+    summarize_with_report,
+)
 from condense.tokens import TokenCounter
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.types import RawMessage
@@ -288,11 +293,20 @@ class Compressor:
             outcome = summarize_with_report(
                 summarizer, cleaned, previous=previous, target_tokens=target
             )
+            text, fell_back, reason = outcome.text, outcome.fell_back, outcome.reason
         except Exception as error:  # a plain summarizer failed: fall back, and say so
-            fallback = get_summarizer("extractive")
-            text = fallback.summarize(cleaned, previous=previous, target_tokens=target)
-            return text, True, f"{type(error).__name__}: {error}"
-        return outcome.text, outcome.fell_back, outcome.reason
+            summarizer = get_summarizer("extractive")
+            text = summarizer.summarize(cleaned, previous=previous, target_tokens=target)
+            fell_back, reason = True, f"{type(error).__name__}: {error}"
+        if fell_back or isinstance(summarizer, ExtractiveSummarizer):
+            # A cheap summarizer that overshot (its sizes are estimates) is asked once more
+            # for less, so the hard cut in _fit_text stays a last resort.
+            size = self.counter.text(text)
+            if size > target:
+                smaller = max(MIN_SUMMARY_TOKENS // 2, target * target // size - 8)
+                extractive = get_summarizer("extractive")
+                text = extractive.summarize(cleaned, previous=previous, target_tokens=smaller)
+        return text, fell_back, reason
 
     def _fit_text(self, text: str, target: int) -> str:
         """``text`` cut (at a line or word boundary where possible) to ``target`` tokens."""

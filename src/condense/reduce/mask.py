@@ -101,7 +101,8 @@ def placeholder(call: dict[str, Any] | None, output: str) -> str:
     exit_code = _exit_code(tail) or _exit_code(head[:500])
     if exit_code is not None:
         facts.insert(0, f"exit code {exit_code}")
-    first_error = _first_error(head) or _first_error(tail)
+    runs_something = _first(arguments, _COMMAND_KEYS) is not None
+    first_error = runs_something and (_first_error(tail) or _first_error(head))
     if first_error:
         facts.append(f"first error: {first_error}")
     subject = _subject(name, arguments, output)
