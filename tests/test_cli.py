@@ -50,7 +50,7 @@ def test_check_json_lists_index_code_and_provider_error() -> None:
 @pytest.mark.parametrize(
     ("content", "where"),
     [
-        ('{"role": "user", "content": "a"}\n{not json}\n', ":2"),
+        ('{"messages": [{"role": "user", "content": "a"}]}\n{not json}\n', "line 2"),
         ("[1, 2", "bad.json"),
         ("", "bad.json"),
     ],
