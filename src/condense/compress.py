@@ -163,10 +163,13 @@ def compress(
         previous_text=previous.summary if previous is not None else None,
     )
     outcome = engine.run()
-    problems = validate(outcome.messages, profile)
-    if problems:
-        raise InvalidOutputError(profile.name, problems)
-    after = counter.messages(outcome.messages)
+    if outcome.tokens is None:  # changed: check and count what is returned
+        problems = validate(outcome.messages, profile)
+        if problems:
+            raise InvalidOutputError(profile.name, problems)
+        after = counter.messages(outcome.messages)
+    else:  # the repaired input itself, already validated by repair and counted
+        after = outcome.tokens
     report = CompressionReport(
         budget=budget,
         encoding=counter.encoding,

@@ -51,6 +51,8 @@ class Outcome:
     summarizer: str | None
     fell_back: bool
     fallback_reason: str | None
+    tokens: int | None
+    """Exact tokens of ``messages`` when they are the repaired input unchanged, else None."""
 
 
 class Compressor:
@@ -80,6 +82,10 @@ class Compressor:
         self.prefix = list(itertools.accumulate(self.estimate, initial=0))
         self.total_estimate = self.prefix[-1]
         self.adjusted: dict[int, int] = {}  # message index -> estimate change after a reduction
+        self.tail_tokens = tail_tokens
+        self.exact: list[int] | None = None  # per-message counts, when all were counted
+        if self.total_estimate + REPLY_PRIMING_TOKENS <= self.budget:
+            self.exact = counter.counts(self.messages)  # likely fits: cheap to prove exactly
         self.layout = layout(self.units, tail_tokens=tail_tokens, unit_tokens=self._exact_unit)
         self.order = [i for run in reducible_runs(self.units, self.layout) for i in run]
         self.current = list(self.messages)
@@ -91,6 +97,8 @@ class Compressor:
         return self.counter.messages(messages)
 
     def _exact_unit(self, unit: Unit) -> int:
+        if self.exact is not None:
+            return sum(self.exact[unit.start : unit.stop])
         return self._exact(self.messages[unit.start : unit.stop]) - REPLY_PRIMING_TOKENS
 
     def _estimate_unit(self, unit: Unit) -> int:
@@ -100,9 +108,10 @@ class Compressor:
 
     def run(self) -> Outcome:
         k = 0
-        over_estimate = self.total_estimate + REPLY_PRIMING_TOKENS > self.budget
-        if over_estimate or self._exact(self.messages) > self.budget:
+        tokens = None if self.exact is None else sum(self.exact) + REPLY_PRIMING_TOKENS
+        if tokens is None or tokens > self.budget:
             k = self._reduce(self._plan())
+            tokens = None
         spans = self._spans(k)
         output, text, fell_back, reason = self._assemble(spans)
         protected = sum(
@@ -120,6 +129,7 @@ class Compressor:
             summarizer=self._summarizer_name() if spans else None,
             fell_back=fell_back,
             fallback_reason=reason,
+            tokens=tokens,
         )
 
     def _spans(self, k: int) -> list[range]:

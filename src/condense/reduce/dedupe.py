@@ -20,7 +20,9 @@ def dedupe_tool_outputs(
     """Point each older duplicate among ``candidates`` at its newest copy (anywhere later
     in ``messages``), oldest first, until ``need`` tokens are saved."""
     newest: dict[str, int] = {}
-    for index, message in enumerate(messages):
+    first = min(candidates, default=len(messages))  # only later copies can be pointed at
+    for index in range(first, len(messages)):
+        message = messages[index]
         if message.get("role") == "tool":
             content = message.get("content")
             if isinstance(content, str) and len(content) >= MIN_DEDUPE_CHARS:

@@ -111,34 +111,47 @@ class TokenCounter:
             self._cache.clear()
             self._hits = self._misses = 0
 
+    def counts(self, messages: Sequence[Mapping[str, Any]]) -> list[int]:
+        """Return the tokens of each message (framing included, no reply priming), in
+        order; ``sum(counts(ms)) + REPLY_PRIMING_TOKENS == messages(ms)``."""
+        return self._counts(message_list(messages))
+
     def _sum(self, messages: Sequence[object]) -> int:
-        total = 0
-        missed: list[int] = []  # the key of every message not in the cache, in order
+        return sum(self._counts(messages))
+
+    def _counts(self, messages: Sequence[object]) -> list[int]:
+        counts: list[int] = []
+        missed: dict[int, list[int]] = {}  # key of a message not in the cache -> positions
         pieces: dict[int, tuple[int, tuple[str, ...]]] = {}
         with self._lock:  # reentrant: stringify() may run a foreign __str__
             cached = self._cache.get
             touch = self._cache.move_to_end
-            for message in messages:
+            for position, message in enumerate(messages):
                 piece = message_pieces(message)
                 key = hash(piece)
                 count = cached(key)
                 if count is None:
-                    missed.append(key)
+                    missed.setdefault(key, []).append(position)
                     pieces[key] = piece
+                    count = 0
                 else:
                     touch(key)
-                    total += count
-            self._hits += len(messages) - len(missed)
-            self._misses += len(missed)
+                counts.append(count)
+            misses = sum(len(positions) for positions in missed.values())
+            self._hits += len(messages) - misses
+            self._misses += misses
         if not missed:
-            return total
+            return counts
         encode = get_encoding(self.encoding).encode_ordinary
         counted = {
             key: fixed + sum(len(encode(text)) for text in texts)
             for key, (fixed, texts) in pieces.items()
         }
         self._store(counted)
-        return total + sum(counted[key] for key in missed)
+        for key, positions in missed.items():
+            for position in positions:
+                counts[position] = counted[key]
+        return counts
 
     def _store(self, counted: dict[int, int]) -> None:
         if not self.maxsize:
