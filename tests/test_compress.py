@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import histories
 
 from condense import repair, validate
 from condense.compress import BudgetError, compress
@@ -21,6 +20,7 @@ from condense.summarizers import DeterministicSummarizer
 from condense.testing.sessions import synthetic_session
 from condense.tokens import count_tokens
 from condense.units import segment
+from strategies import histories
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
@@ -33,10 +33,19 @@ def sessions(draw: st.DrawFn) -> list[Any]:
         output_chars=draw(st.sampled_from([40, 400, 3000, 20_000])),
     )
     if draw(st.booleans()):  # an image as a content part, and CJK text
-        history.insert(2, {"role": "user", "content": [
-            {"type": "text", "text": "看这张截图：错误代码 E1234"},
-            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
-        ]})
+        history.insert(
+            2,
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "看这张截图：错误代码 E1234"},
+                    {
+                        "type": "image_url",
+                        "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="},
+                    },
+                ],
+            },
+        )
     return history
 
 
@@ -177,3 +186,19 @@ def test_corpus_records_compress_to_a_small_budget(name: str) -> None:
         assert validate(result.messages) == []
         if result.report.protected_tokens + 300 <= budget:
             assert result.report.fits, (name, total, result.report.describe())
+
+
+def test_summary_block_is_found_standalone_and_merged() -> None:
+    from condense.reduce.summary import summary_block, with_block
+
+    block = summary_block("- asked to fix ORD-4102", covered=12)
+    assert find_summary({"role": "user", "content": block}) == ("- asked to fix ORD-4102", "")
+    before = with_block({"role": "user", "content": "next ask"}, block, first=True)
+    assert find_summary(before) == ("- asked to fix ORD-4102", "next ask")
+    after = with_block({"role": "assistant", "content": "done"}, block, first=False)
+    assert find_summary(after) == ("- asked to fix ORD-4102", "done")
+    parts = with_block(
+        {"role": "user", "content": [{"type": "text", "text": "x"}]}, block, first=True
+    )
+    assert find_summary(parts) == ("- asked to fix ORD-4102", "")
+    assert find_summary({"role": "tool", "content": "log mentions [condense: summary of"}) is None

@@ -36,20 +36,25 @@ def summary_block(text: str, *, covered: int) -> str:
 
 
 def find_summary(message: RawMessage) -> tuple[str, str] | None:
-    """``(summary text, the message's other text)`` if ``message`` holds a summary block."""
+    """``(summary text, the message's other text)`` if ``message`` holds a summary block.
+
+    condense only ever puts a block at the start or the end of a message's text, so only
+    those are looked at: a long tool output is never scanned.
+    """
     content = message.get("content")
     if isinstance(content, list):
-        content = next(
-            (p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"),
-            None,
-        )
-    if not isinstance(content, str) or MARKER not in content:
-        return None
-    match = _BLOCK.search(content)
-    if match is None:
-        return None
-    rest = (content[: match.start()] + content[match.end() :]).strip()
-    return match.group(1), rest
+        texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
+        candidates = [t for t in (texts[:1] + texts[-1:]) if isinstance(t, str)]
+    else:
+        candidates = [content] if isinstance(content, str) else []
+    for text in candidates:
+        if not (text.startswith(MARKER) or text.endswith(FOOTER)):
+            continue
+        match = _BLOCK.search(text)
+        if match is not None:
+            rest = (text[: match.start()] + text[match.end() :]).strip()
+            return match.group(1), rest
+    return None
 
 
 def choose_placement(
