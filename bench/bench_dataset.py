@@ -1,0 +1,314 @@
+"""Benchmark: `condense dataset` against hermes-agent 0.19.0's trajectory_compressor.
+
+    python bench/bench_dataset.py            # 10,000 trajectories of 2k–200k tokens
+    python bench/bench_dataset.py --quick    # 400 trajectories, same size distribution
+
+Both tools get the same generated ShareGPT trajectories (agent sessions with parallel
+tool calls; sizes log-uniform between 2k and 200k tokens, 1.7 GB of JSONL for 10,000),
+the same offline tokenizer (o200k_base, as shipped with condense), the same target and
+summary reservation, the last 4 turns kept. Measured end to end (read, compress, write):
+
+- condense, extractive summarizer, local engine on every core;
+- condense, a simulated LLM (1 s per summary, async) at concurrency 64;
+- hermes, an instant stub summarizer (its summary calls cost nothing);
+- hermes, the same 1 s simulated latency at concurrency 64.
+
+hermes-agent is never a dependency of condense: it is installed into a throwaway venv
+under the data directory (``pip install hermes-agent==0.19.0``) the first time, and run
+there with a tiktoken shim as its tokenizer. ``--no-hermes`` skips it. Generated data is
+cached in the data directory (default: the system temp dir) and reused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from rich.console import Console  # noqa: E402
+from rich.table import Table  # noqa: E402
+
+from condense.datasets import DatasetOptions, compress_dataset  # noqa: E402
+from condense.datasets.simulate import SimulatedLLM  # noqa: E402
+from condense.formats import to_sharegpt  # noqa: E402
+from condense.testing.sessions import synthetic_session  # noqa: E402
+
+HERMES = "hermes-agent==0.19.0"
+TOKENS_PER_MESSAGE = 250  # a little under synthetic_session's mean, so sessions run long
+SUMMARY_TOKENS = 750  # hermes' default summary_target_tokens; condense reserves the same
+KEEP_LAST = 4
+
+
+# --- data -------------------------------------------------------------------------------
+
+
+def _record(index_and_seed: tuple[int, int]) -> bytes:
+    """One trajectory of a log-uniform 2k–200k tokens: a synthetic session cut at a unit
+    boundary once its estimated size (4 characters per token) reaches the draw."""
+    index, seed = index_and_seed
+    rng = random.Random(seed * 1_000_003 + index)
+    tokens = math.exp(rng.uniform(math.log(2_000), math.log(200_000)))
+    session = synthetic_session(round(tokens / TOKENS_PER_MESSAGE) + 8, seed=seed * 100_000 + index)
+    size = 0
+    cut = len(session)
+    for position, message in enumerate(session):
+        if size >= tokens * 4 and message["role"] == "assistant":
+            cut = position
+            break
+        size += len(str(message.get("content") or "")) + sum(
+            len(call["function"]["arguments"]) for call in message.get("tool_calls", ())
+        )
+    closing = {"role": "assistant", "content": "All tests pass now; the fix is in place."}
+    kept = [*session[:cut], closing] if cut < len(session) else session
+    record = {"id": index, "conversations": to_sharegpt(kept), "source": "bench"}
+    return json.dumps(record, ensure_ascii=False).encode() + b"\n"
+
+
+def dataset(directory: Path, records: int, seed: int) -> Path:
+    """``records`` trajectories in ``directory/bench-N-S/trajectories.jsonl`` (cached)."""
+    folder = directory / f"bench-v2-{records}-{seed}"
+    path = folder / "trajectories.jsonl"
+    if path.exists():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    started = time.perf_counter()
+    with open(partial, "wb") as out, multiprocessing.Pool() as pool:
+        for line in pool.imap(_record, [(i, seed) for i in range(records)], chunksize=8):
+            out.write(line)
+    os.replace(partial, path)
+    size = path.stat().st_size / 1e6
+    took = time.perf_counter() - started
+    print(f"generated {records:,} trajectories ({size:,.0f} MB) in {took:.0f} s")
+    return folder
+
+
+# --- condense ---------------------------------------------------------------------------
+
+
+def run_condense(data: Path, out: Path, *, target: int, llm: float | None, workers: int) -> float:
+    shutil.rmtree(out, ignore_errors=True)
+    options = DatasetOptions(
+        target_tokens=target,
+        summary_tokens=SUMMARY_TOKENS,
+        keep_last=KEEP_LAST,
+        turn_overhead=0,  # hermes counts turn values only
+    )
+    started = time.perf_counter()
+    report = compress_dataset(
+        data,
+        out,
+        options=options,
+        summarizer=SimulatedLLM(llm) if llm else "extractive",
+        concurrency=64,
+        workers=workers,
+    )
+    elapsed = time.perf_counter() - started
+    print(
+        f"  condense ({_label(llm, 'extractive')}): {report['lines']:,} lines, "
+        f"{report['compressed']:,} compressed, {report['passed_under_target']:,} under target, "
+        f"{report['still_over_limit']:,} over limit, {report['failed']:,} failed"
+    )
+    return elapsed
+
+
+def _label(llm: float | None, otherwise: str) -> str:
+    return f"llm {llm:g}s" if llm else otherwise
+
+
+# --- hermes -----------------------------------------------------------------------------
+
+_HERMES_RUNNER = textwrap.dedent(
+    """
+    import asyncio, json, sys, time
+    from pathlib import Path
+    sys.path.insert(0, sys.argv[1])           # condense/src, for the offline o200k_base
+    from condense.tokens import get_encoding
+    import trajectory_compressor as tc
+
+    source, target, latency = sys.argv[2], Path(sys.argv[3]), float(sys.argv[4])
+    summary = int(sys.argv[6])
+    encoding = get_encoding("o200k_base")
+
+    class Shim:                                # hermes calls tokenizer.encode(text)
+        def encode(self, text):
+            return encoding.encode_ordinary(text)
+
+    class Bench(tc.TrajectoryCompressor):
+        def _init_tokenizer(self):
+            self.tokenizer = Shim()
+        def _init_summarizer(self):
+            self.client = self.async_client = None
+            self._use_call_llm = False
+        def _generate_summary(self, content, metrics):
+            metrics.summarization_api_calls += 1
+            time.sleep(latency)
+            return "[CONTEXT SUMMARY]: stub"
+        async def _generate_summary_async(self, content, metrics):
+            metrics.summarization_api_calls += 1
+            await asyncio.sleep(latency)
+            return "[CONTEXT SUMMARY]: stub"
+
+    config = tc.CompressionConfig(
+        target_max_tokens=int(sys.argv[5]), summary_target_tokens=summary,
+        protect_last_n_turns=4, max_concurrent_requests=64, metrics_enabled=False,
+    )
+    compressor = Bench(config)
+    started = time.perf_counter()
+    compressor.process_directory(Path(source), target)
+    elapsed = time.perf_counter() - started
+    summary = compressor.aggregate_metrics.to_dict()["summary"]
+    print("RESULT " + json.dumps({"elapsed": elapsed, **summary}))
+    """
+)
+
+
+def hermes_python(directory: Path) -> Path:
+    """The python of a throwaway venv with hermes-agent installed (made once)."""
+    venv = directory / "hermes-venv"
+    python = venv / "bin" / "python"
+    if not (venv / ".ready").exists():
+        print(f"installing {HERMES} into {venv} (once) ...")
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", HERMES, "tiktoken"],
+            check=True,
+        )
+        (venv / ".ready").touch()
+    return python
+
+
+def run_hermes(python: Path, data: Path, out: Path, *, target: int, llm: float) -> float:
+    shutil.rmtree(out, ignore_errors=True)
+    with tempfile.TemporaryDirectory() as home:
+        runner = Path(home) / "run_hermes.py"
+        runner.write_text(_HERMES_RUNNER)
+        env = {**os.environ, "HERMES_HOME": home, "TERM": "dumb"}
+        done = subprocess.run(
+            [
+                str(python),
+                str(runner),
+                str(ROOT / "src"),
+                str(data),
+                str(out),
+                str(llm),
+                str(target),
+                str(SUMMARY_TOKENS),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=home,
+        )
+    result = next(
+        (json.loads(line[7:]) for line in done.stdout.splitlines() if line.startswith("RESULT ")),
+        None,
+    )
+    if done.returncode or result is None:
+        raise SystemExit(f"hermes failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    print(
+        f"  hermes ({_label(llm, 'instant stub')}): "
+        f"{result['total_trajectories']:,} trajectories, {result['trajectories_compressed']:,} "
+        f"compressed, {result['trajectories_skipped_under_target']:,} under target, "
+        f"{result['trajectories_still_over_limit']:,} over limit, "
+        f"{result['trajectories_failed']:,} failed"
+    )
+    return float(result["elapsed"])
+
+
+# --- main -------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="400 trajectories")
+    parser.add_argument("--records", type=int, help="number of trajectories (default 10,000)")
+    parser.add_argument("--target", type=int, default=16_000, help="target tokens")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--latency", type=float, default=1.0, help="simulated LLM seconds")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "condense-bench"
+    )
+    parser.add_argument("--no-hermes", action="store_true", help="skip hermes-agent")
+    parser.add_argument("--no-llm", action="store_true", help="skip the simulated-LLM runs")
+    args = parser.parse_args(argv)
+    records = args.records or (400 if args.quick else 10_000)
+    data = dataset(args.data_dir, records, args.seed)
+    size = (data / "trajectories.jsonl").stat().st_size
+    out = args.data_dir / "out"
+    print(
+        f"{records:,} trajectories, {size / 1e6:,.0f} MB, target {args.target:,} tokens, "
+        f"{args.workers} workers"
+    )
+
+    rows: list[tuple[str, str, float]] = []
+    rows.append(
+        (
+            "condense",
+            "extractive",
+            run_condense(data, out / "c1", target=args.target, llm=None, workers=args.workers),
+        )
+    )
+    if not args.no_llm:
+        rows.append(
+            (
+                "condense",
+                f"simulated LLM {args.latency:g} s @64",
+                run_condense(
+                    data, out / "c2", target=args.target, llm=args.latency, workers=args.workers
+                ),
+            )
+        )
+    if not args.no_hermes:
+        python = hermes_python(args.data_dir)
+        rows.append(
+            (
+                "hermes 0.19.0",
+                "instant stub",
+                run_hermes(python, data, out / "h1", target=args.target, llm=0.0),
+            )
+        )
+        if not args.no_llm:
+            rows.append(
+                (
+                    "hermes 0.19.0",
+                    f"simulated LLM {args.latency:g} s @64",
+                    run_hermes(python, data, out / "h2", target=args.target, llm=args.latency),
+                )
+            )
+
+    hermes_rate = next(
+        (records / s for tool, how, s in rows if tool.startswith("hermes") and "stub" in how), None
+    )
+    table = Table(
+        title=f"condense dataset vs hermes trajectory_compressor — {records:,} trajectories"
+    )
+    for column in ("tool", "summarizer", "wall s", "records/s", "MB/s", "× hermes (stub)"):
+        table.add_column(column, justify="left" if column in ("tool", "summarizer") else "right")
+    for tool, how, seconds in rows:
+        rate = records / seconds
+        ratio = f"{rate / hermes_rate:.1f}×" if hermes_rate else "-"
+        table.add_row(
+            tool, how, f"{seconds:,.1f}", f"{rate:,.1f}", f"{size / 1e6 / seconds:,.1f}", ratio
+        )
+    Console().print(table)
+    shutil.rmtree(out, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

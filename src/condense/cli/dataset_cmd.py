@@ -1,0 +1,254 @@
+"""``condense dataset IN -o OUT --target-tokens N``: compress training trajectories.
+
+A thin layer over :func:`condense.datasets.compress_dataset`: a progress bar while it
+runs and a summary table at the end, both on stderr; statistics as JSON next to the
+output. Exit codes: 0 done, 1 done but some lines were rejected or some summaries failed
+(their records are kept and flagged), 2 unusable input or options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from condense.datasets import DEFAULT_NOTICE, ENGINES, DatasetOptions, compress_dataset
+from condense.datasets.options import (
+    DEFAULT_KEEP_LAST,
+    DEFAULT_TURN_OVERHEAD,
+    SUMMARY_ROLES,
+)
+from condense.datasets.sink import CHECKPOINT_SECONDS
+from condense.datasets.tokenizer import resolve_tokenizer
+from condense.summarizers import known_summarizers
+
+
+def register(commands: Any) -> None:
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "dataset",
+        help="compress training trajectories (ShareGPT/OpenAI JSONL) to a token budget",
+        description="Compress every trajectory of a JSONL file (or a directory of them) to "
+        "--target-tokens, never splitting a tool call from its response. Records at or "
+        "under the target pass through byte for byte; one output line per input line, "
+        "malformed lines go to the rejects file. Exit code 1 when lines were rejected or "
+        'summaries failed (those records are kept, flagged under "condense").',
+    )
+    parser.add_argument("input", metavar="IN", help="JSONL file, directory of them, or - (stdin)")
+    parser.add_argument(
+        "-o", "--output", help="output file (directory for a directory; default: stdout)"
+    )
+    parser.add_argument(
+        "--target-tokens", type=_positive, required=True, help="token budget per trajectory"
+    )
+    parser.add_argument(
+        "--summarizer",
+        default="extractive",
+        help=f"summarizer: {', '.join(known_summarizers())} (default: extractive)",
+    )
+    parser.add_argument(
+        "-O",
+        "--summarizer-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="summarizer option, e.g. -O model=gpt-4o-mini -O base_url=http://127.0.0.1:8000/v1",
+    )
+    parser.add_argument(
+        "--concurrency", type=_positive, default=16, help="LLM summaries at once (default: 16)"
+    )
+    parser.add_argument(
+        "--workers", type=_count, help="worker processes (default: all cores; 0: none)"
+    )
+    parser.add_argument(
+        "--resume", action="store_true", help="continue an interrupted run into the same -o"
+    )
+    parser.add_argument(
+        "--tokenizer",
+        help="o200k_base (default), cl100k_base, an OpenAI model, a tokenizer.json "
+        "or a local model directory",
+    )
+    parser.add_argument("--engine", choices=ENGINES, default="local", help="default: local")
+    parser.add_argument(
+        "--keep-last",
+        type=_count,
+        default=DEFAULT_KEEP_LAST,
+        help=f"last turns always kept (default: {DEFAULT_KEEP_LAST})",
+    )
+    parser.add_argument(
+        "--summary-role",
+        choices=sorted(SUMMARY_ROLES),
+        default="human",
+        help="role of the summary turn (default: human)",
+    )
+    parser.add_argument(
+        "--notice", default=DEFAULT_NOTICE, help="first line of the summary turn ('' for none)"
+    )
+    parser.add_argument(
+        "--summary-tokens",
+        type=_positive,
+        help="tokens reserved for the summary turn (default: 750, at most target/4)",
+    )
+    parser.add_argument(
+        "--turn-overhead",
+        type=_count,
+        default=DEFAULT_TURN_OVERHEAD,
+        help=f"template tokens counted per turn (default: {DEFAULT_TURN_OVERHEAD})",
+    )
+    parser.add_argument(
+        "--exact-counts",
+        action="store_true",
+        help="count summarized turns exactly too (slower; exact tokens_before)",
+    )
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per LLM summary")
+    parser.add_argument("--retries", type=_count, default=2, help="retries of a failed summary")
+    parser.add_argument(
+        "--checkpoint-every",
+        type=float,
+        default=CHECKPOINT_SECONDS,
+        metavar="SECONDS",
+        help=f"save the resume point this often (default: {CHECKPOINT_SECONDS:g})",
+    )
+    parser.add_argument("--rejects", help="rejects file (default: OUT.rejects.jsonl)")
+    parser.add_argument("--stats", help="statistics JSON (default: OUT.stats.json)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar or table")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the statistics as JSON (on stdout, or stderr when the data goes there)",
+    )
+    parser.set_defaults(handler=handle)
+
+
+def _positive(text: str) -> int:
+    value = _count(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {value}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
+    return value
+
+
+def _options(pairs: list[str]) -> dict[str, Any]:
+    from condense.exceptions import InputError
+
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--summarizer-option expects KEY=VALUE, got {pair!r}")
+        try:
+            options[key.strip()] = json.loads(value)
+        except ValueError:
+            options[key.strip()] = value
+    return options
+
+
+def handle(args: argparse.Namespace) -> int:
+    options = DatasetOptions(
+        target_tokens=args.target_tokens,
+        keep_last=args.keep_last,
+        summary_tokens=args.summary_tokens,
+        summary_role=args.summary_role,
+        notice=args.notice,
+        turn_overhead=args.turn_overhead,
+        exact_counts=args.exact_counts,
+        tokenizer=resolve_tokenizer(args.tokenizer),
+        retries=args.retries,
+        timeout=args.timeout,
+    )
+    console = Console(stderr=True)
+    bar = Progress(
+        TextColumn("[bold]condense dataset"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[lines]:,} lines"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=args.quiet,
+    )
+    task = bar.add_task("compress", total=None, lines=0)
+
+    def started(total: int, done: int) -> None:
+        bar.update(task, total=total or None, completed=done)
+
+    def advance(lines: int, size: int) -> None:
+        bar.update(task, advance=size, lines=bar.tasks[0].fields["lines"] + lines)
+
+    with bar:
+        report = compress_dataset(
+            args.input,
+            args.output,
+            options=options,
+            summarizer=args.summarizer,
+            summarizer_options=_options(args.summarizer_option),
+            engine=args.engine,
+            workers=args.workers,
+            concurrency=args.concurrency,
+            resume=args.resume,
+            rejects=args.rejects,
+            stats=args.stats,
+            progress=advance,
+            on_start=started,
+            checkpoint_seconds=args.checkpoint_every,
+        )
+    if args.json:  # on stdout unless the data went there
+        to_stdout = args.output not in (None, "-")
+        print(json.dumps(report, ensure_ascii=False), file=sys.stdout if to_stdout else sys.stderr)
+    elif not args.quiet:
+        console.print(summary_table(report))
+    return 1 if report["failed"] or report["rejected"] else 0
+
+
+def summary_table(report: dict[str, Any]) -> Table:
+    """The end-of-run table: what happened to the records, tokens, ratios, time."""
+    table = Table(title="condense dataset", show_header=False, title_justify="left")
+    table.add_column("what", style="bold")
+    table.add_column("value", justify="right")
+    tokens = report["tokens"]
+    ratio = report["ratio"]
+    rows = [
+        ("lines", f"{report['lines']:,}"),
+        ("passed (under target)", f"{report['passed_under_target']:,}"),
+        ("compressed", f"{report['compressed']:,}"),
+        ("still over limit", f"{report['still_over_limit']:,}"),
+        ("failed (kept, flagged)", f"{report['failed']:,}"),
+        ("rejected", f"{report['rejected']:,}"),
+        ("tokens before → after", f"{tokens['before']:,} → {tokens['after']:,}"),
+        ("tokens saved", f"{tokens['saved']:,} ({tokens['saved_fraction']:.1%})"),
+    ]
+    if ratio["p50"] is not None:
+        rows.append(
+            (
+                "ratio after/before min·p10·p50·p90·max",
+                " · ".join(f"{ratio[k]:.2f}" for k in ("min", "p10", "p50", "p90", "max")),
+            )
+        )
+    for reason, count in list(report["failures"].items())[:5]:
+        rows.append((f"failed: {reason[:60]}", f"{count:,}"))
+    rate = report["records_per_s"]
+    rows.append(("wall time", f"{report['wall_time_s']:.1f} s"))
+    rows.append(("throughput", f"{rate:,.1f} lines/s" if rate else "-"))
+    for name, value in rows:
+        table.add_row(name, value)
+    return table

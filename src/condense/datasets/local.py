@@ -1,0 +1,205 @@
+"""The local engine: worker processes for parsing, counting and planning; asyncio for
+LLM calls; results written in input order.
+
+Lines are read in chunks and each chunk goes to a worker process (``workers=0`` runs
+everything in this process). A plain summarizer (``extractive``) runs inside the worker,
+so a chunk comes back finished. An async summarizer (``openai``) runs here instead, on
+the event loop, at most ``concurrency`` calls at a time, each record under its timeout;
+the worker then assembles the record from the summary. A bounded window of chunks in
+flight keeps memory flat, and the writer takes chunks strictly in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from condense.datasets.options import DatasetOptions
+from condense.datasets.record import RecordProcessor, RecordResult, SummaryRequest
+from condense.datasets.sink import Sink
+from condense.datasets.sources import Line
+from condense.datasets.summaries import SummaryFailed, summarize_async
+from condense.exceptions import CondenseRuntimeError
+from condense.summarizers import Summarizer, SummaryOutcome
+
+T = TypeVar("T")
+Progress = Callable[[int, int], None]  # (lines, bytes) done since the last call
+
+_CHUNK_BYTES = 8 << 20
+_processor: RecordProcessor | None = None
+
+
+def _init_worker(options: DatasetOptions, summarizer: Summarizer | None) -> None:
+    global _processor
+    _processor = RecordProcessor(options, summarizer)
+
+
+def _init_process(options: DatasetOptions, summarizer: Summarizer | None) -> None:
+    """Worker start-up: build the processor and exit with the parent, even a killed one
+    (a SIGKILLed parent cannot stop its pool, and orphans would idle forever)."""
+    _init_worker(options, summarizer)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="condense-parent-watch", daemon=True).start()
+
+
+def _prepare(raws: Sequence[bytes]) -> list[RecordResult | SummaryRequest]:
+    assert _processor is not None
+    return [_processor.process(raw) for raw in raws]
+
+
+def _finish(
+    items: Sequence[tuple[bytes, SummaryRequest, SummaryOutcome | SummaryFailed]],
+) -> list[RecordResult]:
+    assert _processor is not None
+    return [_processor.finish(raw, request, outcome) for raw, request, outcome in items]
+
+
+def chunks(lines: Iterable[Line], *, records: int) -> Iterator[list[Line]]:
+    """Consecutive lines, at most ``records`` or about 8 MB at a time."""
+    chunk: list[Line] = []
+    size = 0
+    for line in lines:
+        chunk.append(line)
+        size += len(line.raw)
+        if len(chunk) >= records or size >= _CHUNK_BYTES:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
+
+
+def run_local(
+    lines: Iterable[Line],
+    sink: Sink,
+    *,
+    options: DatasetOptions,
+    summarizer: Summarizer,
+    asynchronous: bool,
+    workers: int,
+    concurrency: int,
+    progress: Progress,
+) -> None:
+    """Process every line and hand the results to ``sink`` in order."""
+    try:
+        asyncio.run(
+            _run(
+                lines,
+                sink,
+                options=options,
+                summarizer=summarizer,
+                asynchronous=asynchronous,
+                workers=workers,
+                concurrency=concurrency,
+                progress=progress,
+            )
+        )
+    except concurrent.futures.process.BrokenProcessPool as error:
+        raise CondenseRuntimeError(
+            f"a worker process died ({error}); the machine may be out of memory: use fewer "
+            "--workers, then run again with --resume to continue"
+        ) from error
+
+
+async def _run(
+    lines: Iterable[Line],
+    sink: Sink,
+    *,
+    options: DatasetOptions,
+    summarizer: Summarizer,
+    asynchronous: bool,
+    workers: int,
+    concurrency: int,
+    progress: Progress,
+) -> None:
+    in_worker = None if asynchronous else summarizer
+    executor: concurrent.futures.ProcessPoolExecutor | None = None
+    if workers > 0:
+        executor = concurrent.futures.ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_process,
+            initargs=(options, in_worker),
+        )
+    else:
+        _init_worker(options, in_worker)
+    loop = asyncio.get_running_loop()
+    gate = asyncio.Semaphore(concurrency)
+
+    async def cpu(function: Callable[[Any], T], argument: Any) -> T:
+        if executor is None:
+            return function(argument)
+        return await loop.run_in_executor(executor, function, argument)
+
+    async def summarize(request: SummaryRequest) -> SummaryOutcome | SummaryFailed:
+        async with gate:
+            try:
+                return await summarize_async(
+                    summarizer,
+                    request.messages,
+                    target_tokens=request.target_tokens,
+                    retries=options.retries,
+                    backoff=options.backoff,
+                    timeout=options.timeout,
+                )
+            except SummaryFailed as failure:
+                return failure
+
+    async def work(chunk: list[Line]) -> list[RecordResult]:
+        raws = [line.raw for line in chunk]
+        prepared = await cpu(_prepare, raws)
+        waiting = [(i, r) for i, r in enumerate(prepared) if isinstance(r, SummaryRequest)]
+        results: list[Any] = list(prepared)
+        if waiting:
+            outcomes = await asyncio.gather(*(summarize(request) for _, request in waiting))
+            items = [(raws[i], req, out) for (i, req), out in zip(waiting, outcomes, strict=True)]
+            for (i, _), done in zip(waiting, await cpu(_finish, items), strict=True):
+                results[i] = done
+        return results
+
+    per_chunk = 4 if asynchronous else 16
+    window = asyncio.Semaphore(
+        max(2 * max(workers, 1) + 2, (2 * concurrency) // per_chunk + 2 if asynchronous else 0)
+    )
+    queue: asyncio.Queue[tuple[list[Line], asyncio.Task[list[RecordResult]]] | Exception | None]
+    queue = asyncio.Queue()  # unbounded: the window semaphore bounds it
+
+    async def produce() -> None:
+        try:
+            for chunk in chunks(lines, records=per_chunk):
+                await window.acquire()
+                queue.put_nowait((chunk, asyncio.create_task(work(chunk))))
+        except Exception as error:  # re-raised by the consumer, in order
+            queue.put_nowait(error)
+        else:
+            queue.put_nowait(None)
+
+    async def consume() -> None:
+        while (entry := await queue.get()) is not None:
+            if isinstance(entry, Exception):
+                raise entry
+            chunk, task = entry
+            for line, result in zip(chunk, await task, strict=True):
+                sink.write(line, result)
+            window.release()
+            progress(len(chunk), sum(len(line.raw) + 1 for line in chunk))
+
+    producer = asyncio.create_task(produce())
+    try:
+        await consume()
+        await producer
+    finally:
+        producer.cancel()
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)

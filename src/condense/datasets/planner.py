@@ -1,0 +1,124 @@
+"""The trajectory planner: which blocks to summarize so a record fits its target.
+
+Protected: the blocks holding the first system, human, gpt and tool turns (and every
+block before them: the head), and the blocks holding the last ``keep_last`` turns (the
+tail). Between them lies the middle. When the record is over the target, the span to
+summarize is the shortest run of whole blocks *from the start of the middle* such that
+everything kept plus ``reserve`` tokens for the summary turn fits the target. When even
+summarizing the whole middle would not fit, there is no valid span.
+
+Counting is lazy and exact where it matters: the kept part is counted with the real
+tokenizer, walking back from the tail, and the span only as far as needed to prove the
+record is over the target. The rest of the span is estimated (it is replaced anyway)
+unless ``exact`` is set, so a 200k-token trajectory cut to 16k costs about 16k tokens of
+tokenizing. A record that fits is always counted in full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from condense.datasets.trajectory import Block
+
+_FIRST_ROLES = ("system", "human", "gpt", "tool")
+
+
+class Verdict(StrEnum):
+    FITS = "fits"
+    SUMMARIZE = "summarize"
+    NO_SPAN = "no_span"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plan:
+    """What to do with one record.
+
+    ``span`` is a range of block indices to summarize (empty unless ``SUMMARIZE``).
+    ``kept_tokens`` counts every turn outside the span exactly. ``tokens_before`` is
+    the whole record, exact when ``exact`` (else the unread part of the span estimated).
+    """
+
+    verdict: Verdict
+    span: range
+    kept_tokens: int
+    tokens_before: int
+    exact: bool
+
+
+def estimate(text: str) -> int:
+    """A cheap token estimate: ~4 ASCII characters or ~3 UTF-8 bytes of other text."""
+    return len(text) >> 2 if text.isascii() else len(text.encode("utf-8", "replace")) // 3
+
+
+def protected_ranges(
+    roles: Sequence[str], blocks: Sequence[Block], *, keep_last: int
+) -> tuple[int, int]:
+    """``(head_end, tail_start)``: blocks before ``head_end`` and from ``tail_start`` on
+    are protected; ``head_end <= tail_start``."""
+    firsts = [roles.index(role) for role in _FIRST_ROLES if role in roles]
+    head_end = 0
+    if firsts:
+        last_first = max(firsts)
+        head_end = next(i for i, block in enumerate(blocks) if block.stop > last_first) + 1
+    tail_start = len(blocks)
+    first_kept_turn = len(roles) - keep_last
+    while tail_start > 0 and keep_last > 0 and blocks[tail_start - 1].stop > first_kept_turn:
+        tail_start -= 1
+    return head_end, max(head_end, tail_start)
+
+
+def plan(
+    roles: Sequence[str],
+    blocks: Sequence[Block],
+    turn_tokens: Callable[[int], int],
+    turn_estimate: Callable[[int], int],
+    *,
+    target: int,
+    reserve: int,
+    keep_last: int,
+    exact: bool = False,
+) -> Plan:
+    """Plan one record; ``turn_tokens(i)`` counts turn ``i`` exactly (callers cache it)."""
+
+    def cost(index: int, count: Callable[[int], int] = turn_tokens) -> int:
+        block = blocks[index]
+        return sum(count(turn) for turn in range(block.start, block.stop))
+
+    head_end, tail_start = protected_ranges(roles, blocks, keep_last=keep_last)
+    kept = sum(cost(i) for i in range(head_end)) + sum(
+        cost(i) for i in range(tail_start, len(blocks))
+    )
+    # Keep the longest run of middle blocks, back from the tail, that leaves room for
+    # the summary; what is left before it is the span.
+    room = target - reserve - kept
+    start = tail_start
+    while start > head_end and (block := cost(start - 1)) <= room:
+        room -= block
+        kept += block
+        start -= 1
+    if start == head_end:  # nothing left to summarize: every block was counted
+        verdict = Verdict.FITS if kept <= target else Verdict.NO_SPAN
+        return Plan(
+            verdict=verdict, span=range(0), kept_tokens=kept, tokens_before=kept, exact=True
+        )
+    # Count the span only until the record is proven over the target.
+    total = kept
+    counted = start
+    while counted > head_end and (total <= target or exact):
+        total += cost(counted - 1)
+        counted -= 1
+    if total <= target:
+        return Plan(
+            verdict=Verdict.FITS, span=range(0), kept_tokens=total, tokens_before=total, exact=True
+        )
+    total += sum(cost(i, turn_estimate) for i in range(head_end, counted))
+    verdict = Verdict.SUMMARIZE if kept + reserve <= target else Verdict.NO_SPAN
+    return Plan(
+        verdict=verdict,
+        span=range(head_end, start) if verdict is Verdict.SUMMARIZE else range(0),
+        kept_tokens=kept,
+        tokens_before=total,
+        exact=counted == head_end,
+    )

@@ -1,0 +1,316 @@
+"""One input line in, one result out: the per-record function every engine runs.
+
+``RecordProcessor.process(raw)`` parses a line, plans it and returns a
+:class:`RecordResult`:
+
+- ``passed`` — at or under the target: the engine writes the input line as it was;
+- ``compressed`` — the whole-unit span replaced by one summary turn; the record's other
+  fields carried, its kept turns verbatim, per-record stats under ``"condense"``;
+- ``still_over_limit`` / ``failed`` — the record unchanged, flagged with the reason under
+  ``"condense"`` (spliced into the original line, so every other byte stays);
+- ``rejected`` — the line is not a record (bad JSON, missing fields): no output line.
+
+With an async summarizer the processor returns a :class:`SummaryRequest` instead of a
+``compressed`` result; the engine awaits the summary and calls ``finish``.
+Nothing here raises for bad input: every line gets a result.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from condense.datasets.options import SUMMARY_ROLES, DatasetOptions
+from condense.datasets.planner import Plan, Verdict, estimate, plan
+from condense.datasets.summaries import SummaryFailed, summarize_sync
+from condense.datasets.tokenizer import Tokenizer, load_tokenizer
+from condense.datasets.trajectory import Trajectory, canonical, message_starts, read_trajectory
+from condense.exceptions import FormatError
+from condense.formats.openai import list_key
+from condense.formats.sharegpt import turns_of
+from condense.summarizers import Summarizer, SummaryOutcome
+from condense.types import RawMessage
+
+STATS_KEY = "condense"
+
+
+class Status(StrEnum):
+    PASSED = "passed"
+    COMPRESSED = "compressed"
+    OVER_LIMIT = "still_over_limit"
+    FAILED = "failed"
+    REJECTED = "rejected"
+
+
+@dataclass(frozen=True, slots=True)
+class RecordResult:
+    """``line``: the output line (no newline); ``None`` means "write the input line".
+    ``stats``: what went under ``"condense"`` (``None`` for passed and rejected lines,
+    except ``tokens`` of a passed one). ``reason``: why a line was rejected or failed."""
+
+    status: Status
+    line: bytes | None = None
+    stats: dict[str, Any] | None = None
+    reason: str | None = None
+    tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRequest:
+    """A record waiting for an async summary of ``messages``."""
+
+    messages: list[RawMessage]
+    target_tokens: int
+    plan: Plan
+
+
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    record: dict[str, Any]
+    trajectory: Trajectory
+    counts: dict[int, int]
+
+
+class RecordProcessor:
+    """Runs the per-record function with one tokenizer and (for plain summarizers) one
+    summarizer; build one per process. ``summarizer=None``: summaries are requested."""
+
+    def __init__(self, options: DatasetOptions, summarizer: Summarizer | None) -> None:
+        self.options = options
+        self.summarizer = summarizer
+        self.tokenizer: Tokenizer = load_tokenizer(options.tokenizer)
+
+    # -- the two entry points ---------------------------------------------------------
+
+    def process(self, raw: bytes) -> RecordResult | SummaryRequest:
+        """The result for one line, or what to summarize before it can be finished."""
+        try:
+            return self._process(raw)
+        except Exception as error:  # a bug costs one record (flagged), not the whole run
+            return _internal_error(raw, error)
+
+    def finish(
+        self, raw: bytes, request: SummaryRequest, outcome: SummaryOutcome | SummaryFailed
+    ) -> RecordResult:
+        """The result of a record whose summary (or failure) arrived."""
+        try:
+            return self._finish(raw, request, outcome)
+        except Exception as error:  # as in process()
+            return _internal_error(raw, error)
+
+    # -- steps ------------------------------------------------------------------------
+
+    def _process(self, raw: bytes) -> RecordResult | SummaryRequest:
+        parsed = self._parse(raw)
+        if isinstance(parsed, RecordResult):
+            return parsed
+        chosen = self._plan(parsed)
+        if chosen.verdict is Verdict.FITS:
+            return RecordResult(status=Status.PASSED, tokens=chosen.tokens_before)
+        if chosen.verdict is Verdict.NO_SPAN:
+            return self._flag(raw, parsed, chosen, Status.OVER_LIMIT, None)
+        try:
+            request = self._request(parsed, chosen)
+        except FormatError as error:
+            return RecordResult(status=Status.REJECTED, reason=_reason(error))
+        if self.summarizer is None:
+            return request
+        try:
+            outcome = summarize_sync(
+                self.summarizer,
+                request.messages,
+                target_tokens=request.target_tokens,
+                retries=self.options.retries,
+                backoff=self.options.backoff,
+            )
+        except SummaryFailed as failure:
+            return self._flag(raw, parsed, chosen, Status.FAILED, failure.reason)
+        return self._assemble(raw, parsed, chosen, outcome)
+
+    def _finish(
+        self, raw: bytes, request: SummaryRequest, outcome: SummaryOutcome | SummaryFailed
+    ) -> RecordResult:
+        parsed = self._parse(raw)
+        if isinstance(parsed, RecordResult):  # cannot happen for a line that was planned
+            return parsed
+        if isinstance(outcome, SummaryFailed):
+            return self._flag(raw, parsed, request.plan, Status.FAILED, outcome.reason)
+        return self._assemble(raw, parsed, request.plan, outcome)
+
+    def _parse(self, raw: bytes) -> _Parsed | RecordResult:
+        if not raw.strip():
+            return _reject("blank line")
+        try:
+            record = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            return _reject(f"not UTF-8 text ({error.reason} at byte {error.start})")
+        except ValueError as error:
+            return _reject(f"invalid JSON ({error})")
+        if not isinstance(record, dict):
+            return _reject(f"expected a JSON object, got {type(record).__name__}")
+        try:
+            trajectory = read_trajectory(record)
+        except FormatError as error:
+            return RecordResult(status=Status.REJECTED, reason=_reason(error))
+        return _Parsed(record=record, trajectory=trajectory, counts={})
+
+    def _plan(self, parsed: _Parsed) -> Plan:
+        texts = parsed.trajectory.texts
+        counts = parsed.counts
+        overhead = self.options.turn_overhead
+        count = self.tokenizer.count
+
+        def turn_tokens(turn: int) -> int:
+            cached = counts.get(turn)
+            if cached is None:
+                cached = counts[turn] = count(texts[turn]) + overhead
+            return cached
+
+        return plan(
+            parsed.trajectory.roles,
+            parsed.trajectory.blocks,
+            turn_tokens,
+            lambda turn: estimate(texts[turn]) + overhead,
+            target=self.options.target_tokens,
+            reserve=self.options.reserve,
+            keep_last=self.options.keep_last,
+            exact=self.options.exact_counts,
+        )
+
+    def _request(self, parsed: _Parsed, chosen: Plan) -> SummaryRequest:
+        room = self.options.reserve - self.options.turn_overhead
+        if self.options.notice:
+            room -= self.tokenizer.count(self.options.notice + "\n")
+        trajectory = parsed.trajectory
+        turns = [trajectory.turns[i] for i in self._window(trajectory, chosen.span)]
+        messages = canonical(trajectory, turns).messages
+        return SummaryRequest(messages=messages, target_tokens=max(1, room), plan=chosen)
+
+    def _window(self, trajectory: Trajectory, span: range) -> list[int]:
+        """The turns the summarizer reads: the span's first block and its newest blocks
+        within ``summary_input_chars`` (all of the span when it is that small)."""
+        blocks = trajectory.blocks
+        budget = self.options.summary_input_chars
+        newest = span.stop  # the newest blocks read are span[newest - span.start:]
+        while newest > span.start + 1:
+            block = blocks[newest - 1]
+            size = sum(len(trajectory.texts[t]) for t in range(block.start, block.stop))
+            if size > budget:
+                break
+            budget -= size
+            newest -= 1
+        first = blocks[span.start]
+        tail = range(blocks[newest].start, blocks[span.stop - 1].stop) if newest < span.stop else ()
+        return [*range(first.start, first.stop), *tail]
+
+    def _assemble(
+        self, raw: bytes, parsed: _Parsed, chosen: Plan, outcome: SummaryOutcome
+    ) -> RecordResult:
+        trajectory = parsed.trajectory
+        blocks = trajectory.blocks
+        start, stop = blocks[chosen.span.start].start, blocks[chosen.span.stop - 1].stop
+        room = self.options.reserve - self.options.turn_overhead
+        notice = self.options.notice
+        text = f"{notice}\n{outcome.text.strip()}" if notice else outcome.text.strip()
+        size = self.tokenizer.count(text)
+        if size > room:
+            text = self.tokenizer.truncate(text, room)
+            size = self.tokenizer.count(text)
+        summary: RawMessage = {"role": SUMMARY_ROLES[self.options.summary_role], "content": text}
+        kept = [*trajectory.turns[:start], *trajectory.turns[stop:]]
+        try:
+            conversation = canonical(trajectory, kept)
+            kept_roles = [*trajectory.roles[:start], *trajectory.roles[stop:]]
+            cut = message_starts(conversation.messages, kept_roles)[start]
+        except FormatError as error:
+            return RecordResult(status=Status.REJECTED, reason=_reason(error))
+        messages = conversation.messages
+        native = conversation.dump([*messages[:cut], summary, *messages[cut:]])
+        written = _turns(native, trajectory.format)
+        if len(written) != len(kept) + 1 or any(
+            a is not b for a, b in zip(kept, [*written[:start], *written[start + 1 :]], strict=True)
+        ):
+            reason = "internal: the kept turns did not come back verbatim; please report this"
+            return self._flag(raw, parsed, chosen, Status.FAILED, reason)
+        after = chosen.kept_tokens + size + self.options.turn_overhead
+        stats = self._stats(parsed, chosen, Status.COMPRESSED, after, len(written))
+        stats.update(
+            span=[start, stop],
+            summary_tokens=size + self.options.turn_overhead,
+            summarizer=outcome.summarizer,
+            attempts=outcome.attempts,
+        )
+        native[STATS_KEY] = stats
+        line = json.dumps(native, ensure_ascii=False).encode()
+        return RecordResult(status=Status.COMPRESSED, line=line, stats=stats, tokens=after)
+
+    def _flag(
+        self, raw: bytes, parsed: _Parsed, chosen: Plan, status: Status, reason: str | None
+    ) -> RecordResult:
+        turns = len(parsed.trajectory.turns)
+        stats = self._stats(parsed, chosen, status, chosen.tokens_before, turns)
+        if reason is not None:
+            stats["reason"] = reason
+        return RecordResult(
+            status=status,
+            line=_with_key(raw, parsed.record, stats),
+            stats=stats,
+            reason=reason,
+            tokens=chosen.tokens_before,
+        )
+
+    def _stats(
+        self, parsed: _Parsed, chosen: Plan, status: Status, after: int, turns_after: int
+    ) -> dict[str, Any]:
+        before = len(parsed.trajectory.turns)
+        return {
+            "status": str(status),
+            "target": self.options.target_tokens,
+            "tokens_before": chosen.tokens_before,
+            "tokens_before_exact": chosen.exact,
+            "tokens_after": after,
+            "turns_before": before,
+            "turns_after": turns_after,
+            "turns_removed": before - turns_after,
+        }
+
+
+def _turns(native: Any, format: str) -> list[Any]:
+    if format == "sharegpt":
+        return list(turns_of(native))
+    return list(native[list_key(native)])
+
+
+def _with_key(raw: bytes, record: dict[str, Any], stats: dict[str, Any]) -> bytes:
+    """``raw`` with ``"condense": stats`` added, every other byte unchanged (re-written
+    only when the record already has that key)."""
+    body = raw.rstrip()
+    if STATS_KEY in record or not body.endswith(b"}"):
+        return json.dumps({**record, STATS_KEY: stats}, ensure_ascii=False).encode()
+    inner = body[:-1].rstrip()
+    separator = b"" if inner.endswith(b"{") else b", "
+    value = json.dumps(stats, ensure_ascii=False).encode()
+    return inner + separator + b'"' + STATS_KEY.encode() + b'": ' + value + b"}"
+
+
+def _internal_error(raw: bytes, error: Exception) -> RecordResult:
+    reason = f"internal error: {type(error).__name__}: {error}; please report this"
+    try:
+        record = json.loads(raw)
+    except ValueError:
+        record = None
+    if not isinstance(record, dict):
+        return _reject(reason)
+    stats = {"status": str(Status.FAILED), "reason": reason}
+    line = _with_key(raw, record, stats)
+    return RecordResult(status=Status.FAILED, line=line, stats=stats, reason=reason)
+
+
+def _reject(reason: str) -> RecordResult:
+    return RecordResult(status=Status.REJECTED, reason=reason)
+
+
+def _reason(error: FormatError) -> str:
+    return error.reason if error.index is None else f"message {error.index}: {error.reason}"

@@ -1,0 +1,205 @@
+"""A record seen as native turns grouped into blocks of whole units.
+
+The budget is counted on what the trainer sees, the native turns, and every cut falls
+between units (``condense.units``): a tool exchange is an assistant message with tool
+calls plus every tool result after it. Units map onto native turns like this:
+
+- a ShareGPT ``tool`` turn may become several tool messages, every other turn exactly one
+  message, and an OpenAI record's turns *are* its messages;
+- a unit starts at every message that is not a tool result, and tool results always join
+  the unit before them (a tool exchange takes every result that follows its call);
+- results that follow no call (``stray`` units, as in datasets whose calls are prose)
+  are glued to the unit before them here, so no cut can separate them from the turn they
+  follow in the input.
+
+So a :class:`Block` — a run of whole units — starts at every turn that is not a tool turn,
+which :func:`blocks_of` reads off the turn roles without parsing a single tool call; the
+tests check it against :func:`unit_blocks`, which segments the canonical messages. Turns
+are only parsed into canonical messages where messages are needed: the span handed to the
+summarizer and the kept turns written back (:func:`canonical`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from condense.exceptions import FormatError
+from condense.formats import Conversation, detect_format
+from condense.formats.openai import list_key
+from condense.formats.sharegpt import turns_of
+from condense.types import RawMessage
+from condense.units import UnitKind, segment
+
+# Native role names, normalized: what "protect the first system/human/gpt/tool" means.
+_SHAREGPT_ROLES = {
+    "system": "system",
+    "human": "human",
+    "user": "human",
+    "gpt": "gpt",
+    "assistant": "gpt",
+    "tool": "tool",
+}
+_OPENAI_ROLES = {
+    "system": "system",
+    "developer": "system",
+    "user": "human",
+    "assistant": "gpt",
+    "tool": "tool",
+}
+FORMATS = ("sharegpt", "openai")
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """Turns ``[start, stop)``: one or more whole units."""
+
+    start: int
+    stop: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Trajectory:
+    """A record's native turns, their text and normalized role, and their blocks."""
+
+    record: dict[str, Any]
+    format: str
+    turns: list[Any]
+    texts: list[str]
+    roles: list[str]
+    blocks: list[Block]
+
+
+def read_trajectory(record: dict[str, Any]) -> Trajectory:
+    """The trajectory of a ShareGPT or OpenAI record; :class:`FormatError` (with the turn
+    index) for anything a training record cannot hold."""
+    format = detect_format(record)
+    if format == "sharegpt":
+        turns = turns_of(record)
+        texts, roles = [], []
+        for index, turn in enumerate(turns):
+            name = turn.get("from") if isinstance(turn, dict) else None
+            role = _SHAREGPT_ROLES.get(name) if isinstance(name, str) else None
+            if role is None:
+                what = f"unknown 'from' {name!r}" if isinstance(turn, dict) else "not an object"
+                raise FormatError(f"turn {index}: {what}; expected system, human, gpt or tool")
+            if not isinstance(turn.get("value"), str):
+                raise FormatError(f"turn {index}: 'value' must be a string")
+            texts.append(turn["value"])
+            roles.append(role)
+    elif format == "openai":
+        turns = record[list_key(record)]
+        if not isinstance(turns, list):
+            raise FormatError(f"'{list_key(record)}' must be an array")
+        for index, message in enumerate(turns):
+            if not isinstance(message, dict):
+                raise FormatError(f"message {index}: must be a JSON object")
+        texts = [message_text(message) for message in turns]
+        roles = [_OPENAI_ROLES.get(str(message.get("role")), "human") for message in turns]
+    else:
+        raise FormatError(
+            f"a {format} record; expected a ShareGPT 'conversations' or an OpenAI 'messages' record"
+        )
+    return Trajectory(
+        record=record,
+        format=format,
+        turns=turns,
+        texts=texts,
+        roles=roles,
+        blocks=blocks_of(roles),
+    )
+
+
+def blocks_of(roles: Sequence[str]) -> list[Block]:
+    """A block starts at every turn that is not a tool turn (see the module docstring)."""
+    starts = [i for i, role in enumerate(roles) if i == 0 or role != "tool"]
+    return [Block(a, b) for a, b in zip(starts, [*starts[1:], len(roles)], strict=True)]
+
+
+def canonical(trajectory: Trajectory, turns: Sequence[Any]) -> Conversation:
+    """The conversation of the record with only ``turns`` (whole blocks, in order)."""
+    key = "conversations" if trajectory.format == "sharegpt" else list_key(trajectory.record)
+    return Conversation.read({**trajectory.record, key: list(turns)}, format=trajectory.format)
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """What an OpenAI message puts in front of the model: its text, then each call's
+    name and arguments."""
+    content = message.get("content")
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        text = "\n".join(
+            part["text"]
+            for part in content
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+        )
+    else:
+        text = ""
+    calls = message.get("tool_calls")
+    if not isinstance(calls, list) or not calls:
+        return text
+    pieces = [text] if text else []
+    for call in calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            pieces.append(f"{function.get('name', '')} {function.get('arguments', '')}")
+    return "\n".join(pieces)
+
+
+def message_starts(messages: Sequence[RawMessage], roles: Sequence[str]) -> list[int]:
+    """For each turn (and one past the end), the index of its first message.
+
+    The k-th run of tool messages answers to the k-th run of tool turns (every turn of
+    the run is given the run's first message: no cut falls inside a run); every other
+    message to the next turn. Raises :class:`FormatError` if they do not line up.
+    """
+    starts: list[int] = []
+    message = 0
+    turn = 0
+    while turn < len(roles):
+        if message >= len(messages):
+            raise FormatError("turns and messages do not line up", index=turn)
+        if roles[turn] == "tool":
+            if not _is_tool(messages[message]):
+                raise FormatError("tool turns and tool messages do not line up", index=turn)
+            end = message
+            while end < len(messages) and _is_tool(messages[end]):
+                end += 1
+            while turn < len(roles) and roles[turn] == "tool":
+                starts.append(message)
+                turn += 1
+            message = end
+        else:
+            if _is_tool(messages[message]):
+                raise FormatError("turns and messages do not line up", index=turn)
+            starts.append(message)
+            message += 1
+            turn += 1
+    if message != len(messages):
+        raise FormatError("turns and messages do not line up")
+    starts.append(message)
+    return starts
+
+
+def unit_blocks(messages: Sequence[RawMessage], roles: Sequence[str]) -> list[Block]:
+    """The blocks found by segmenting the canonical ``messages`` into units and mapping
+    unit boundaries back to turns (``stray`` units glued to the unit before them).
+
+    :func:`blocks_of` gives the same blocks from the roles alone; this is the reference."""
+    turn_of: dict[int, int] = {}
+    for turn, start in enumerate(message_starts(messages, roles)):
+        turn_of.setdefault(start, turn)
+    blocks: list[Block] = []
+    for unit in segment(messages):
+        start, stop = turn_of[unit.start], turn_of[unit.stop]
+        if unit.kind is UnitKind.STRAY and blocks:
+            blocks[-1] = Block(blocks[-1].start, stop)
+        else:
+            blocks.append(Block(start, stop))
+    return blocks
+
+
+def _is_tool(message: object) -> bool:
+    return isinstance(message, dict) and message.get("role") == "tool"

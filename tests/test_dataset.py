@@ -1,0 +1,367 @@
+"""datasets: the per-record function, the planner and the checker, on real and generated
+trajectories."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from condense.datasets import (
+    DatasetOptions,
+    RecordProcessor,
+    Status,
+    check_trajectory,
+    load_tokenizer,
+    resolve_tokenizer,
+)
+from condense.datasets.planner import Verdict, plan, protected_ranges
+from condense.datasets.trajectory import (
+    Block,
+    blocks_of,
+    message_text,
+    read_trajectory,
+    unit_blocks,
+)
+from condense.formats import Conversation, to_sharegpt
+from condense.summarizers import ExtractiveSummarizer
+from condense.testing import DeterministicSummarizer
+from condense.testing.sessions import synthetic_session
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS_FILES = sorted(CORPUS.glob("*/*.jsonl")) if CORPUS.exists() else []
+TOKENIZER = load_tokenizer(resolve_tokenizer(None))
+
+
+def processor(target: int, summarizer: Any = None, **options: Any) -> RecordProcessor:
+    return RecordProcessor(
+        DatasetOptions(target_tokens=target, **options),
+        summarizer if summarizer is not None else ExtractiveSummarizer(),
+    )
+
+
+def turn_texts(record: dict[str, Any]) -> list[str]:
+    if "messages" in record:
+        return [message_text(message) for message in record["messages"]]
+    return [turn["value"] for turn in record["conversations"]]
+
+
+def recount(record: dict[str, Any], overhead: int = 4) -> int:
+    return sum(TOKENIZER.count(text) + overhead for text in turn_texts(record))
+
+
+def turns_of(record: dict[str, Any]) -> list[Any]:
+    return record["messages"] if "messages" in record else record["conversations"]
+
+
+def trajectory(turns: int, *, seed: int = 0, output_chars: int = 600) -> dict[str, Any]:
+    """A ShareGPT trajectory with parallel calls, made from a synthetic agent session."""
+    session = synthetic_session(turns, seed=seed, output_chars=output_chars)
+    return {"id": f"t{seed}", "conversations": to_sharegpt(session), "meta": {"seed": seed}}
+
+
+def line_of(record: dict[str, Any]) -> bytes:
+    return json.dumps(record, ensure_ascii=False).encode()
+
+
+def assert_intact(source: dict[str, Any], out: dict[str, Any]) -> None:
+    """The output has no tool-pairing problem its input did not have."""
+    before = Counter(problem.kind for problem in check_trajectory(source))
+    after = Counter(problem.kind for problem in check_trajectory(out))
+    assert after <= before, (after, before)
+
+
+# --- the corpus -------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not CORPUS_FILES, reason="shared corpus not present")
+@pytest.mark.parametrize("target", [400, 4000])
+def test_every_corpus_record_fits_or_is_flagged_and_keeps_its_tool_pairs(target: int) -> None:
+    worker = processor(target)
+    seen: Counter[str] = Counter()
+    for path in CORPUS_FILES:
+        for raw in path.read_bytes().splitlines():
+            result = worker.process(raw)
+            seen[result.status] += 1
+            source = json.loads(raw)
+            if result.status is Status.PASSED:
+                assert result.line is None  # the engine writes the input line as it was
+                assert recount(source) <= target
+                continue
+            assert result.line is not None, result
+            out = json.loads(result.line)
+            stats = out.pop("condense")
+            assert {k: v for k, v in out.items() if k not in ("conversations", "messages")} == {
+                k: v for k, v in source.items() if k not in ("conversations", "messages")
+            }
+            if result.status is not Status.COMPRESSED:
+                assert out == source  # kept unchanged, only flagged
+                assert stats["status"] == "still_over_limit"
+                assert recount(source) > target
+                continue
+            assert stats["tokens_after"] == recount(out) <= target
+            assert_intact(source, out)
+            kept, original = turns_of(out), turns_of(source)
+            start, stop = stats["span"]
+            assert kept[:start] == original[:start]
+            assert kept[start + 1 :] == original[stop:]
+            assert kept[start]["value" if "conversations" in out else "content"].startswith(
+                "[CONTEXT SUMMARY]"
+            )
+    assert seen[Status.REJECTED] == 0
+    assert seen[Status.COMPRESSED] > 0 and seen[Status.PASSED] > 0
+
+
+@pytest.mark.skipif(not CORPUS_FILES, reason="shared corpus not present")
+def test_blocks_read_off_the_roles_are_the_units_of_the_canonical_messages() -> None:
+    records = [json.loads(raw) for path in CORPUS_FILES for raw in path.read_bytes().splitlines()]
+    records += [trajectory(n, seed=n) for n in (5, 30, 90)]
+    for record in records:
+        seen = read_trajectory(record)
+        messages = Conversation.read(record).messages
+        assert blocks_of(seen.roles) == unit_blocks(messages, seen.roles), record.get("id")
+
+
+# --- the planner ------------------------------------------------------------------------
+
+
+def test_a_record_under_the_target_passes_untouched() -> None:
+    record = trajectory(20)
+    result = processor(1_000_000).process(line_of(record))
+    assert result.status is Status.PASSED and result.line is None
+    assert result.tokens == recount(record)
+
+
+def test_the_span_is_the_fewest_whole_units_from_the_start_of_the_middle() -> None:
+    record = trajectory(120, seed=3)
+    target = recount(record) // 3
+    options = DatasetOptions(target_tokens=target)
+    result = processor(target).process(line_of(record))
+    assert result.status is Status.COMPRESSED and result.stats is not None
+    start, stop = result.stats["span"]
+    seen = read_trajectory(record)
+    head_end, tail_start = protected_ranges(seen.roles, seen.blocks, keep_last=4)
+    assert start == seen.blocks[head_end].start  # from the start of the middle
+    boundaries = [block.start for block in seen.blocks]
+    assert start in boundaries and stop in boundaries  # whole units only
+    # One block fewer would not fit: everything kept plus the reserve would be over.
+    shorter = boundaries[boundaries.index(stop) - 1]
+    kept = [t for i, t in enumerate(turn_texts(record)) if not shorter <= i < stop]
+    assert shorter == start or (
+        sum(TOKENIZER.count(t) + 4 for t in kept) + options.reserve > target
+    )
+    assert seen.blocks[tail_start].start >= len(seen.turns) - 4 - 1  # the tail is protected
+
+
+def test_first_system_human_gpt_and_tool_turns_and_the_last_turns_are_protected() -> None:
+    record = trajectory(80, seed=5)
+    turns = record["conversations"]
+    firsts = [
+        next(i for i, t in enumerate(turns) if t["from"] == role)
+        for role in ("system", "human", "gpt", "tool")
+    ]
+    result = processor(recount(record) // 4, keep_last=6).process(line_of(record))
+    assert result.stats is not None
+    start, stop = result.stats["span"]
+    assert start > max(firsts)
+    assert stop <= len(turns) - 6
+
+
+def test_no_valid_span_keeps_the_record_unchanged_and_flags_it() -> None:
+    record = trajectory(40, seed=2)
+    raw = line_of(record)
+    result = processor(50).process(raw)
+    assert result.status is Status.OVER_LIMIT and result.line is not None
+    assert result.line.startswith(raw[:-1])  # every original byte, then the flag
+    out = json.loads(result.line)
+    assert out.pop("condense")["status"] == "still_over_limit"
+    assert out == record
+
+
+def test_summary_role_and_notice_are_configurable() -> None:
+    record = trajectory(60, seed=4)
+    target = recount(record) // 2
+    result = processor(target, summary_role="gpt", notice="[SUMMARY]").process(line_of(record))
+    assert result.line is not None and result.stats is not None
+    out = json.loads(result.line)
+    summary = out["conversations"][result.stats["span"][0]]
+    assert summary["from"] == "gpt" and summary["value"].startswith("[SUMMARY]\n")
+    bare = processor(target, notice="").process(line_of(record))
+    assert bare.line is not None and b"[CONTEXT SUMMARY]" not in bare.line
+
+
+def test_openai_records_keep_their_messages_and_fields() -> None:
+    messages = synthetic_session(60, seed=9, output_chars=800)
+    record = {"id": 7, "messages": messages, "meta": {"a": 1}}
+    target = recount(record) // 2
+    result = processor(target).process(line_of(record))
+    assert result.status is Status.COMPRESSED and result.line is not None
+    out = json.loads(result.line)
+    assert out["id"] == 7 and out["meta"] == {"a": 1}
+    assert check_trajectory(out) == []
+    assert out["condense"]["tokens_after"] == recount(out) <= target
+
+
+def test_the_exact_option_counts_the_whole_record() -> None:
+    record = trajectory(100, seed=6)
+    total = recount(record)
+    result = processor(total // 3, exact_counts=True).process(line_of(record))
+    assert result.stats is not None and result.stats["tokens_before_exact"] is True
+    assert result.stats["tokens_before"] == total
+
+
+def test_planner_without_middle_flags_an_oversized_record() -> None:
+    roles = ["system", "human", "gpt", "tool"]
+    blocks = [Block(0, 1), Block(1, 2), Block(2, 4)]
+    chosen = plan(
+        roles, blocks, lambda turn: 100, lambda turn: 100, target=250, reserve=50, keep_last=1
+    )
+    assert chosen.verdict is Verdict.NO_SPAN
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    turns=st.integers(min_value=6, max_value=80),
+    seed=st.integers(min_value=0, max_value=10_000),
+    fraction=st.floats(min_value=0.05, max_value=1.2),
+    keep_last=st.integers(min_value=0, max_value=8),
+)
+def test_property_output_fits_or_is_flagged_and_never_breaks_pairs(
+    turns: int, seed: int, fraction: float, keep_last: int
+) -> None:
+    record = trajectory(turns, seed=seed, output_chars=300)
+    target = max(1, int(recount(record) * fraction))
+    result = processor(target, keep_last=keep_last).process(line_of(record))
+    assert result.status is not Status.REJECTED
+    if result.status is Status.PASSED:
+        assert recount(record) <= target
+        return
+    assert result.line is not None
+    out = json.loads(result.line)
+    stats = out.pop("condense")
+    if result.status is Status.COMPRESSED:
+        assert stats["tokens_after"] == recount(out) <= target
+        assert check_trajectory(out) == []
+        assert len(out["conversations"]) >= min(keep_last, turns) + 1
+    else:
+        assert out == record
+
+
+# --- failures ---------------------------------------------------------------------------
+
+
+def test_a_failed_summary_keeps_the_record_and_says_why() -> None:
+    record = trajectory(60, seed=1)
+    raw = line_of(record)
+    result = processor(
+        recount(record) // 2, DeterministicSummarizer(fail=True), retries=1, backoff=0
+    ).process(raw)
+    assert result.status is Status.FAILED and result.line is not None
+    out = json.loads(result.line)
+    flag = out.pop("condense")
+    assert out == record
+    assert flag["status"] == "failed" and "configured to fail" in flag["reason"]
+
+
+def test_a_summary_that_fails_once_is_retried() -> None:
+    record = trajectory(60, seed=1)
+    flaky = DeterministicSummarizer(fail_times=1)
+    result = processor(recount(record) // 2, flaky, retries=2, backoff=0).process(line_of(record))
+    assert result.status is Status.COMPRESSED
+    assert len(flaky.calls) == 2
+
+
+class Numbers:
+    name = "numbers"
+
+    def summarize(self, messages: Any, *, previous: Any, target_tokens: int) -> Any:
+        return 42
+
+
+def test_a_summarizer_returning_no_text_fails_the_record_not_the_run() -> None:
+    record = trajectory(60, seed=1)
+    result = processor(recount(record) // 2, Numbers(), retries=0).process(line_of(record))
+    assert result.status is Status.FAILED
+    assert result.reason == "the summarizer returned int, not text"
+
+
+def test_a_bug_costs_one_flagged_record_not_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    record = trajectory(60, seed=1)
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("condense.datasets.record.canonical", broken)
+    result = processor(recount(record) // 2).process(line_of(record))
+    assert result.status is Status.FAILED and result.line is not None
+    assert "internal error: RuntimeError: boom" in (result.reason or "")
+    out = json.loads(result.line)
+    assert out.pop("condense")["status"] == "failed" and out == record
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        (b"", "blank line"),
+        (b"{not json", "invalid JSON"),
+        (b"[1, 2]", "expected a JSON object"),
+        (b'{"id": 1}', "cannot tell the format"),
+        (b'{"conversations": [{"from": "robot", "value": "x"}]}', "unknown 'from'"),
+        (b'{"messages": [{"role": "user", "content": "x"}, 1]}', "message 1: must be a JSON"),
+        (b"\xff\xfe", "not UTF-8"),
+    ],
+)
+def test_malformed_lines_are_rejected_with_a_reason(raw: bytes, reason: str) -> None:
+    result = processor(100).process(raw)
+    assert result.status is Status.REJECTED
+    assert result.reason is not None and reason in result.reason
+
+
+# --- the checker ------------------------------------------------------------------------
+
+
+def call(name: str) -> str:
+    return f'<tool_call>\n{{"name": "{name}", "arguments": {{}}}}\n</tool_call>'
+
+
+def test_checker_accepts_paired_calls_and_flags_every_break() -> None:
+    good = [
+        {"from": "human", "value": "hi"},
+        {"from": "gpt", "value": call("a") + "\n" + call("b")},
+        {
+            "from": "tool",
+            "value": "<tool_response>\n1\n</tool_response>\n<tool_response>\n2\n</tool_response>",
+        },
+        {"from": "gpt", "value": "done"},
+    ]
+    assert check_trajectory({"conversations": good}) == []
+    kinds = {
+        "orphan_response": [good[0], good[2]],
+        "missing_responses": [good[0], good[1], good[3]],
+        "extra_responses": [good[1], good[2], {"from": "tool", "value": "3"}],
+        "unbalanced_tags": [{"from": "gpt", "value": "<tool_call>\n{}"}],
+    }
+    for kind, turns in kinds.items():
+        assert kind in {p.kind for p in check_trajectory({"conversations": turns})}, kind
+
+
+def test_checker_reads_openai_messages() -> None:
+    messages = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "a", "arguments": "{}"}}
+            ],
+        },
+        {"role": "user", "content": "where is my answer"},
+        {"role": "tool", "tool_call_id": "c1", "content": "late"},
+    ]
+    kinds = [p.kind for p in check_trajectory({"messages": messages})]
+    assert kinds == ["missing_responses", "orphan_response"]
