@@ -1,9 +1,11 @@
-"""The extractive summarizer: sections, surviving facts, bounds, folding, robustness."""
+"""The extractive summarizer: sections, value, surviving facts, bounds, folding, robustness."""
 
 from __future__ import annotations
 
 import copy
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,8 +15,11 @@ from hypothesis import strategies as st
 from condense.exceptions import InputError
 from condense.summarizers import ExtractiveSummarizer
 from condense.summarizers._text import estimate_tokens
+from condense.testing.sessions import synthetic_session
+from condense.tokens import count_text
 
 Message = dict[str, Any]
+EXAMPLE = Path(__file__).parent.parent / "examples" / "session.json"
 
 
 def call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
@@ -34,7 +39,7 @@ def session() -> list[Message]:
     return [
         {
             "role": "user",
-            "content": "Ticket 48213: the importer crashes on files over 2 GiB. "
+            "content": "Ticket IMP-48213: the importer crashes on files over 2 GiB. "
             "Fix src/importer/reader.py and keep the retry limit at 7.",
         },
         {
@@ -81,32 +86,44 @@ def summarize(messages: list[Message], target: int = 1_000, previous: str | None
     return ExtractiveSummarizer().summarize(messages, previous=previous, target_tokens=target)
 
 
-def test_every_section_is_written() -> None:
+def sections(text: str) -> dict[str, list[str]]:
+    """The lines of each section of a digest, by title, in order."""
+    found: dict[str, list[str]] = {}
+    lines: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("## "):
+            lines = found.setdefault(line[3:], [])
+        else:
+            lines.append(line)
+    return found
+
+
+def test_every_section_is_written_most_valuable_first() -> None:
     text = summarize(session())
-    for section in (
-        "## Scope",
-        "## User asks",
-        "## Tool calls",
-        "## Files",
-        "## Commands",
-        "## Errors",
-        "## Decisions",
-        "## Last state",
-    ):
-        assert section in text
+    assert list(sections(text)) == [
+        "Scope",
+        "User asks",
+        "Last state",
+        "Errors",
+        "Decisions",
+        "Identifiers",
+        "Commands",
+        "Files",
+        "Tool calls",
+    ]
 
 
 @pytest.mark.parametrize(
     "fact",
     [
-        "Ticket 48213",  # the user's numbers, verbatim
+        "Ticket IMP-48213",  # the user's numbers, verbatim
         "retry limit at 7",
         "Also run the tests please.",  # an ask given as content parts
         "src/importer/reader.py",  # a file
-        "str_replace_editor(command=view, path=src/importer/reader.py)",  # call + key args
-        "web_search(query=struct unpack 64-bit length python)",
+        "str_replace_editor(view): src/importer/reader.py",  # tool(action): telling argument
+        "web_search: struct unpack 64-bit length python",
         "python -m importer big.bin → exit 1",  # command + exit code
-        "cargo_build(command=cargo build) → exit 101",  # any tool's exit code
+        "cargo_build: command=cargo build → exit 101",  # any tool's exit code
         "pytest -x tests/test_reader.py → exit 1",
         "ValueError: chunk header too large: 2147483649",  # a traceback's last line
         "error[E0308]: mismatched types",
@@ -115,6 +132,7 @@ def test_every_section_is_written() -> None:
         "I will reproduce the crash first.",  # decisions
         "The fix is to unpack the size as an unsigned 64-bit integer ('<Q').",
         "Two tests still fail; next I will fix the offsets.",  # last state
+        "## Identifiers\n- IMP-48213",  # an identifier, on its own line
     ],
 )
 def test_distinctive_facts_survive(fact: str) -> None:
@@ -136,7 +154,19 @@ def test_input_is_not_mutated() -> None:
 def test_stays_within_target(target: int) -> None:
     long_session = session() * 200
     text = summarize(long_session, target=target, previous="## Errors\n- old error (×3)")
+    assert count_text(text) <= target
     assert estimate_tokens(text) <= target
+
+
+@pytest.mark.parametrize("target", [64, 100, 250, 600, 1_000, 4_096])
+def test_real_sessions_fit_the_real_tokenizer(target: int) -> None:
+    """Dense text (paths, code, CJK) is counted with o200k_base, not estimated."""
+    example = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    for span in (example[2:114], example[1:], synthetic_session(600, seed=target)[2:]):
+        text = summarize(span, target=target)
+        assert count_text(text) <= target
+        if target <= 1_000:  # each span holds more than this: the room is used
+            assert count_text(text) >= target * 0.8
 
 
 def test_first_ask_survives_trimming() -> None:
@@ -144,8 +174,8 @@ def test_first_ask_survives_trimming() -> None:
         {"role": "user", "content": f"follow-up question number {i} " * 5} for i in range(300)
     ]
     text = summarize(messages, target=120)
-    assert "Ticket 48213" in text
-    assert estimate_tokens(text) <= 120
+    assert "Ticket IMP-48213" in text
+    assert count_text(text) <= 120
 
 
 def test_newest_items_win_over_oldest() -> None:
@@ -162,6 +192,7 @@ def test_newest_items_win_over_oldest() -> None:
     text = summarize(messages, target=150)
     assert "f199.py" in text
     assert "f0.py" not in text
+    assert "read ×200: f199.py, f198.py" in text  # one line for the tool, newest first
 
 
 def test_repeats_are_counted_once() -> None:
@@ -248,8 +279,173 @@ def test_work_is_bounded_on_huge_spans() -> None:
     messages = session() * 1_000  # 12,000 messages
     text = summarize(messages, target=300)
     assert "12,000 messages summarized (details from the newest" in text
-    assert "Ticket 48213" in text  # the first ask is always looked for
-    assert estimate_tokens(text) <= 300
+    assert "Ticket IMP-48213" in text  # the first ask is always looked for
+    assert count_text(text) <= 300
+
+
+# -- value: what gets the room -------------------------------------------------------------
+
+
+def reads(paths: list[str], name: str = "read_file") -> list[Message]:
+    """An assistant turn per path that reads it, with a source listing as the output."""
+    messages: list[Message] = []
+    for i, path in enumerate(paths):
+        messages += [
+            {"role": "assistant", "content": None, "tool_calls": [call(f"r{i}", name, path=path)]},
+            tool(f"r{i}", f"     1\t# {path}\n     2\traise ValueError('x')\n"),
+        ]
+    return messages
+
+
+def test_tool_calls_are_one_line_per_tool() -> None:
+    paths = [f"orders/module_{i}.py" for i in range(23)]
+    messages = [
+        *reads(paths),
+        {"role": "assistant", "content": None, "tool_calls": [call("g", "grep", pattern="x")]},
+        tool("g", "orders/module_1.py:2: raise ValueError('x')"),
+    ]
+    lines = sections(summarize(messages))["Tool calls"]
+    assert lines[0].startswith("- read_file ×23: orders/module_22.py, orders/module_21.py, ")
+    assert lines[1:] == ["- grep: x"]
+
+
+def test_files_are_one_line_of_real_paths_most_touched_first() -> None:
+    commands = [
+        "ls",
+        "git blame -L '/def allocate_discount/,+17' orders/pricing.py",
+        "python - <<'EOF'\nfrom orders.models import Cart\nimport decimal.getcontext\nEOF",
+        "pytest tests/test_pricing.py::test_jpy -x --rootdir=. && git diff v2.14.0 origin/main",
+        "ruff check --config=ruff.toml src/ orders/pricing.py:12:5 a.py,b.py c++/x.h '*.py'",
+    ]
+    messages: list[Message] = []
+    for i, command in enumerate(commands):
+        messages += [
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [call(f"b{i}", "bash", command=command)],
+            },
+            tool(f"b{i}", "ok"),
+        ]
+    messages += [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                call("l1", "ls", path="."),
+                call("l2", "ls", path="orders"),
+                call("l3", "grep", pattern="x", path="tests/"),
+                call("r1", "read_file", path="Makefile"),
+                call("r2", "read_file", path="./orders/pricing.py"),
+            ],
+        }
+    ]
+    assert sections(summarize(messages))["Files"] == [
+        "- orders/pricing.py ×3, Makefile, ruff.toml, tests/test_pricing.py"
+    ]
+
+
+def test_error_lines_in_what_was_read_are_not_errors() -> None:
+    source = (
+        '     1\t"""Failed checkouts are stored too (status FAILED with the error code)."""\n'
+        '     2\tFAILED = "failed"\n'
+        "     3\texcept TimeoutError as error:\n"
+    )
+    log = "2024-04-18 12:17:55,915 ERROR orders.api [req=5eff] request failed: ORD-4102\n"
+    messages = [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                call("a", "read_file", path="orders/models.py"),
+                call("b", "bash", command="cat logs/app.log | tail -n 5"),
+                call("c", "str_replace_editor", command="view", path="orders/app.py"),
+                call("d", "read_file", path="missing.py"),
+                call("e", "bash", command="python -m pytest -x"),
+            ],
+        },
+        tool("a", source),
+        tool("b", log),
+        tool("c", "def error_response(error: ServiceError) -> Response:\n    raise OrderError()"),
+        tool("d", "Error: [Errno 2] No such file or directory: 'missing.py'"),
+        tool("e", "E   KeyError: 'sku'\n=========== 1 failed, 42 passed in 0.88s ===========\n"),
+    ]
+    assert sections(summarize(messages))["Errors"] == [
+        "- Error: [Errno 2] No such file or directory: 'missing.py'",
+        "- KeyError: 'sku'",
+        "- 1 failed, 42 passed",
+    ]
+
+
+def valuable_session() -> list[Message]:
+    """Many reads of many files around one error, one finding and one plan."""
+    paths = [f"src/service/deeply/nested/package/module_{i:02}.py" for i in range(40)]
+    return [
+        {"role": "user", "content": "Fix the 2 failing tests in tests/test_io.py; keep 3 retries."},
+        *reads(paths),
+        {
+            "role": "assistant",
+            "content": "The root cause is the retry counter starting at 1 instead of 0.",
+            "tool_calls": [call("t", "bash", command="pytest tests/test_io.py")],
+        },
+        tool(
+            "t",
+            "E   AssertionError: retries 2 != 3\nFAILED tests/test_io.py::test_retry\nexit code 1",
+        ),
+        *reads(paths[:10], name="view_file"),
+        {"role": "assistant", "content": "I will start the counter at 0 and rerun the tests."},
+    ]
+
+
+@pytest.mark.parametrize("target", [64, 120, 200, 400])
+def test_small_targets_spend_the_room_on_what_matters(target: int) -> None:
+    text = summarize(valuable_session(), target=target)
+    found = sections(text)
+    assert count_text(text) <= target
+    assert found["User asks"]
+    assert "I will start the counter at 0" in "\n".join(found["Last state"])  # the newest
+    if target >= 120:
+        assert "Fix the 2 failing tests in tests/test_io.py; keep 3 retries." in text
+        assert "I will start the counter at 0 and rerun the tests." in text
+        assert "AssertionError: retries 2 != 3" in text
+        assert "The root cause is the retry counter starting at 1 instead of 0." in text
+    if target >= 200:
+        assert "pytest tests/test_io.py → exit 1" in text
+    # Tool calls and files, the least valuable, come last and get what is left.
+    titles = list(found)
+    assert titles[: len(titles) - len({"Files", "Tool calls"} & set(titles))] == [
+        title for title in titles if title not in ("Files", "Tool calls")
+    ]
+    assert len(found.get("Tool calls", [])) <= 2  # one line per tool, however many calls
+
+
+def test_example_session_keeps_its_distinctive_facts_at_600() -> None:
+    example = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    work = summarize(example[2:114], target=600)  # the agent's work, without the user's ask
+    assert count_text(work) <= 600
+    for fact in (
+        "ord_8f3a2c91",  # ids
+        "ORD-4102",
+        "#412",
+        "orders/pricing.py ×10",  # paths, most touched first
+        "tests/test_pricing.py",
+        "AssertionError: assert Decimal('2036') == Decimal('2037')",  # errors
+        "FAILED tests/test_pricing.py::test_line_discounts_add_up_to_order_discount_jpy",
+        'rg -n "\\.quantize\\(" orders → exit 127',  # a command and its exit code
+        "The fix has to make the shares add up by construction.",  # a finding
+        "One last look at checkout.py",  # the last state
+        "read_file ×27: ",  # reads collapsed
+    ):
+        assert fact in work
+    files = sections(work)["Files"]
+    assert len(files) == 1
+    for path in files[0][2:].split(", ")[:-1]:
+        assert re.fullmatch(r"[\w/.-]+\.\w+(?: ×\d+)?", path), path
+    asked = summarize(example[1:116], target=600)  # the user's ask and a follow-up too
+    assert count_text(asked) <= 600
+    for fact in ("ORD-4102", "11544", "11543", "37 failed checkouts out of 1,184", "3.1%"):
+        assert fact in asked  # the numbers the user gave
+    assert "Don't touch the Paylane client." in asked
 
 
 # -- folding in a previous summary ----------------------------------------------------------
@@ -261,8 +457,8 @@ def test_previous_digest_is_folded_not_nested() -> None:
     assert second.count("## Scope") == 1
     assert second.count("## User asks") == 1
     assert "12 messages summarized" in second  # 6 + 6
-    assert "Ticket 48213" in second  # from the first span
-    assert "cargo_build(command=cargo build) → exit 101" in second  # from the second span
+    assert "Ticket IMP-48213" in second  # from the first span
+    assert "cargo_build: command=cargo build → exit 101" in second  # from the second span
     assert "summary of" not in second.lower()
 
 
@@ -273,7 +469,7 @@ def test_folding_is_stable_over_many_rounds() -> None:
     assert summary is not None
     assert summary.count("## Scope") == 1
     assert "360 messages summarized" in summary
-    assert estimate_tokens(summary) <= 400
+    assert count_text(summary) <= 400
 
 
 def test_repeats_across_folds_add_up() -> None:
@@ -283,6 +479,28 @@ def test_repeats_across_folds_add_up() -> None:
         tool("x", "exit code 2"),
     ]
     assert "make → exit 2 (×5)" in summarize(messages, previous=previous)
+
+
+def test_grouped_tools_files_and_ids_fold_with_their_counts() -> None:
+    first = summarize([*reads(["a.py", "b.py"]), {"role": "user", "content": "see PR #77"}])
+    second = summarize(reads(["b.py", "c.py"]), previous=first)
+    found = sections(second)
+    assert found["Tool calls"] == ["- read_file ×4: c.py, b.py, a.py"]
+    assert found["Files"] == ["- b.py ×2, c.py, a.py"]
+    assert found["Identifiers"] == ["- #77"]
+
+
+def test_a_digest_in_the_old_format_is_folded_too() -> None:
+    previous = (
+        "## Tool calls\n- str_replace_editor(command=view, path=/src/io.py) (×2)\n"
+        "## Files\n- src/io.py (×3)\n- README.md\n"
+    )
+    found = sections(summarize(reads(["src/io.py"]), previous=previous))
+    assert found["Files"] == ["- src/io.py ×4, README.md"]
+    assert found["Tool calls"] == [
+        "- str_replace_editor(command=view, path=/src/io.py) ×2",
+        "- read_file: src/io.py",
+    ]
 
 
 def test_free_text_previous_becomes_the_earlier_section_once() -> None:
@@ -369,8 +587,72 @@ def test_any_span_gives_a_bounded_deterministic_digest(
     before = copy.deepcopy(messages)
     text = ExtractiveSummarizer().summarize(messages, previous=previous, target_tokens=target)
     assert isinstance(text, str)
+    assert count_text(text) <= target
     assert estimate_tokens(text) <= target
     assert messages == before
     assert (
         ExtractiveSummarizer().summarize(messages, previous=previous, target_tokens=target) == text
     )
+
+
+# -- the budget, by the real tokenizer -------------------------------------------------------
+
+# Words that make text dense (paths, code, ids, CJK, emoji) or trigger every extractor.
+word_st = st.sampled_from(
+    [
+        "orders/pricing.py",
+        "tests/test_pricing.py::test_jpy",
+        "ORD-4102",
+        "ord_8f3a2c91",
+        "Decimal('2037')",
+        "割引額が表示されています",
+        "🙂",
+        "the root cause is",
+        "I will",
+        "Traceback",
+        "ValueError: bad",
+        "FAILED",
+        "ERROR",
+        "exit code: 1",
+        "\n",
+        "    ",
+        ".",
+        "x" * 60,
+        "3,480",
+        '{"k": [1, 2]}',
+    ]
+)
+prose_st = st.lists(word_st, max_size=80).map(" ".join)
+
+
+@st.composite
+def agent_span(draw: st.DrawFn) -> list[Message]:
+    span: list[Message] = []
+    for turn in range(draw(st.integers(0, 25))):
+        kind = draw(st.sampled_from(["user", "assistant", "calls"]))
+        if kind != "calls":
+            span.append({"role": kind, "content": draw(prose_st)})
+            continue
+        names = draw(st.lists(st.sampled_from(["bash", "read_file", "grep", "edit"]), max_size=4))
+        calls = [
+            call(f"t{turn}.{i}", name, command=draw(prose_st), path=draw(word_st))
+            for i, name in enumerate(names)
+        ]
+        span.append({"role": "assistant", "content": draw(prose_st), "tool_calls": calls})
+        span += [tool(c["id"], draw(prose_st)) for c in calls]
+    return span
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    span=agent_span(),
+    target=st.integers(min_value=64, max_value=4_000),
+    previous=st.one_of(
+        st.none(), prose_st, st.just("## Files\n- a.py ×2, b.py\n## Last state\nok")
+    ),
+)
+def test_the_digest_fits_the_target_by_the_real_tokenizer(
+    span: list[Message], target: int, previous: str | None
+) -> None:
+    text = ExtractiveSummarizer().summarize(span, previous=previous, target_tokens=target)
+    assert count_text(text) <= target

@@ -1,4 +1,4 @@
-"""Small text helpers shared by the summarizers: read message content, clip, estimate.
+"""Small text helpers shared by the summarizers: read message content, clip, fit, estimate.
 
 Everything here is bounded: callers pass a character limit and nothing reads further into
 a message than it needs, so a span of thousands of long messages stays cheap.
@@ -6,13 +6,28 @@ a message than it needs, so a span of thousands of long messages stays cheap.
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Callable
 from typing import Any
 
-from condense.tokens import estimate_text
+from condense.tokens import count_text, estimate_text
 
 # A message with more content parts than this is read only this far.
 _MAX_PARTS = 1_000
+# condense() looks at this many characters of a text at most (head and tail).
+_CONDENSE_SCAN = 8_000
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=\S)|\n+")
+# The words a reader cannot guess: numbers, identifiers, paths, error codes, code spans.
+_FACT = re.compile(
+    r"\d[\d,.:%]*|[\w-]+[/_.#][\w./#-]+|\b[A-Z]{2,}[\w-]*\d\w*|`[^`]{1,80}`|\b[a-z]+[A-Z]\w*"
+)
+# A sentence that asks for something: a request word, a question, an imperative.
+_HAS_ASK = re.compile(
+    r"(?i)\b(?:please|must|should|don't|do not|never|always|keep|make sure|need|only"
+    r"|can you|could you|would you)\b|\?$"
+    r"|^(?:fix|add|make|change|update|remove|implement|write|run|use|also|commit|check)\b"
+)
 
 
 def estimate_tokens(text: str) -> int:
@@ -38,6 +53,87 @@ def fit_tokens(render: Callable[[int], str], target_tokens: int) -> str:
         max_chars = max(0, min(max_chars - 1, len(text) * target_tokens // tokens * 19 // 20))
         text = render(max_chars)
     return text
+
+
+def fit_exact(render: Callable[[int], str], target_tokens: int) -> str:
+    """The fullest ``render(max_chars)`` that fits ``target_tokens`` by the real tokenizer.
+
+    The text must count at most ``target_tokens`` minus a small margin (1/32) with
+    :func:`condense.tokens.count_text` (``o200k_base``, what ``compress`` measures), and at
+    most ``target_tokens`` by the estimate. ``render`` must return at most ``max_chars``
+    characters, ``""`` for 0, and more text (as a rule) for more characters. A few
+    renders suffice: each one rescales ``max_chars`` by how full the last text was.
+    """
+    limit = target_tokens - target_tokens // 32
+
+    def load(text: str) -> float:
+        """How full ``text`` is: at most 1 when it fits."""
+        return max(count_text(text) / limit, estimate_tokens(text) / target_tokens)
+
+    max_chars = tokens_to_chars(target_tokens)
+    best = ""
+    for _ in range(6):
+        text = render(max_chars)
+        if not text:
+            return best
+        full = load(text)
+        if full <= 1:
+            best = max(best, text, key=len)
+            # Close enough, or everything there is fits already.
+            if full >= 0.95 or len(text) * 10 < max_chars * 9:
+                return best
+            max_chars = max(max_chars + 1, int(max_chars / full))
+        else:
+            max_chars = min(max_chars - 1, int(max_chars / full * 0.97))
+    while not best and max_chars > 0:
+        text = render(max_chars)
+        if load(text) <= 1:
+            return text
+        max_chars = max_chars * 3 // 4
+    return best
+
+
+def condense(text: str, limit: int, *, favor_end: bool = False) -> str:
+    """``text`` in at most ``limit`` characters, keeping its most telling sentences.
+
+    A text that fits comes back as is. Otherwise whole sentences are kept by value per
+    character — the first (and, with ``favor_end``, the last few), those with numbers,
+    identifiers, paths or codes, those that ask for something (please, must, keep…) — in
+    their original order, with ``…`` where sentences were left out. A sentence longer
+    than ``limit`` is clipped.
+    """
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    pieces = [
+        one_line(piece)
+        for piece in _SENTENCE.split(clip_middle(text, _CONDENSE_SCAN))
+        if piece and not piece.isspace()
+    ]
+    last = len(pieces) - 1
+    values: list[tuple[float, int]] = []
+    for index, piece in enumerate(pieces):
+        score = 1 + min(4, len(_FACT.findall(piece))) + 3 * bool(_HAS_ASK.search(piece))
+        if favor_end:
+            score += (0, 1, 3, 6)[max(0, 3 - last + index)] + (index == 0)
+        else:
+            score += 3 * (index == 0) + (index == last)
+        # Value per character: a long sentence must say more to be kept.
+        values.append((-score / (len(piece) + 40), index))
+    kept: list[int] = []
+    room = limit
+    for _, index in sorted(values):
+        cost = len(pieces[index]) + 3  # the separator it may bring: " … "
+        if cost <= room:
+            kept.append(index)
+            room -= cost
+    if not kept:  # not even one sentence fits: the best one, clipped
+        return clip(pieces[min(values)[1]] if pieces else one_line(text), limit)
+    kept.sort()
+    out = pieces[kept[0]]
+    for before, index in itertools.pairwise(kept):
+        out += (" " if index == before + 1 else " … ") + pieces[index]
+    return out
 
 
 def content_text(content: Any, limit: int) -> str:

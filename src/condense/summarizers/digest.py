@@ -1,4 +1,4 @@
-"""The digest: the sectioned text both built-in summarizers write, and how it is trimmed.
+"""The digest: the sectioned text both built-in summarizers write, and how it is laid out.
 
 A digest reads like this (empty sections are left out)::
 
@@ -6,25 +6,43 @@ A digest reads like this (empty sections are left out)::
     - 1,234 messages summarized
     ## User asks
     - Fix the failing test in tests/test_io.py; keep the 3 retries
-    ## Tool calls
-    - str_replace_editor(command=view, path=/src/io.py) (×2)
-    ...
     ## Last state
     The test passes now; next I will update the changelog.
+    ## Errors
+    - FAILED tests/test_io.py::test_retry - AssertionError: 2 != 3 (×2)
+    ## Decisions
+    - The fix is to count the first attempt as a retry.
+    ## Commands
+    - pytest tests/test_io.py → exit 1 (×2)
+    ## Identifiers
+    - ISSUE-311 ×3, #412
+    ## Files
+    - src/io.py ×4, tests/test_io.py ×2, README.md
+    ## Tool calls
+    - read_file ×5: src/io.py, tests/test_io.py, README.md
+    - grep: pattern=retries in src
+
+Sections come most valuable first, so a cut from the end loses the least. Room is handed
+out by value too (:func:`layout`): the user's asks (bounded) and the last state first, then
+errors, decisions, identifiers and commands, and what is left to the files and the tool
+calls. Identifiers (error codes, ids, PR numbers) and files are one line each, the most
+mentioned first; tool calls are one line per tool. Within a section, items are chosen by
+rank (a traceback's last line over a log line, a finding over a plan, a failed command over
+one without an exit code) and then by recency, and written oldest first.
 
 Because the format is plain and stable, a previous digest is parsed back and merged with
 the new span's items instead of being summarized again: a summary never contains a
-"summary of a summary". Items are kept oldest first, deduplicated (a repeat moves to the
-end and counts ``(×N)``), and trimming drops the oldest items of the least valuable
-section first, so the result is deterministic and the newest facts survive.
+"summary of a summary". Items are deduplicated: a repeat moves to the end and counts
+``(×N)``.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
-from condense.summarizers._text import clip, clip_middle, one_line
+from condense.summarizers._text import clip, condense, one_line
 
 SCOPE = "Scope"
 EARLIER = "Earlier"
@@ -34,18 +52,61 @@ FILES = "Files"
 COMMANDS = "Commands"
 ERRORS = "Errors"
 DECISIONS = "Decisions"
+IDS = "Identifiers"
 LAST_STATE = "Last state"
 
-# Sections holding bullet items, in the order they are written.
-ITEM_SECTIONS = (ASKS, TOOLS, FILES, COMMANDS, ERRORS, DECISIONS)
-# Output order of every section.
-ORDER = (SCOPE, EARLIER, *ITEM_SECTIONS, LAST_STATE)
-# Least valuable first: trimming takes items from these in this order.
-TRIM_ORDER = (TOOLS, DECISIONS, COMMANDS, FILES, ERRORS, ASKS)
-# How many (newest) items each section keeps before the next section loses any.
-_FLOOR = {TOOLS: 2, COMMANDS: 3, DECISIONS: 2, FILES: 4, ERRORS: 3, ASKS: 2}
+# Sections holding items (TOOLS: tool group -> calls; FILES, IDS: path or id -> mentions).
+ITEM_SECTIONS = (ASKS, TOOLS, FILES, COMMANDS, ERRORS, DECISIONS, IDS)
+# Output order: most valuable first.
+ORDER = (SCOPE, EARLIER, ASKS, LAST_STATE, ERRORS, DECISIONS, IDS, COMMANDS, FILES, TOOLS)
+# Who is served first, with the share of the whole it may take in each of three rounds:
+# the sections after it get theirs before it may grow in the next round.
+_SHARES = {
+    ASKS: (0.3, 0.35, 0.4),
+    LAST_STATE: (0.2, 0.25, 0.3),
+    ERRORS: (0.16, 0.25, 1.0),
+    DECISIONS: (0.14, 0.25, 1.0),
+    IDS: (0.04, 0.06, 1.0),
+    EARLIER: (0.12, 0.25, 0.3),
+    COMMANDS: (0.1, 0.18, 1.0),
+    FILES: (0.06, 0.1, 1.0),
+    TOOLS: (0.06, 0.1, 1.0),
+}
+# An ask other than the first is written in at most this many characters.
+_ASK_CHARS = 320
+# The smallest room worth opening a section for (beyond its header).
+_MIN_BODY = 24
+
+# Findings rank above plans; the extractor keeps sentences that match either.
+_CULPRIT = r"(?:fix|cause|problem|issue|bug|culprit|solution|reason|answer)"
+FINDING = re.compile(
+    rf"(?i)\b(?:root cause|caused by|turns out|reproduced|confirm(?:s|ed)"
+    rf"|the (?:\w+ )?{_CULPRIT}s? (?:is|are|was|were|has|had|lies|seems|must|should|here)\b"
+    rf"|(?:this|that|it|which)(?: is|'s|’s) (?:the|a) (?:\w+ )?{_CULPRIT}\b)"
+)
+_FINDING_HINTS = (
+    "cause", "turns out", "reproduced", "confirm", "fix", "problem", "issue", "bug",
+    "culprit", "solution", "reason", "answer",
+)  # fmt: skip
+PLAN = re.compile(
+    r"(?i)^(?:(?:now|so|then|first|next|finally|ok|okay|instead),?\s+)?"
+    r"(?:(?:I|we)(?:\s+will|'ll|’ll|\s+am going to|'m going to|’m going to|\s+are going to"
+    r"|\s+need to|\s+should|\s+must|\s+decided|'ve decided|\s+have decided)\b"
+    r"|let's\b|let us\b|plan:|decision:|next,|instead,)"
+)
+# An error line that names what failed: exception, failed test, compiler error, code.
+_SHARP_ERROR = re.compile(
+    r"^(?:[\w.]*(?:Error|Exception)\b|FAIL|error\b|error\[|panic)|\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b"
+    r"|command not found|No such file|Permission denied|Segmentation fault|\d+ failed"
+)
+_EXIT = re.compile(r"→ exit (-?\d+)")
+# A code or an id a reader could not guess: ORD-4102, E0308, ord_8f3a2c91, #412.
+_CODE = re.compile(r"\b[A-Z]{1,6}-?\d{2,}\b|\b[a-z]+_[0-9a-f]{6,}\b|#\d{2,}\b")
 
 _COUNT = re.compile(r"^(.*?) \(×(\d+)\)$")
+_SHORT_COUNT = re.compile(r"^(.*?) \(?×(\d+)\)?$")
+_TOOL_LINE = re.compile(r"^([\w.\-/]+(?:\([\w.\-/]+\))?)(?: ×(\d+))?(?:: (.*))?$")
+_MORE = re.compile(r"^\+\d+ more$")
 _SCOPE_COUNT = re.compile(r"([\d,]+) messages? summarized")
 _BULLET = ("- ", "* ", "• ")
 # A previous summary is read this far at most (it should be target-sized anyway).
@@ -61,6 +122,8 @@ class Digest:
     sections: dict[str, dict[str, int]] = field(
         default_factory=lambda: {name: {} for name in ITEM_SECTIONS}
     )
+    # The distinct arguments of each tool group, oldest first.
+    details: dict[str, dict[str, int]] = field(default_factory=dict)
     earlier: str = ""
     last_state: str = ""
 
@@ -71,30 +134,36 @@ class Digest:
         items[item] = count
 
 
-def render(digest: Digest) -> str:
-    """The digest as text; empty sections are left out."""
-    lines: list[str] = []
-    if digest.messages:
-        note = f" ({digest.note})" if digest.note else ""
-        lines += [f"## {SCOPE}", f"- {digest.messages:,} messages summarized{note}"]
-    if digest.earlier:
-        lines += [f"## {EARLIER}", digest.earlier]
-    for name in ITEM_SECTIONS:
-        items = digest.sections[name]
-        if items:
-            lines.append(f"## {name}")
-            lines += [_item_line(item, count) for item, count in items.items()]
-    if digest.last_state:
-        lines += [f"## {LAST_STATE}", digest.last_state]
-    return "\n".join(lines)
+def layout(digest: Digest, max_chars: int) -> str:
+    """The digest as text of at most ``max_chars`` characters, room given by value.
+
+    Three rounds over the sections, most valuable first: in each, a section may grow to
+    its share of ``max_chars`` for that round, as far as the room left allows.
+    """
+    scope = _scope(digest)
+    room = max_chars + 1 - _size(scope)  # every line pays for a newline; the last has none
+    if room <= 0:
+        return clip("\n".join(scope), max_chars)
+    blocks: dict[str, list[str]] = {name: [] for name in _SHARES}
+    for round_ in range(3):
+        for name, shares in _SHARES.items():
+            used = _size(blocks[name])
+            allowance = min(used + room, int(max_chars * shares[round_]))
+            if room > 0 and allowance > used:
+                lines = _section(digest, name, allowance)
+                if _size(lines) > used:
+                    room -= _size(lines) - used
+                    blocks[name] = lines
+    return "\n".join(scope + [line for name in ORDER[1:] for line in blocks[name]])
 
 
 def parse(text: str) -> Digest:
     """Read a previous summary back into a digest.
 
-    Known sections are read item by item; anything else (free text, a summary written by
-    another tool or an LLM that ignored the format, unknown sections) is kept verbatim as
-    the ``Earlier`` section, so its facts are carried forward without nesting headers.
+    Known sections are read item by item, in any order; anything else (free text, a
+    summary written by another tool or an LLM that ignored the format, unknown sections)
+    is kept verbatim as the ``Earlier`` section, so its facts are carried forward without
+    nesting headers.
     """
     digest = Digest()
     current: str | None = None
@@ -121,11 +190,7 @@ def parse(text: str) -> Digest:
                 digest.messages += int(match.group(1).replace(",", ""))
         else:
             item = line[2:].strip() if line.startswith(_BULLET) else line
-            match = _COUNT.match(item)
-            if match:
-                digest.add(current, match.group(1), int(match.group(2)))
-            elif item:
-                digest.add(current, item)
+            _parse_item(digest, current, item)
     digest.earlier = "\n".join(earlier).strip()
     digest.last_state = "\n".join(last_state).strip()
     return digest
@@ -134,67 +199,195 @@ def parse(text: str) -> Digest:
 def fold(previous: Digest, new: Digest) -> Digest:
     """``previous`` followed by ``new``: counts add up, new items come after old ones."""
     merged = Digest(messages=previous.messages + new.messages, earlier=previous.earlier)
-    for name in ITEM_SECTIONS:
-        for item, count in previous.sections[name].items():
-            merged.add(name, item, count)
-        for item, count in new.sections[name].items():
-            merged.add(name, item, count)
+    for part in (previous, new):
+        for name in ITEM_SECTIONS:
+            for item, count in part.sections[name].items():
+                merged.add(name, item, count)
+        for group, details in part.details.items():
+            mine = merged.details.setdefault(group, {})
+            for detail, count in details.items():
+                mine[detail] = mine.pop(detail, 0) + count
     merged.last_state = new.last_state or previous.last_state
     return merged
 
 
-def trim(digest: Digest, max_chars: int, *, protect_first_ask: bool = True) -> str:
-    """Render ``digest`` in at most ``max_chars`` characters, dropping the least valuable.
-
-    Order: oldest items of the least valuable sections down to a small floor each; then
-    shorten the ``Earlier`` text and the last state; then the floors go too (the first
-    user ask stays when ``protect_first_ask``); finally a hard cut of the text.
-    """
-    text = render(digest)
-    if len(text) <= max_chars:
-        return text
-    size = len(text)
-    digest = copy(digest)
-
-    def drop_to(name: str, floor: int) -> None:
-        nonlocal size
-        items = digest.sections[name]
-        protected = next(iter(items)) if name == ASKS and protect_first_ask and items else None
-        for item in list(items):
-            if size <= max_chars or len(items) <= floor:
-                return
-            if item == protected:
-                continue
-            size -= len(_item_line(item, items.pop(item))) + 1
-            if not items:
-                size -= len(name) + 4  # the "## name" line goes with its last item
-
-    for name in TRIM_ORDER:
-        drop_to(name, _FLOOR[name])
-    if size > max_chars:
-        digest.earlier = clip_middle(digest.earlier, max(max_chars // 4, 120))
-        digest.last_state = clip_middle(digest.last_state, max(max_chars // 5, 120))
-        size = len(render(digest))
-    for name in TRIM_ORDER:
-        drop_to(name, 0)
-    text = render(digest)
-    if len(text) > max_chars:
-        digest.earlier = ""
-        digest.last_state = clip(one_line(digest.last_state), 80)
-        text = render(digest)
-    return clip(text, max_chars)
+def is_finding(sentence: str) -> bool:
+    """Whether ``sentence`` states a finding ("the root cause is…", "the fix is…")."""
+    lowered = sentence.lower()
+    return any(hint in lowered for hint in _FINDING_HINTS) and bool(FINDING.search(sentence))
 
 
-def copy(digest: Digest) -> Digest:
-    """A copy of ``digest`` that can be trimmed without touching the original."""
-    return Digest(
-        messages=digest.messages,
-        note=digest.note,
-        sections={name: dict(items) for name, items in digest.sections.items()},
-        earlier=digest.earlier,
-        last_state=digest.last_state,
+@functools.lru_cache(maxsize=4_096)
+def rank(section: str, item: str) -> int:
+    """How much an item of ``section`` is worth next to its neighbours (higher is better)."""
+    if section == ERRORS:
+        return 2 if _SHARP_ERROR.search(item) else 1
+    if section == DECISIONS:
+        return (3 if is_finding(item) else 1) + bool(_CODE.search(item))
+    if section == COMMANDS:
+        match = _EXIT.search(item)
+        return 0 if match is None else 1 + (match.group(1) != "0")
+    return 1
+
+
+def _parse_item(digest: Digest, section: str, item: str) -> None:
+    match = _COUNT.match(item)
+    item, count = (match.group(1), int(match.group(2))) if match else (item, 1)
+    if not item:
+        return
+    if section in (FILES, IDS):
+        for piece in item.split(", "):
+            if piece and not _MORE.match(piece):
+                short = _SHORT_COUNT.match(piece)
+                if short:
+                    digest.add(section, short.group(1), int(short.group(2)))
+                else:
+                    digest.add(section, piece, count)
+    elif section == TOOLS:
+        tool = _TOOL_LINE.match(item)
+        if tool is None:
+            digest.add(TOOLS, item, count)
+            return
+        group, calls, details = tool.groups()
+        digest.add(TOOLS, group, int(calls) if calls else count)
+        for detail in (details or "").split(", "):
+            if detail and not _MORE.match(detail):
+                mine = digest.details.setdefault(group, {})
+                mine[detail] = mine.pop(detail, 0) + 1
+    else:
+        digest.add(section, item, count)
+
+
+def _scope(digest: Digest) -> list[str]:
+    if not digest.messages:
+        return []
+    note = f" ({digest.note})" if digest.note else ""
+    return [f"## {SCOPE}", f"- {digest.messages:,} messages summarized{note}"]
+
+
+def _section(digest: Digest, name: str, room: int) -> list[str]:
+    """The lines of one section (its header first) in at most ``room``, or none."""
+    body = room - len(name) - 4  # "## name\n"
+    if body < _MIN_BODY:
+        return []
+    if name == LAST_STATE:
+        lines = _text(digest.last_state, body, favor_end=True)
+    elif name == EARLIER:
+        lines = _text(digest.earlier, body, favor_end=False)
+    elif name == ASKS:
+        lines = _asks(digest.sections[ASKS], body)
+    elif name in (FILES, IDS):
+        lines = _counted(digest.sections[name], body)
+    elif name == TOOLS:
+        lines = _tools(digest.sections[TOOLS], digest.details, body)
+    else:
+        lines = _ranked(name, digest.sections[name], body)
+    return [f"## {name}", *lines] if lines else []
+
+
+def _text(text: str, room: int, *, favor_end: bool) -> list[str]:
+    if not text:
+        return []
+    kept = condense(text, room - 1, favor_end=favor_end)
+    return [kept] if kept else []
+
+
+def _asks(items: dict[str, int], room: int) -> list[str]:
+    """The first ask (protected, and given most room), then the newest others that fit."""
+    if not items:
+        return []
+    asks = list(items.items())
+    first, first_count = asks[0]
+    share = room if len(asks) == 1 else max(room * 3 // 4, min(room, 120))
+    lines = [_line(first, first_count, share - 1)]
+    room -= _size(lines)
+    chosen: list[str] = []
+    for ask, count in reversed(asks[1:]):
+        if room < _MIN_BODY + 16:
+            break
+        line = _line(ask, count, min(room - 1, _ASK_CHARS))
+        chosen.append(line)
+        room -= len(line) + 1
+    return lines + chosen[::-1]
+
+
+def _ranked(name: str, items: dict[str, int], room: int) -> list[str]:
+    """The best items that fit — by rank, the newest two a step up — oldest first."""
+    if not items:
+        return []
+    entries = list(items.items())
+    newest = len(entries) - 2
+    order = sorted(
+        range(len(entries)),
+        key=lambda i: (rank(name, entries[i][0]) + (i >= newest), i),
+        reverse=True,
     )
+    chosen: list[int] = []
+    for i in order:
+        cost = len(_line(*entries[i])) + 1
+        if cost <= room:
+            chosen.append(i)
+            room -= cost
+    if not chosen:  # not even the best one fits whole: shorten it
+        return [_line(*entries[order[0]], room - 1)]
+    return [_line(*entries[i]) for i in sorted(chosen)]
 
 
-def _item_line(item: str, count: int) -> str:
-    return f"- {item} (×{count})" if count > 1 else f"- {item}"
+def _counted(items: dict[str, int], room: int) -> list[str]:
+    """One line: the most counted first (the newest first among equals), ``+N more``."""
+    if not items:
+        return []
+    paths = list(items.items())
+    order = sorted(range(len(paths)), key=lambda i: (paths[i][1], i), reverse=True)
+    pieces = [f"{paths[i][0]} ×{paths[i][1]}" if paths[i][1] > 1 else paths[i][0] for i in order]
+    line = _joined(pieces, room - 1, prefix="- ")
+    return [line] if line else []
+
+
+def _tools(groups: dict[str, int], details: dict[str, dict[str, int]], room: int) -> list[str]:
+    """One line per tool, the most called first: ``name ×N: newest arguments, +K more``."""
+    entries = list(groups.items())
+    order = sorted(range(len(entries)), key=lambda i: (entries[i][1], i), reverse=True)
+    lines: list[str] = []
+    for done, i in enumerate(order):
+        group, calls = entries[i]
+        head = f"- {group} ×{calls}" if calls > 1 else f"- {group}"
+        left = len(order) - done
+        # A fair share of what is left; the most called tool may take half.
+        share = room // 2 if done == 0 and left > 1 else room // left
+        width = min(room, max(share, len(head) + 40)) - 1
+        if width < len(head):
+            break
+        args = list(details.get(group, {}))[::-1]
+        line = (_joined(args, width, prefix=f"{head}: ") if args else "") or head
+        lines.append(line)
+        room -= len(line) + 1
+    return lines
+
+
+def _joined(pieces: list[str], width: int, *, prefix: str) -> str:
+    """``prefix`` and as many ``pieces`` as fit in ``width`` characters, then ``+N more``.
+
+    ``""`` when not even the first piece fits (a clipped path would mislead).
+    """
+    out = prefix
+    for taken, piece in enumerate(pieces):
+        rest = len(pieces) - taken - 1
+        add = piece if taken == 0 else ", " + piece
+        more = len(f", +{rest} more") if rest else 0
+        if len(out) + len(add) + more > width:
+            return f"{out}, +{rest + 1} more" if taken else ""
+        out += add
+    return out
+
+
+def _line(item: str, count: int = 1, width: int = 1 << 30) -> str:
+    """``- item (×count)`` on one line of at most ``width`` characters (condensed if need be)."""
+    suffix = f" (×{count})" if count > 1 else ""
+    room = width - len(suffix) - 2
+    flat = one_line(item) if "\n" in item else item
+    return f"- {flat if len(flat) <= room else one_line(condense(item, room))}{suffix}"
+
+
+def _size(lines: list[str]) -> int:
+    return sum(len(line) + 1 for line in lines)

@@ -7,16 +7,21 @@ message) that grows with the target, not with the span: on a span of 10,000 mess
 reads the newest few hundred in depth, which is more than the digest can hold anyway,
 and says so in its ``Scope`` line. What it keeps:
 
-- the user's asks, verbatim but bounded (the first ask of the span always survives);
-- the tool calls made, as ``name(key=value)`` with the most telling arguments;
-- the files touched (path arguments and path-like words of commands);
+- the user's asks (the first ask of the span always survives);
+- the last state: the latest assistant text;
+- the errors the agent hit: the distinctive line (a traceback's last line,
+  ``error[E0308]: …``, ``FAILED …``, ``HTTP 503``…), not the whole output, and not the
+  error-looking lines of a file it read or a search it ran;
+- the findings and decisions the assistant stated ("The root cause is…", "I will…");
+- the identifiers the user and the assistant talk about (``ORD-4102``, ``ord_8f3a2c91``,
+  ``#412``, a commit hash), counted;
 - the commands run, with the exit code read from their output;
-- the errors seen: the distinctive line (a traceback's last line, ``error[E0308]: …``,
-  ``FAILED …``, ``HTTP 503``…), not the whole output;
-- the decisions the assistant stated ("I will…", "The fix is…");
-- the last state: the latest assistant text.
+- the files touched: path arguments and the path-like words of commands, counted;
+- the other tool calls, grouped per tool with their most telling arguments.
 
-A previous digest is folded in (see :mod:`condense.summarizers.digest`), never nested.
+How the target's room is shared among these is the digest's business
+(:func:`condense.summarizers.digest.layout`); the result is checked with the real
+tokenizer. A previous digest is folded in, never nested.
 """
 
 from __future__ import annotations
@@ -30,9 +35,8 @@ from condense.exceptions import InputError
 from condense.summarizers import digest as dg
 from condense.summarizers._text import (
     clip,
-    clip_middle,
     content_ends,
-    fit_tokens,
+    fit_exact,
     one_line,
     tokens_to_chars,
 )
@@ -54,105 +58,133 @@ _PATH_KEYS = (
     "dir",
 )
 _COMMAND_KEYS = ("command", "cmd", "script")
-_TELLING_KEYS = (
-    *_PATH_KEYS,
-    "query",
-    "q",
-    "url",
-    "uri",
-    "pattern",
-    "regex",
-    "search",
-    "symbol",
-    "id",
-    "name",
-    "title",
-)
+_TELLING_KEYS = ("query", "q", "pattern", "regex", "search", "symbol", "url", "uri", "id", "name")
 _ACTION_KEYS = ("command", "action", "mode", "operation", "op")
 _SHELL_WORDS = ("bash", "shell", "terminal", "exec", "run", "cmd", "command", "sh")
+# A tool (or an action of one) with one of these words shows content; it does not fail by it.
+_READ_WORD_LIST = "read view cat open show grep search find list ls glob fetch browse get lookup"
+_READ_WORDS = frozenset(_READ_WORD_LIST.split())
+_READ_PROGRAM_LIST = (
+    "cat head tail less more nl bat grep egrep fgrep rg ag ack find ls tree wc sed awk jq diff"
+    " git-show git-log git-diff git-blame git-grep git-status"
+)
+_READ_PROGRAMS = frozenset(_READ_PROGRAM_LIST.split())
+_SETUP_PROGRAMS = frozenset(("cd", "export", "set", "source", ".", "pushd"))
 
 _EXIT_CODE = re.compile(
     r"(?i)(?:exit(?:ed)?(?: with)?[ _]?(?:code|status)|return[ _]?code|returncode)"
     r"[\"' ]{0,2}[:=]?\s{0,2}(-?\d{1,3})\b"
 )
 _EXIT_HINTS = ("xit", "XIT", "eturn")
-# A line that holds one of these is a candidate; _ERROR_LINE decides.
+# A line that holds one of these is a candidate; _error_text decides.
 _ERROR_HINTS = (
     "rror",
     "RROR",
     "FAIL",
+    "failed",
     "atal",
     "ATAL",
-    "panic",
+    "anic",
     "xception",
     "Interrupt",
-    "Segmentation",
+    "fault",
     "core dumped",
     "denied",
     "not found",
     "No such",
     "HTTP",
-    "tatus code",
+    "tatus",
     "ERR!",
+    "CRITICAL",
+    "No replacement",
+    "ould not",
+    "annot",
+    "nable to",
 )
 _ERROR_LINE = re.compile(
-    r"""(?x)^[\s>|]*(?:E\s+)?(
-        (?:[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b(?::.*)?)$  # traceback's end
-      | .*\berror(?:\[[A-Z]?\d+\])?:.*                                  # error[E0308]:
-      | .*\b(?:ERROR|FAILED|FAIL|FATAL|Fatal|fatal|panic|npm\ ERR!)\b.*
-      | .*(?:Segmentation\ fault|core\ dumped|command\ not\ found).*
-      | .*(?:No\ such\ file|Permission\ denied).*
-      | .*\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus\ code)[\s:=]{1,3}[45]\d\d\b.*
-    )""",
+    r"""(?x)
+      (?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Fault|Failure)\b(?::.*)?$
+    | (?:error|Error|ERROR|fatal|Fatal|FATAL|panic)(?:\[[\w-]+\])?(?::|!|\s-)\s*\S.*
+    | .*?[\s:\]](?:error|fatal|ERROR|FATAL)(?:\[[\w-]+\])?:\s+\S.*     # a.rs:1:2: error: …
+    | (?:FAILED|FAIL|ERROR)\b.*\S | ---\ FAIL.* | .*::\S+\ FAILED\b.*
+    | .*\b(?:ERROR|CRITICAL|FATAL)\b.* | .*\bnpm\ ERR!.*
+    | .*(?:Segmentation\ fault|core\ dumped|command\ not\ found|No\ such\ file|Permission\ denied).*
+    | .*\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?:\ code)?)[\s:=]{1,3}[45]\d\d\b.*
+    | .*(?:No\ replacement\ was\ performed|[Cc]ould\ not\ |[Cc]annot\ |[Uu]nable\ to\ ).*
+    """
 )
-_DECISION_STARTS = (
-    "I will ",
-    "I'll ",
-    "I’ll ",
-    "I am going to ",
-    "I'm going to ",
-    "I need to ",
-    "I should ",
-    "I decided ",
-    "I've decided ",
-    "Let's ",
-    "Let us ",
-    "We will ",
-    "We'll ",
-    "We need to ",
-    "We should ",
-    "Next, ",
-    "The fix is",
-    "The fix ",
-    "The solution is",
-    "The problem is",
-    "The issue is",
-    "The root cause",
-    "The cause is",
-    "Plan:",
-    "Decision:",
-    "Instead, ",
+# How a read itself fails: its output starts like this.
+_READ_FAILURE = re.compile(
+    r"""(?x)(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b|(?i:error|fatal)\b|No\ such\ file
+    | Permission\ denied|HTTP(?:/[\d.]+)?\ [45]\d\d\b|[45]\d\d\ [A-Z]
+    | \S+:\ (?:[Nn]o\ such|cannot)"""
 )
-_STRING_FIELD = re.compile(r'"(\w{1,40})"\s*:\s*"((?:[^"\\\n]|\\.){0,300})"')
+_PYTEST_SUMMARY = re.compile(r"=+ (.*\b\d+ (?:failed|errors?)\b.*?)(?: in [\d.]+s.*?)? =+")
+# A source listing (cat -n, an editor's view): its lines are code, not errors.
+_LISTING = re.compile(r"\s*\d+\t")
+_LEAD = re.compile(
+    r"^(?:E\s+|[>|]\s*)*(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]?\s*)?"
+)
+_CODE = re.compile(
+    r"(?:(?:async\s+)?def|class|except|raise|return|elif|else|if|for|while|import|from|try|with"
+    r"|assert|catch|throw|throws|function|const|let|var|public|private|protected|static|func"
+    r"|fn|pub|impl)\b|#|//|/\*|\*\s|@\w|\w+\s*[:+*/-]?=\s|[\"']"
+)
+# Error codes, ids, PR numbers, commit hashes, versions; a hash or an id needs a digit.
+_ID = re.compile(
+    r"(?<![\w#.-])(?:[A-Z][A-Z0-9]{1,9}-\d{2,}|[A-Z]{1,3}\d{3,6}|\#\d{2,6}|[a-z]{2,8}_[0-9a-z]{6,24}"
+    r"|v\d+(?:\.\d+){1,3}|[0-9a-f]{7,12})(?![\w-])"
+)
+_HEX_OR_SNAKE = re.compile(r"[a-z_]+|[0-9_]+")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
-_PATH_TOKEN = re.compile(
-    r"^(?:~|\.{1,2})?/?[\w@%+=,.~-]+(?:/[\w@%+=,.~-]*)+$|^[\w.-]+\.[A-Za-z]\w{0,7}$"
+_STRING_FIELD = re.compile(r'"(\w{1,40})"\s*:\s*"((?:[^"\\\n]|\\.){0,300})"')
+_WORD = re.compile(r"[\w-]{1,30}")
+_NAME_CHARS = re.compile(r"[^\w.\-/]+")
+_CAMEL = re.compile(r"([a-z])([A-Z])")
+_SEGMENTS = re.compile(r"&&|\|\||[;|\n]")
+
+# What looks like a file: no commas, pluses, quotes or globs; a name with an extension
+# (one of the known ones when there is no directory part) or a well-known file name.
+_PATH_CHARS = re.compile(r"[\w@%.~/-]+")
+_EXTENSION = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,9}")
+_LINE_SUFFIX = re.compile(r":\d+(?::\d+)?:?$")
+_FILENAME_LIST = (
+    "Makefile makefile GNUmakefile Dockerfile Containerfile Jenkinsfile Vagrantfile Procfile"
+    " Gemfile Rakefile Justfile justfile Brewfile Pipfile LICENSE LICENCE COPYING NOTICE README"
+    " CHANGELOG CODEOWNERS AUTHORS BUILD WORKSPACE OWNERS VERSION MANIFEST"
 )
+_FILENAMES = frozenset(_FILENAME_LIST.split())
+_EXTENSION_LIST = (
+    "py pyi pyx ipynb js mjs cjs jsx ts tsx json jsonl yaml yml toml ini cfg conf env md mdx rst"
+    " txt log csv tsv xml html htm css scss sass less sql sh bash zsh fish ps1 bat rs go c h cc"
+    " cpp hpp cxx java kt kts scala rb php cs swift m mm r jl lua pl dart ex exs erl hs ml vue"
+    " svelte proto graphql gradle lock po mo bin dat db sqlite png jpg jpeg gif svg pdf zip gz"
+    " tar tgz whl so dll exe wasm patch diff tf hcl mk cmake bzl nix vim el clj sol zig tex"
+    " parquet npy pkl pt onnx xlsx docx"
+)
+_EXTENSIONS = frozenset(_EXTENSION_LIST.split())
 
 # How much of one message is read, at most.
-_ASK_CHARS = 400
+_ASK_HEAD = 1_600
+_ASK_TAIL = 400
 _ITEM_CHARS = 200
-_ARG_CHARS = 120
+_ARG_CHARS = 100
+_COMMAND_CHARS = 120
 _OUTPUT_HEAD = 800
 _OUTPUT_TAIL = 1_200
+_READ_ERROR_CHARS = 600  # a read's output this short may be the tool's own complaint
 _EXIT_WINDOW = 300
-_TEXT_SCAN = 1_200
+_TEXT_SCAN = 1_500
+_TEXT_TAIL = 600
 _ARGS_SCAN = 4_000
-_LAST_STATE_CHARS = 800
+_LAST_STATE_ENOUGH = 240  # shorter than this, the assistant text before it is added
+_LAST_STATE_TEXTS = 3
 # The work budget of one walk, in characters examined; each message also costs this much.
 _WORK_BUDGET = 250_000
 _WORK_PER_TARGET_CHAR = 16
 _MESSAGE_COST = 100
+# Sections whose fill stops the walk (tool groups and files only add up counts).
+_BOUNDED = (dg.ASKS, dg.COMMANDS, dg.ERRORS, dg.DECISIONS)
 
 
 class ExtractiveSummarizer:
@@ -167,29 +199,28 @@ class ExtractiveSummarizer:
         previous: str | None,
         target_tokens: int,
     ) -> str:
-        """Return a sectioned digest of ``messages`` within ``target_tokens`` (estimated)."""
+        """Return a sectioned digest of ``messages`` within ``target_tokens`` (o200k_base)."""
         if target_tokens < 1:
             raise InputError(f"target_tokens must be at least 1, got {target_tokens}")
         max_chars = tokens_to_chars(target_tokens)
         digest = extract(
             messages,
-            # More items than this per section can never survive trimming.
+            # More items than this per section can never be written.
             cap=max(4, max_chars // 48),
             budget=max(_WORK_BUDGET, _WORK_PER_TARGET_CHAR * max_chars),
         )
         if previous and previous.strip():
             digest = dg.fold(dg.parse(previous), digest)
-        return fit_tokens(lambda limit: dg.trim(digest, limit), target_tokens)
+        return fit_exact(lambda limit: dg.layout(digest, limit), target_tokens)
 
 
 def extract(messages: Sequence[object], *, cap: int, budget: int) -> dg.Digest:
     """Collect the facts of ``messages`` into a digest, newest first.
 
-    At most ``cap`` distinct items per section; the walk stops when every section is
-    full or ``budget`` (characters examined plus a fixed cost per message) is spent.
+    At most ``cap`` distinct items per section; the walk stops when every bounded section
+    is full or ``budget`` (characters examined plus a fixed cost per message) is spent.
     """
     found = _Collector(cap, budget)
-    exit_codes: dict[str, int] = {}
     for message in reversed(messages):
         if found.full() or found.budget <= 0:
             break
@@ -199,11 +230,12 @@ def extract(messages: Sequence[object], *, cap: int, budget: int) -> dg.Digest:
             continue
         role = message.get("role")
         if role == "tool":
-            found.tool_output(message, exit_codes)
+            found.tool_output(message)
         elif role == "assistant":
-            found.assistant(message, exit_codes)
+            found.assistant(message)
         elif role == "user":
             found.ask(message.get("content"))
+    found.flush()
     first_ask = next(
         (
             text
@@ -224,10 +256,19 @@ class _Collector:
         self.budget = budget
         self.scanned = 0
         self.items: dict[str, dict[str, int]] = {name: {} for name in dg.ITEM_SECTIONS}
-        self.last_state = ""
+        self.details: dict[str, dict[str, int]] = {}
+        self.state: list[str] = []  # the newest assistant texts, newest first
+        self.exit_codes: dict[str, int] = {}
+        # Tool outputs seen before their call (the walk is backwards): their errors are
+        # read once the call tells whether the output is content or an outcome.
+        self.outputs: dict[str, tuple[str, str]] = {}
 
     def full(self) -> bool:
-        return bool(self.last_state) and all(len(v) >= self.cap for v in self.items.values())
+        return self.state_done() and all(len(self.items[name]) >= self.cap for name in _BOUNDED)
+
+    def state_done(self) -> bool:
+        size = sum(len(text) for text in self.state)
+        return size >= _LAST_STATE_ENOUGH or len(self.state) >= _LAST_STATE_TEXTS
 
     def room(self, section: str) -> bool:
         return len(self.items[section]) < self.cap
@@ -244,77 +285,118 @@ class _Collector:
             text = _ask_text(content)
             if text:
                 self.add(dg.ASKS, text)
+                self.ids(text)
 
-    def assistant(self, message: RawMessage, exit_codes: dict[str, int]) -> None:
+    def ids(self, text: str) -> None:
+        for found in reversed(_ID.findall(text)):
+            # A word like "deadbeef" or "line_discounts" is not an id.
+            if not _HEX_OR_SNAKE.fullmatch(found):
+                self.add(dg.IDS, found)
+
+    def assistant(self, message: RawMessage) -> None:
         content = message.get("content")
-        if not self.last_state or self.room(dg.DECISIONS):
-            head, tail = content_ends(content, _TEXT_SCAN, _LAST_STATE_CHARS // 2)
+        wants_state = not self.state_done()
+        if wants_state or self.room(dg.DECISIONS):
+            head, tail = content_ends(content, _TEXT_SCAN, _TEXT_TAIL)
             self.budget -= len(head) + len(tail)
             if head.strip():
-                if not self.last_state:
-                    # With a tail, head + tail is longer than the clip: the seam is cut out.
-                    self.last_state = clip_middle((head + tail).strip(), _LAST_STATE_CHARS)
+                if wants_state:
+                    self.state.append(f"{head}\n…\n{tail}".strip() if tail else head.strip())
                 if self.room(dg.DECISIONS):
-                    for decision in reversed(_decisions(head)):
+                    for decision in reversed(_decisions(head) + _decisions(tail)):
                         self.add(dg.DECISIONS, decision)
+                self.ids(f"{head}\n{tail}")
         calls = message.get("tool_calls")
         if isinstance(calls, list):
             for call in reversed(calls):
                 if isinstance(call, dict):
-                    self.tool_call(call, exit_codes)
+                    self.tool_call(call)
 
-    def tool_call(self, call: RawMessage, exit_codes: dict[str, int]) -> None:
+    def tool_call(self, call: RawMessage) -> None:
         function = call.get("function")
         if not isinstance(function, dict):
             return
-        name = clip(one_line(str(function.get("name") or "?")), 60)
+        name = _NAME_CHARS.sub("_", one_line(str(function.get("name") or "?")))[:60] or "?"
         raw = function.get("arguments")
         self.budget -= min(len(raw), _ARGS_SCAN) if isinstance(raw, str) else _MESSAGE_COST
         args = _arguments(raw)
-        code = exit_codes.get(str(call.get("id")))
-        ended = "" if code is None else f" → exit {code}"
+        call_id = str(call.get("id"))
         command = _command(name, args)
+        output = self.outputs.pop(call_id, None)
+        if output is not None:
+            self.errors(*output, reads=_reads(name, args, command))
+        code = self.exit_codes.get(call_id)
+        ended = "" if code is None else f"→ exit {code}"
         if command is not None:
             if self.room(dg.COMMANDS):
-                self.add(dg.COMMANDS, clip(one_line(command), _ITEM_CHARS) + ended)
-            if self.room(dg.FILES):
-                for word in reversed(_path_words(command)):
-                    self.add(dg.FILES, word)
+                item = clip(one_line(command), _COMMAND_CHARS)
+                self.add(dg.COMMANDS, f"{item} {ended}" if ended else item)
+                self.ids(command[: _ITEM_CHARS * 2])
+            for word in reversed(_path_words(command)):
+                self.add(dg.FILES, word)
             return
-        if self.room(dg.TOOLS):
-            self.add(dg.TOOLS, _call_item(name, args) + ended)
-        if self.room(dg.FILES):
-            for key in _PATH_KEYS:
-                value = args.get(key)
-                if isinstance(value, str) and 0 < len(value) < 300 and "\n" not in value:
-                    self.add(dg.FILES, value.strip())
+        group, detail = _call_group(name, args)
+        self.add(dg.TOOLS, group)
+        detail = f"{detail} {ended}".strip()
+        details = self.details.setdefault(group, {})
+        if detail and (detail in details or len(details) < self.cap):
+            details[detail] = details.get(detail, 0) + 1
+        for key in _PATH_KEYS:
+            value = args.get(key)
+            if isinstance(value, str) and _is_file(value.strip(), strict=False):
+                self.add(dg.FILES, _normal_path(value.strip()))
 
-    def tool_output(self, message: RawMessage, exit_codes: dict[str, int]) -> None:
+    def tool_output(self, message: RawMessage) -> None:
         head, tail = content_ends(message.get("content"), _OUTPUT_HEAD, _OUTPUT_TAIL)
         if not head:
             return
+        self.budget -= len(head) + len(tail)  # read out of the content, whatever comes next
         call_id = message.get("tool_call_id")
-        if isinstance(call_id, str) and (self.room(dg.COMMANDS) or self.room(dg.TOOLS)):
-            self.budget -= 2 * _EXIT_WINDOW
-            for window in ((tail or head)[-_EXIT_WINDOW:], head[:_EXIT_WINDOW]):
-                match = _hinted(window, _EXIT_HINTS) and _EXIT_CODE.search(window)
-                if match:
-                    exit_codes[call_id] = int(match.group(1))
-                    break
+        if not isinstance(call_id, str):
+            self.errors(head, tail, reads=False)
+            return
+        for window in ((tail or head)[-_EXIT_WINDOW:], head[:_EXIT_WINDOW]):
+            match = _hinted(window, _EXIT_HINTS) and _EXIT_CODE.search(window)
+            if match:
+                self.exit_codes[call_id] = int(match.group(1))
+                break
         if self.room(dg.ERRORS):
-            self.budget -= len(head) + len(tail)
-            for window in (tail, head):
-                for line in reversed(_error_lines(window)):
-                    self.add(dg.ERRORS, line)
+            self.outputs[call_id] = (head, tail)
+
+    def errors(self, head: str, tail: str, *, reads: bool) -> None:
+        """Keep the error lines of a tool output; of a read, only the tool's own complaint."""
+        if not self.room(dg.ERRORS):
+            return
+        windows: tuple[str, ...]
+        if reads:
+            # A file's or a search's content is data: only a short output that starts
+            # like a failure ("Error: no such file", "HTTP 404") says the read failed.
+            head = head.lstrip()
+            if tail or len(head) > _READ_ERROR_CHARS or not _READ_FAILURE.match(head):
+                return
+            windows = ("\n".join(head.split("\n", 2)[:2]),)
+        else:
+            windows = (tail, head)
+        for window in windows:
+            for line in reversed(_error_lines(window)):
+                self.add(dg.ERRORS, line)
+
+    def flush(self) -> None:
+        """Read the errors of the outputs whose call was never seen."""
+        outputs, self.outputs = self.outputs, {}
+        for head, tail in outputs.values():
+            self.errors(head, tail, reads=False)
 
     def digest(self, messages: int, first_ask: str | None) -> dg.Digest:
-        result = dg.Digest(messages=messages, last_state=self.last_state)
+        result = dg.Digest(messages=messages, last_state="\n".join(reversed(self.state)))
         if self.scanned < messages and self.budget <= 0:
             result.note = f"details from the newest {self.scanned:,}"
         for name, items in self.items.items():
             # Collected newest first; a digest keeps them oldest first.
             for item, count in reversed(items.items()):
                 result.sections[name][item] = count
+        for group, details in self.details.items():
+            result.details[group] = dict(reversed(details.items()))
         asks = result.sections[dg.ASKS]
         if first_ask is not None and next(iter(asks), None) != first_ask:
             count = asks.pop(first_ask, 1)
@@ -327,8 +409,9 @@ def _hinted(window: str, hints: tuple[str, ...]) -> bool:
 
 
 def _ask_text(content: Any) -> str:
-    head, tail = content_ends(content, _ASK_CHARS, _ASK_CHARS // 2)
-    return one_line(clip_middle(f"{head} {tail}" if tail else head, _ASK_CHARS))
+    """An ask, its lines kept (they end sentences when it is condensed), bounded."""
+    head, tail = content_ends(content, _ASK_HEAD, _ASK_TAIL)
+    return (f"{head}\n…\n{tail}" if tail else head).strip()
 
 
 def _arguments(raw: Any) -> dict[str, Any]:
@@ -359,25 +442,43 @@ def _command(name: str, args: dict[str, Any]) -> str | None:
     return None
 
 
-def _call_item(name: str, args: dict[str, Any]) -> str:
-    picked: list[str] = []
-    action = _pick(args, _ACTION_KEYS, 30)
-    if action:
-        picked.append(action)
-    keys = [key for key in _TELLING_KEYS if key in args] + list(args)
-    telling = _pick(args, [key for key in keys if not action.startswith(f"{key}=")], _ARG_CHARS)
-    if telling:
-        picked.append(telling)
-    return clip(f"{name}({', '.join(picked)})", _ITEM_CHARS)
+def _call_group(name: str, args: dict[str, Any]) -> tuple[str, str]:
+    """The tool group of a call (``name`` or ``name(action)``) and what it worked on.
+
+    That is a path or a query, bare (``src/io.py``), or both (``pattern=retry in src``);
+    with neither, the call's first short argument (``command=cargo build``).
+    """
+    action = _action(args)
+    group = f"{name}({action})" if action else name
+    paths = (args.get(key) for key in _PATH_KEYS)
+    path = next((_scalar(value, _ARG_CHARS) for value in paths if isinstance(value, str)), "")
+    telling = _pick(args, _TELLING_KEYS)
+    if telling and path:
+        detail = f"{telling[0]}={telling[1]} in {path}"
+    elif telling or path:
+        detail = telling[1] if telling else path
+    else:
+        other = _pick(args, [key for key in args if key not in _ACTION_KEYS or not action])
+        detail = f"{other[0]}={other[1]}" if other else ""
+    return group, clip(detail.replace(", ", ","), _ITEM_CHARS)
 
 
-def _pick(args: dict[str, Any], keys: Sequence[str], limit: int) -> str:
-    """``key=value`` for the first of ``keys`` whose value is a short scalar, or ``""``."""
-    for key in keys:
-        value = _scalar(args.get(key), limit)
-        if value:
-            return f"{key}={value}"
+def _action(args: dict[str, Any]) -> str:
+    """The action a multi-purpose tool is asked for (``view``, ``str_replace``), if any."""
+    for key in _ACTION_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and _WORD.fullmatch(value):
+            return value
     return ""
+
+
+def _pick(args: dict[str, Any], keys: Sequence[str]) -> tuple[str, str] | None:
+    """``(key, value)`` for the first of ``keys`` whose value is a short scalar."""
+    for key in keys:
+        value = _scalar(args.get(key), _ARG_CHARS)
+        if value:
+            return key, value
+    return None
 
 
 def _scalar(value: Any, limit: int) -> str:
@@ -390,18 +491,58 @@ def _scalar(value: Any, limit: int) -> str:
     return ""
 
 
+def _reads(name: str, args: dict[str, Any], command: str | None) -> bool:
+    """Whether a call shows content (a file, a listing, search hits) rather than runs."""
+    if command is not None:
+        for segment in _SEGMENTS.split(command[: _ITEM_CHARS * 2]):
+            words = segment.split()
+            if words and words[0] not in _SETUP_PROGRAMS:
+                program = words[0].rsplit("/", 1)[-1]
+                if program == "git" and len(words) > 1:
+                    program = f"git-{words[1]}"
+                return program in _READ_PROGRAMS
+        return False
+    action = _action(args)
+    words = re.split(r"[^a-z]+", _CAMEL.sub(r"\1_\2", name).lower())
+    return action.lower() in _READ_WORDS or any(word in _READ_WORDS for word in words)
+
+
 def _path_words(command: str) -> list[str]:
     words = []
     for word in command[: _ITEM_CHARS * 2].split():
-        word = word.strip("\"'`;,()|&<>")
-        if (
-            1 < len(word) < 200
-            and "://" not in word
-            and not word.startswith("-")
-            and _PATH_TOKEN.match(word)
-        ):
-            words.append(word)
+        word = word.strip("\"'`;,()|&<>{}[]")
+        if word.startswith("-"):
+            if "=" not in word:
+                continue
+            word = word.split("=", 1)[1]
+        word = _LINE_SUFFIX.sub("", word.split("::", 1)[0])  # a test id, a file:line
+        if _is_file(word, strict=True):
+            words.append(_normal_path(word))
     return words
+
+
+def _is_file(word: str, *, strict: bool) -> bool:
+    """Whether ``word`` looks like a file path (``strict``: a word found in a command).
+
+    A file has an extension or a well-known name (``Makefile``); in a command, a bare
+    name (no directory part) needs a known extension, so ``orders.models`` (a module) and
+    ``v2.14.0`` are not files. Directories, regex fragments, globs and lists are not.
+    """
+    if not 1 < len(word) < 200 or "://" in word or not _PATH_CHARS.fullmatch(word):
+        return False
+    last = word.rsplit("/", 1)[-1]
+    if last in _FILENAMES:
+        return True
+    stem, dot, extension = last.rpartition(".")
+    if not dot or not _EXTENSION.fullmatch(extension):
+        return False
+    if not stem:  # a dotfile: .gitignore, .env
+        return len(extension) > 1
+    return not strict or "/" in word or extension.lower() in _EXTENSIONS
+
+
+def _normal_path(path: str) -> str:
+    return path[2:] if path.startswith("./") else path
 
 
 def _error_lines(window: str) -> list[str]:
@@ -417,11 +558,9 @@ def _error_lines(window: str) -> list[str]:
     lines: list[str] = []
     for start in sorted(starts):
         end = window.find("\n", start)
-        line = window[start:] if end < 0 else window[start:end]
-        match = _ERROR_LINE.match(line)
-        if match is None:
+        text = _error_text(window[start:] if end < 0 else window[start:end])
+        if text is None:
             continue
-        text = match.group(1).strip()
         if text.rstrip(":").upper() == "ERROR" and end >= 0:
             # A bare "ERROR:" label: the message is on the next line.
             following = window[end + 1 :].lstrip("\n").split("\n", 1)[0]
@@ -430,10 +569,24 @@ def _error_lines(window: str) -> list[str]:
     return lines[-3:]
 
 
+def _error_text(line: str) -> str | None:
+    """The error a line states (its distinctive part), or ``None`` for any other line."""
+    if _LISTING.match(line):
+        return None
+    text = _LEAD.sub("", line.strip()).strip()
+    if not text or _CODE.match(text):
+        return None
+    summary = _PYTEST_SUMMARY.fullmatch(text)
+    if summary:
+        return summary.group(1)
+    return text if _ERROR_LINE.match(text) else None
+
+
 def _decisions(text: str) -> list[str]:
+    """The sentences of ``text`` that state a finding or a decision."""
     found = []
     for sentence in _SENTENCE_BREAK.split(text):
-        sentence = sentence.strip().lstrip("-*>#• ").strip()
-        if sentence.startswith(_DECISION_STARTS):
+        sentence = sentence.replace("**", "").strip().lstrip("-*>#• ").strip()
+        if len(sentence) > 12 and (dg.PLAN.match(sentence) or dg.is_finding(sentence)):
             found.append(clip(one_line(sentence), _ITEM_CHARS))
     return found
