@@ -17,7 +17,7 @@ SUMMARY_ROLES = {"human": "user", "gpt": "assistant", "system": "system"}
 DEFAULT_SUMMARY_TOKENS = 750
 DEFAULT_KEEP_LAST = 4
 DEFAULT_TURN_OVERHEAD = 4
-DEFAULT_SUMMARY_INPUT_CHARS = 64_000
+DEFAULT_SUMMARY_INPUT_CHARS = 48_000  # about the openai summarizer's prompt bound
 
 
 @dataclass(frozen=True, kw_only=True)

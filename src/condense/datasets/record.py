@@ -22,18 +22,19 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from condense.datasets.options import SUMMARY_ROLES, DatasetOptions
+from condense.datasets.options import DatasetOptions
 from condense.datasets.planner import Plan, Verdict, estimate, plan
 from condense.datasets.summaries import SummaryFailed, summarize_sync
 from condense.datasets.tokenizer import Tokenizer, load_tokenizer
-from condense.datasets.trajectory import Trajectory, canonical, message_starts, read_trajectory
+from condense.datasets.trajectory import Trajectory, canonical, read_trajectory, summary_turn
 from condense.exceptions import FormatError
 from condense.formats.openai import list_key
-from condense.formats.sharegpt import turns_of
 from condense.summarizers import Summarizer, SummaryOutcome
 from condense.types import RawMessage
 
 STATS_KEY = "condense"
+_RECURRING_CHARS = 20_000  # texts up to this long have their counts remembered ...
+_RECURRING_TEXTS = 1_024  # ... this many at a time
 
 
 class Status(StrEnum):
@@ -81,6 +82,8 @@ class RecordProcessor:
         self.options = options
         self.summarizer = summarizer
         self.tokenizer: Tokenizer = load_tokenizer(options.tokenizer)
+        # Counts of short texts that recur across records (system prompts, tool schemas).
+        self._known: dict[str, int] = {}
 
     # -- the two entry points ---------------------------------------------------------
 
@@ -161,11 +164,19 @@ class RecordProcessor:
         counts = parsed.counts
         overhead = self.options.turn_overhead
         count = self.tokenizer.count
+        known = self._known
 
         def turn_tokens(turn: int) -> int:
             cached = counts.get(turn)
             if cached is None:
-                cached = counts[turn] = count(texts[turn]) + overhead
+                text = texts[turn]
+                if len(text) > _RECURRING_CHARS:
+                    cached = count(text)
+                elif (cached := known.get(text)) is None:
+                    if len(known) >= _RECURRING_TEXTS:
+                        known.clear()
+                    cached = known[text] = count(text)
+                cached = counts[turn] = cached + overhead
             return cached
 
         return plan(
@@ -218,22 +229,10 @@ class RecordProcessor:
         if size > room:
             text = self.tokenizer.truncate(text, room)
             size = self.tokenizer.count(text)
-        summary: RawMessage = {"role": SUMMARY_ROLES[self.options.summary_role], "content": text}
-        kept = [*trajectory.turns[:start], *trajectory.turns[stop:]]
-        try:
-            conversation = canonical(trajectory, kept)
-            kept_roles = [*trajectory.roles[:start], *trajectory.roles[stop:]]
-            cut = message_starts(conversation.messages, kept_roles)[start]
-        except FormatError as error:
-            return RecordResult(status=Status.REJECTED, reason=_reason(error))
-        messages = conversation.messages
-        native = conversation.dump([*messages[:cut], summary, *messages[cut:]])
-        written = _turns(native, trajectory.format)
-        if len(written) != len(kept) + 1 or any(
-            a is not b for a, b in zip(kept, [*written[:start], *written[start + 1 :]], strict=True)
-        ):
-            reason = "internal: the kept turns did not come back verbatim; please report this"
-            return self._flag(raw, parsed, chosen, Status.FAILED, reason)
+        turns = trajectory.turns
+        written = [*turns[:start], summary_turn(trajectory, self.options.summary_role, text)]
+        written += turns[stop:]
+        native = {**parsed.record, _list_key(trajectory): written}
         after = chosen.kept_tokens + size + self.options.turn_overhead
         stats = self._stats(parsed, chosen, Status.COMPRESSED, after, len(written))
         stats.update(
@@ -277,10 +276,8 @@ class RecordProcessor:
         }
 
 
-def _turns(native: Any, format: str) -> list[Any]:
-    if format == "sharegpt":
-        return list(turns_of(native))
-    return list(native[list_key(native)])
+def _list_key(trajectory: Trajectory) -> str:
+    return "conversations" if trajectory.format == "sharegpt" else list_key(trajectory.record)
 
 
 def _with_key(raw: bytes, record: dict[str, Any], stats: dict[str, Any]) -> bytes:

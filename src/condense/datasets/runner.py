@@ -61,8 +61,10 @@ def compress_dataset(
 
     ``rejects`` and ``stats`` default to ``OUT.rejects.jsonl`` and ``OUT.stats.json``
     next to a file output. ``workers`` defaults to the machine's cores (``0``: this
-    process only). ``on_start(total_bytes, done_bytes)`` is called once reading starts,
-    then ``progress(lines, bytes)`` as lines are written. The resume point is saved every
+    process only); workers are started with ``spawn``, so a script that calls this with
+    workers must do so under ``if __name__ == "__main__":``.
+    ``on_start(total_bytes, done_bytes)`` is called once reading starts, then
+    ``progress(lines, bytes)`` as lines are written. The resume point is saved every
     ``checkpoint_seconds``. Returns the aggregate report.
     """
     if engine not in ENGINES:

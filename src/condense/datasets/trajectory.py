@@ -15,8 +15,9 @@ calls plus every tool result after it. Units map onto native turns like this:
 So a :class:`Block` — a run of whole units — starts at every turn that is not a tool turn,
 which :func:`blocks_of` reads off the turn roles without parsing a single tool call; the
 tests check it against :func:`unit_blocks`, which segments the canonical messages. Turns
-are only parsed into canonical messages where messages are needed: the span handed to the
-summarizer and the kept turns written back (:func:`canonical`).
+are parsed into canonical messages only where messages are needed, for the summarizer
+(:func:`canonical`); the output is the input's own turn objects with the summary turn
+spliced in, so every kept turn is written back verbatim by construction.
 """
 
 from __future__ import annotations
@@ -121,6 +122,18 @@ def canonical(trajectory: Trajectory, turns: Sequence[Any]) -> Conversation:
     """The conversation of the record with only ``turns`` (whole blocks, in order)."""
     key = "conversations" if trajectory.format == "sharegpt" else list_key(trajectory.record)
     return Conversation.read({**trajectory.record, key: list(turns)}, format=trajectory.format)
+
+
+def summary_turn(trajectory: Trajectory, role: str, text: str) -> dict[str, Any]:
+    """A new turn holding ``text`` for ``role`` (``human``, ``gpt`` or ``system``), named
+    the way the record already names that role."""
+    if trajectory.format == "openai":
+        return {"role": {"human": "user", "gpt": "assistant"}.get(role, role), "content": text}
+    name = next(
+        (t["from"] for t, r in zip(trajectory.turns, trajectory.roles, strict=True) if r == role),
+        role,
+    )
+    return {"from": name, "value": text}
 
 
 def message_text(message: dict[str, Any]) -> str:
