@@ -48,8 +48,9 @@ class Status(StrEnum):
 @dataclass(frozen=True, slots=True)
 class RecordResult:
     """``line``: the output line (no newline); ``None`` means "write the input line".
-    ``stats``: what went under ``"condense"`` (``None`` for passed and rejected lines,
-    except ``tokens`` of a passed one). ``reason``: why a line was rejected or failed."""
+    ``stats``: what went under ``"condense"`` (``None`` for passed and rejected lines).
+    ``reason``: why a line was rejected or failed. ``tokens``: the record's tokens as
+    written."""
 
     status: Status
     line: bytes | None = None
