@@ -8,7 +8,7 @@ estimates it saved. Strategies work oldest first and stop once they have saved `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,3 +46,32 @@ def has_images(content: object) -> bool:
         isinstance(part, dict) and part.get("type") not in ("text", "input_text", "output_text")
         for part in content
     )
+
+
+def replace_oldest_first(
+    messages: Sequence[RawMessage],
+    candidates: Sequence[int],
+    *,
+    need: int,
+    cost: Cost,
+    smaller: Callable[[int, RawMessage], RawMessage | None],
+) -> Reduction:
+    """The loop every strategy shares: walk ``candidates`` oldest first, replace a message
+    by ``smaller(index, message)`` (``None``: leave it) when that saves tokens, and stop
+    once ``need`` tokens are saved."""
+    out = list(messages)
+    changed: list[int] = []
+    saved = 0
+    for index in sorted(candidates):
+        if saved >= need:
+            break
+        original = messages[index]
+        replacement = smaller(index, original)
+        if replacement is None:
+            continue
+        gain = cost(original) - cost(replacement)
+        if gain > 0:
+            out[index] = replacement
+            changed.append(index)
+            saved += gain
+    return Reduction(messages=out, changed=tuple(changed), saved=saved)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from condense.reduce.base import MARKER, Cost, Reduction, text_of
+from condense.reduce.base import MARKER, Cost, Reduction, replace_oldest_first
 from condense.types import RawMessage
 
 MIN_DEDUPE_CHARS = 120
@@ -27,26 +27,16 @@ def dedupe_tool_outputs(
             content = message.get("content")
             if isinstance(content, str) and len(content) >= MIN_DEDUPE_CHARS:
                 newest[content] = index
-    out = list(messages)
-    changed: list[int] = []
-    saved = 0
-    for index in sorted(candidates):
-        if saved >= need:
-            break
-        message = messages[index]
+
+    def pointer(index: int, message: RawMessage) -> RawMessage | None:
         content = message.get("content")
         if not isinstance(content, str) or content.startswith(MARKER):
-            continue
+            return None
         latest = newest.get(content)
         if latest is None or latest <= index:
-            continue
+            return None
         later_id = messages[latest].get("tool_call_id")
-        pointer = f"{MARKER} same output as the later tool call {later_id}]"
-        replaced = {**message, "content": pointer}
-        gain = cost(message) - cost(replaced)
-        if gain <= 0 or len(pointer) >= len(text_of(content)):
-            continue
-        out[index] = replaced
-        changed.append(index)
-        saved += gain
-    return Reduction(messages=out, changed=tuple(changed), saved=saved)
+        text = f"{MARKER} same output as the later tool call {later_id}]"
+        return {**message, "content": text} if len(text) < len(content) else None
+
+    return replace_oldest_first(messages, candidates, need=need, cost=cost, smaller=pointer)

@@ -13,7 +13,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from condense.reduce.base import MARKER, Cost, Reduction, has_images, text_of
+from condense.reduce.base import (
+    MARKER,
+    Cost,
+    Reduction,
+    has_images,
+    replace_oldest_first,
+    text_of,
+)
 from condense.types import RawMessage
 
 MIN_MASKABLE_CHARS = 240
@@ -40,30 +47,17 @@ def mask_tool_outputs(
 
     Results already masked, short, or carrying images are skipped.
     """
-    out = list(messages)
     calls = _calls_before(messages, candidates)
-    changed: list[int] = []
-    saved = 0
-    for index in sorted(candidates):
-        if saved >= need:
-            break
-        message = messages[index]
-        text = text_of(message.get("content"))
-        if (
-            len(text) < MIN_MASKABLE_CHARS
-            or text.startswith(MARKER)
-            or has_images(message.get("content"))
-        ):
-            continue
+
+    def masked(index: int, message: RawMessage) -> RawMessage | None:
+        content = message.get("content")
+        text = text_of(content)
+        if len(text) < MIN_MASKABLE_CHARS or text.startswith(MARKER) or has_images(content):
+            return None
         call = calls.get(str(message.get("tool_call_id")))
-        masked = {**message, "content": placeholder(call, text)}
-        gain = cost(message) - cost(masked)
-        if gain <= 0:
-            continue
-        out[index] = masked
-        changed.append(index)
-        saved += gain
-    return Reduction(messages=out, changed=tuple(changed), saved=saved)
+        return {**message, "content": placeholder(call, text)}
+
+    return replace_oldest_first(messages, candidates, need=need, cost=cost, smaller=masked)
 
 
 def _calls_before(messages: Sequence[RawMessage], candidates: Sequence[int]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from condense.arguments import shrink_arguments
-from condense.reduce.base import Cost, Reduction
+from condense.reduce.base import Cost, Reduction, replace_oldest_first
 from condense.types import RawMessage
 
 DEFAULT_MAX_ARGUMENT_CHARS = 800
@@ -23,16 +23,11 @@ def shrink_tool_arguments(
 ) -> Reduction:
     """Shrink every argument string over ``max_chars`` of the assistant messages at
     ``candidates``, oldest first, until ``need`` tokens are saved."""
-    out = list(messages)
-    changed: list[int] = []
-    saved = 0
-    for index in sorted(candidates):
-        if saved >= need:
-            break
-        message = messages[index]
+
+    def shrunk(index: int, message: RawMessage) -> RawMessage | None:
         calls = message.get("tool_calls")
         if not isinstance(calls, list):
-            continue
+            return None
         new_calls: list[Any] = []
         touched = False
         for call in calls:
@@ -43,13 +38,6 @@ def shrink_tool_arguments(
                     call = {**call, "function": {**call["function"], "arguments": shorter}}
                     touched = True
             new_calls.append(call)
-        if not touched:
-            continue
-        shrunk = {**message, "tool_calls": new_calls}
-        gain = cost(message) - cost(shrunk)
-        if gain <= 0:
-            continue
-        out[index] = shrunk
-        changed.append(index)
-        saved += gain
-    return Reduction(messages=out, changed=tuple(changed), saved=saved)
+        return {**message, "tool_calls": new_calls} if touched else None
+
+    return replace_oldest_first(messages, candidates, need=need, cost=cost, smaller=shrunk)

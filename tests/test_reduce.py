@@ -1,0 +1,79 @@
+"""The cheap reductions: each keeps roles and ids, never mutates, and stops at ``need``."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from condense import validate
+from condense.planning import quick_estimate
+from condense.reduce import dedupe_tool_outputs, mask_tool_outputs, shrink_tool_arguments
+
+LOG = "\n".join(f"line {i}: collecting tests ... ok" for i in range(200))
+
+
+def _exchange(call_id: str, name: str, arguments: dict[str, Any], output: str) -> list[Any]:
+    call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
+    call["function"]["arguments"] = json.dumps(arguments)
+    return [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": call_id, "content": output},
+    ]
+
+
+def _history() -> list[Any]:
+    return [
+        {"role": "user", "content": "run the tests"},
+        *_exchange(
+            "c1", "bash", {"command": "pytest -q"}, LOG + "\nFAILED t.py::x\n[exit code: 1]"
+        ),
+        *_exchange("c2", "read_file", {"path": "src/app.py"}, LOG),
+        *_exchange("c3", "read_file", {"path": "src/app.py"}, LOG),
+        *_exchange("c4", "write_file", {"path": "a.py", "content": "x = 1\n" * 2000}, "ok"),
+    ]
+
+
+def test_dedupe_points_the_older_copy_at_the_newer_one() -> None:
+    history = _history()
+    before = copy.deepcopy(history)
+    result = dedupe_tool_outputs(history, [2, 4, 6], need=10**9, cost=quick_estimate)
+    assert history == before
+    assert result.changed == (4,)
+    assert result.messages[4]["content"] == "[condense: same output as the later tool call c3]"
+    assert result.messages[4]["tool_call_id"] == "c2"
+    assert result.messages[6] is history[6]
+    assert validate(result.messages, "openai") == []
+
+
+def test_mask_writes_tool_aware_one_liners() -> None:
+    history = _history()
+    result = mask_tool_outputs(history, [2, 4], need=10**9, cost=quick_estimate)
+    bash, read = result.messages[2]["content"], result.messages[4]["content"]
+    assert "\n" not in bash
+    assert "`pytest -q`" in bash
+    assert "exit code 1" in bash
+    assert "FAILED t.py::x" in bash
+    assert "read_file src/app.py" in read
+    assert "200 lines" in read
+    assert result.saved > 0
+    assert validate(result.messages, "strict") == []
+
+
+def test_mask_stops_once_enough_is_saved() -> None:
+    history = _history()
+    result = mask_tool_outputs(history, [2, 4, 6], need=1, cost=quick_estimate)
+    assert result.changed == (2,)
+
+
+def test_shrink_keeps_arguments_valid_json() -> None:
+    history = _history()
+    result = shrink_tool_arguments(history, [7], need=10**9, cost=quick_estimate, max_chars=300)
+    arguments = json.loads(result.messages[7]["tool_calls"][0]["function"]["arguments"])
+    assert arguments["path"] == "a.py"
+    assert "chars cut" in arguments["content"]
+    assert len(result.messages[7]["tool_calls"][0]["function"]["arguments"]) <= 300
+    assert (
+        json.loads(history[7]["tool_calls"][0]["function"]["arguments"])["content"].count("x = 1")
+        == 2000
+    )
