@@ -117,6 +117,9 @@ class CompressionState:
 
 @dataclass(frozen=True, kw_only=True)
 class CompressionResult:
+    """The compressed history, the summary text (``None`` if nothing was summarized), the
+    report, and the state to pass as ``previous=`` on the next call."""
+
     messages: list[RawMessage]
     summary: str | None
     report: CompressionReport
@@ -148,9 +151,13 @@ def compress(
         raise InputError(f"budget must be a positive number of tokens, not {budget!r}")
     if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
         raise InputError("compress expects a list of messages; use condense.load() for files")
+    for name, value in (("tail_tokens", tail_tokens), ("summary_tokens", summary_tokens)):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 0
+        ):
+            raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
     profile = get_profile(provider)
-    encoding_name = encoding or encoding_for_model(model)
-    counter = shared_counter(encoding_name) if encoding or model else shared_counter()
+    counter = shared_counter(encoding or encoding_for_model(model))
     work, incremental = _resume_from(previous, messages, budget, profile, counter.encoding)
     engine = Compressor(
         repaired := repair(work, profile),
