@@ -94,8 +94,11 @@ class Aggregate:
         seen = 0
         for bucket, count in enumerate(self.ratio_buckets):
             seen += count
-            if seen > rank:
-                return min(1.0, (bucket + 0.5) / 100)
+            if seen > rank:  # the bucket's middle, kept within the ratios actually seen
+                middle = (bucket + 0.5) / 100
+                low = self.ratio_min if self.ratio_min is not None else middle
+                high = self.ratio_max if self.ratio_max is not None else middle
+                return min(max(middle, low), high)
         return self.ratio_max
 
     def report(self, *, elapsed: float) -> dict[str, Any]:
