@@ -132,6 +132,16 @@ def test_a_directory_is_mirrored_file_by_file(tmp_path: Path) -> None:
     assert len(output_lines(tmp_path / "out" / "b" / "c.jsonl")) == 4
     assert not (tmp_path / "out" / "notes.txt").exists()
     assert json.loads((tmp_path / "out.stats.json").read_text())["lines"] == 9
+    # An output directory inside the input directory is not read as input.
+    nested = ["dataset", str(tmp_path / "in"), "-o", str(tmp_path / "in" / "out")]
+    for _ in range(2):
+        assert main([*nested, "--target-tokens", "2000", "--workers", "0", "-q"]) == 0
+    assert json.loads((tmp_path / "in" / "out.stats.json").read_text())["lines"] == 9
+    assert sorted(p.name for p in (tmp_path / "in" / "out").rglob("*")) == [
+        "a.jsonl",
+        "b",
+        "c.jsonl",
+    ]
 
 
 def test_cli_writes_stdout_and_a_table_and_exit_code_one_for_rejects(

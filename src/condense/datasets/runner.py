@@ -81,6 +81,10 @@ def compress_dataset(
     chosen = build_summarizer(summarizer, **dict(summarizer_options or {}))
     rejects_path = Path(rejects) if rejects else default_sidecar(jobs, out, ".rejects.jsonl")
     stats_path = Path(stats) if stats else default_sidecar(jobs, out, ".stats.json")
+    ours = {path.resolve() for path in (rejects_path, stats_path) if path is not None}
+    jobs = [job for job in jobs if job.source == STDIN or Path(job.source).resolve() not in ours]
+    if not jobs:
+        raise InputError(f"{os.fspath(source)} holds no input besides this run's own files")
     fingerprint = options.fingerprint(_describe(chosen, summarizer_options))
     sink = Sink(
         jobs,

@@ -57,7 +57,12 @@ def plan_jobs(source: str, output: str | None) -> list[Job]:
             raise InputError(f"{source} is a directory: give an output directory with -o")
         if target.exists() and not target.is_dir():
             raise InputError(f"{output} exists and is not a directory")
-        files = sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(SUFFIXES))
+        inside = target.resolve()
+        files = sorted(
+            p
+            for p in path.rglob("*")
+            if p.is_file() and p.name.endswith(SUFFIXES) and inside not in p.resolve().parents
+        )
         if not files:
             raise FormatError(f"holds no {' or '.join(SUFFIXES)} file", source=source)
         return [Job(str(f), target / f.relative_to(path)) for f in files]
