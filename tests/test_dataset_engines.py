@@ -106,6 +106,8 @@ def test_lines_in_equal_lines_out_plus_rejects_in_order(tmp_path: Path) -> None:
     assert stats["rejected"] == 3 and stats["lines"] == len(lines)
     assert stats["passed_under_target"] + stats["compressed"] + stats["still_over_limit"] == 24
     assert stats["compressed"] > 0 and stats["passed_under_target"] > 0
+    ratio = stats["ratio"]
+    assert ratio["min"] <= ratio["p10"] <= ratio["p50"] <= ratio["p90"] <= ratio["max"] < 1
     assert not list(tmp_path.glob(".*"))  # no partial or state file left behind
 
 
