@@ -1,0 +1,58 @@
+"""``repair``: make any history valid for a provider profile, and say what changed.
+
+Repair runs three passes, one module each, each fixing one family of rules:
+
+1. ``normalize``: each message on its own — roles, content shapes, tool-call shapes,
+   JSON-object arguments, keys the profile rejects, messages with nothing in them;
+2. ``pairing``: every tool result moved directly after the call it answers, wherever it
+   sits; unique ids the profile accepts, carried to the results; stubs for calls that
+   have no result;
+3. ``order``: system prompt first, a user message first, roles alternating.
+
+``ledger`` keeps track of where each message came from and of every change.
+
+Contracts: the output always passes ``validate`` for the profile (``repair`` raises
+``InvalidOutputError`` rather than return one that does not); the input is never
+mutated; messages repair does not touch are returned as the same objects; every drop,
+insertion, move, merge and rewrite is listed in ``changes`` with its index and reason,
+and a dropped message travels in its change so nothing is lost without a trace; the same
+input always gives the same output, and ``repair(repair(x).messages) == repair(x)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from condense.exceptions import InputError, InvalidOutputError
+from condense.profiles import DEFAULT_PROFILE, Profile, get_profile
+from condense.repair.ledger import Action, Change, Log, RepairResult
+from condense.repair.normalize import normalize_all
+from condense.repair.order import OPENING_USER, fix_order
+from condense.repair.pairing import STUB_RESULT, pair_results
+from condense.validate import pairing_violations, validate
+
+__all__ = ["OPENING_USER", "STUB_RESULT", "Action", "Change", "RepairResult", "repair"]
+
+
+def repair(messages: Sequence[Any], provider: str | Profile = DEFAULT_PROFILE) -> RepairResult:
+    """Return ``messages`` made valid for ``provider``'s profile, with every change listed."""
+    if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
+        raise InputError(
+            f"repair expects a list of messages, got {type(messages).__name__}; "
+            "use condense.load() to read a file or another wire format"
+        )
+    profile = get_profile(provider)
+    if not validate(messages, profile):  # the common case: nothing to heal
+        return RepairResult(messages=list(messages), changes=(), provider=profile.name)
+    log = Log()
+    slots = normalize_all(messages, profile, log)
+    all_clean = all(slot.clean for slot in slots) and len(slots) == len(messages)
+    if not all_clean or next(pairing_violations(messages, profile), None) is not None:
+        slots = pair_results(slots, profile, log)
+    slots = fix_order(slots, profile, log)
+    repaired = [slot.message for slot in slots]
+    leftover = validate(repaired, profile)
+    if leftover:
+        raise InvalidOutputError(profile.name, leftover)
+    return RepairResult(messages=repaired, changes=log.changes(slots), provider=profile.name)

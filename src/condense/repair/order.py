@@ -1,0 +1,91 @@
+"""Repair pass 3: role order — the system prompt first, a user message first, and no
+two user or two assistant messages in a row where the profile forbids them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from condense.profiles import Profile
+from condense.repair.ledger import Log, Slot
+
+OPENING_USER = "(continuing an earlier conversation)"
+
+
+def fix_order(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
+    if profile.system_only_at_start:
+        slots = _systems_first(slots, log)
+    if profile.alternate:
+        slots = _merge_same_role(slots, log)
+    if profile.first_user:
+        slots = _open_with_user(slots, log)
+    return slots
+
+
+def _systems_first(slots: list[Slot], log: Log) -> list[Slot]:
+    lead = 0
+    while lead < len(slots) and slots[lead].role in ("system", "developer"):
+        lead += 1
+    late = [s for s in slots[lead:] if s.role in ("system", "developer")]
+    for slot in late:
+        log.add("move", slot, "system_not_at_start", "system message moved to the system prompt")
+    rest = [s for s in slots[lead:] if s.role not in ("system", "developer")]
+    return [*slots[:lead], *late, *rest]
+
+
+def _merge_same_role(slots: list[Slot], log: Log) -> list[Slot]:
+    out: list[Slot] = []
+    for slot in slots:
+        previous = out[-1] if out else None
+        if previous is None or previous.role != slot.role or slot.role not in ("user", "assistant"):
+            out.append(slot)
+            continue
+        merged = previous.edit()
+        merged["content"] = _join_content(
+            previous.message.get("content"), slot.message.get("content")
+        )
+        if slot.message.get("tool_calls"):
+            merged["tool_calls"] = slot.message["tool_calls"]
+        for key, value in slot.message.items():
+            merged.setdefault(key, value)
+        log.add(
+            "merge",
+            slot,
+            "consecutive_same_role",
+            f"second of two {slot.role} messages in a row merged into the first",
+            into=previous,
+            message=slot.message,
+        )
+    return out
+
+
+def _join_content(first: Any, second: Any) -> Any:
+    if first is None or first == "" or first == []:
+        return second
+    if second is None or second == "" or second == []:
+        return first
+    if isinstance(first, str) and isinstance(second, str):
+        return f"{first}\n\n{second}"
+    return _as_parts(first) + _as_parts(second)
+
+
+def _as_parts(content: Any) -> list[Any]:
+    if isinstance(content, list):
+        return list(content)
+    return [{"type": "text", "text": content}]
+
+
+def _open_with_user(slots: list[Slot], log: Log) -> list[Slot]:
+    lead = 0
+    while lead < len(slots) and slots[lead].role in ("system", "developer"):
+        lead += 1
+    if lead == len(slots) or slots[lead].role == "user":
+        return slots
+    opener = Slot({"role": "user", "content": OPENING_USER}, None, owned=True)
+    log.add(
+        "insert",
+        opener,
+        "first_not_user",
+        f"the history opened with a message from {slots[lead].role!r}; "
+        "the profile requires a user message first",
+    )
+    return [*slots[:lead], opener, *slots[lead:]]

@@ -1,0 +1,267 @@
+"""Repair pass 2: every tool result directly after the call it answers.
+
+A result is matched to its call wherever it sits (the nearest earlier unanswered call
+with its id, else a later one); a result without a usable id takes a free call of the
+assistant whose tool block holds it, or of the nearest earlier one. Then every call gets
+a unique id the profile accepts, shared with its result; calls left unanswered get a
+stub result; results that answer nothing are dropped, each with its reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from condense.profiles import Profile
+from condense.repair.ledger import Log, Slot
+
+STUB_RESULT = "[condense: no result was recorded for this tool call]"
+
+
+def _call_list(slot: Slot) -> list[dict[str, Any]]:
+    if slot.role != "assistant":
+        return []
+    calls = slot.message.get("tool_calls")
+    return calls if isinstance(calls, list) else []
+
+
+def _result_id(slot: Slot) -> str | None:
+    value = slot.message.get("tool_call_id")
+    return value if isinstance(value, str) and value else None
+
+
+def pair_results(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
+    """Move each result directly after its call; stub unanswered calls; drop the rest."""
+    calls_by_id: dict[str, list[tuple[int, int]]] = {}
+    block_owner: list[int | None] = []  # for each slot: the assistant whose tool block holds it
+    owner: int | None = None
+    for pos, slot in enumerate(slots):
+        if slot.role != "tool":
+            owner = pos if _call_list(slot) else None
+        block_owner.append(owner if slot.role == "tool" else None)
+        for c, call in enumerate(_call_list(slot)):
+            if isinstance(call.get("id"), str) and call["id"]:
+                calls_by_id.setdefault(call["id"], []).append((pos, c))
+
+    answer: dict[tuple[int, int], int] = {}  # (assistant pos, call index) -> result pos
+    unmatched: list[int] = []
+    for pos, slot in enumerate(slots):
+        if slot.role != "tool":
+            continue
+        result_id = _result_id(slot)
+        candidates = calls_by_id.get(result_id, []) if result_id else []
+        chosen = _choose_call(candidates, pos, answer)
+        if chosen is not None:
+            answer[chosen] = pos
+        elif candidates:
+            log.add(
+                "drop",
+                slot,
+                "duplicate_tool_result",
+                f"second result for tool call {result_id!r}; the first one is kept",
+                message=slot.message,
+            )
+        else:
+            unmatched.append(pos)
+
+    for pos in unmatched:
+        slot = slots[pos]
+        home, free = _home_for(slots, pos, block_owner[pos], answer)
+        if home is not None:
+            answer[(home, free[0])] = pos
+            continue
+        what = f"tool_call_id {_result_id(slot)!r}" if _result_id(slot) else "no tool_call_id"
+        log.add(
+            "drop",
+            slot,
+            "orphan_tool_result" if _result_id(slot) else "missing_tool_call_id",
+            f"tool result with {what} answers no tool call in the history",
+            message=slot.message,
+        )
+
+    _assign_ids(slots, answer, profile, log)
+    return _rebuild(slots, answer, block_owner, log)
+
+
+def _choose_call(
+    candidates: list[tuple[int, int]], pos: int, answer: dict[tuple[int, int], int]
+) -> tuple[int, int] | None:
+    """The call a result at ``pos`` answers: the nearest unanswered call before it with
+    its id (first call of that message), else the first unanswered one after it."""
+    best: tuple[int, int] | None = None
+    for call in candidates:
+        if call in answer:
+            continue
+        if call[0] < pos:
+            if best is None or call[0] > best[0]:
+                best = call
+        elif best is None:
+            return call
+    return best
+
+
+def _home_for(
+    slots: list[Slot], pos: int, owner: int | None, answer: dict[tuple[int, int], int]
+) -> tuple[int | None, list[int]]:
+    """The assistant an unmatched result at ``pos`` most likely answers, and its free calls:
+    the one whose tool block holds it, else the nearest earlier one with a free call."""
+    result_id = _result_id(slots[pos])
+    if owner is not None:
+        free = _free_calls(slots[owner], owner, answer, result_id)
+        return (owner, free) if free else (None, [])
+    for back in range(pos - 1, -1, -1):
+        if _call_list(slots[back]):
+            free = _free_calls(slots[back], back, answer, result_id)
+            if free:
+                return back, free
+    return None, []
+
+
+def _free_calls(
+    assistant: Slot, home: int, answer: dict[tuple[int, int], int], result_id: str | None
+) -> list[int]:
+    """Unanswered calls of ``assistant`` that an id-less or unknown-id result may take.
+
+    A result without an id takes any unanswered call of the assistant right before it;
+    a result whose id matches nothing only takes a call that has no id of its own.
+    """
+    free = []
+    for c, call in enumerate(_call_list(assistant)):
+        if (home, c) in answer:
+            continue
+        has_id = isinstance(call.get("id"), str) and bool(call["id"])
+        if result_id is None or not has_id:
+            free.append(c)
+    return free
+
+
+def _assign_ids(
+    slots: list[Slot], answer: dict[tuple[int, int], int], profile: Profile, log: Log
+) -> None:
+    """Give every call a unique id the profile accepts, and its result the same id."""
+    used: set[str] = set()
+    for pos, slot in enumerate(slots):
+        calls = _call_list(slot)
+        new_calls: list[dict[str, Any]] | None = None
+        notes: list[str] = []
+        missing = False
+        if calls and not profile.unique_ids:
+            used = set()  # ids need only be unique within one message
+        for c, call in enumerate(calls):
+            result_pos = answer.get((pos, c))
+            result_id = _result_id(slots[result_pos]) if result_pos is not None else None
+            current = call.get("id") if isinstance(call.get("id"), str) else None
+            wanted = current or result_id or ""
+            final = _acceptable_id(wanted, profile, used, seed=f"{slot.origin}:{c}")
+            used.add(final)
+            if final != current:
+                missing = missing or current is None
+                notes.append(
+                    f"tool call {c} id {current!r} → {final!r}"
+                    + (" (duplicate id)" if current and _id_ok(current, profile) else "")
+                )
+                if new_calls is None:
+                    new_calls = list(calls)
+                new_calls[c] = {**call, "id": final}
+            if result_pos is not None and result_id != final:
+                result = slots[result_pos]
+                result.edit()["tool_call_id"] = final
+                log.add(
+                    "rewrite",
+                    result,
+                    "missing_tool_call_id" if result_id is None else "invalid_tool_call_id",
+                    f"tool_call_id {result_id!r} → {final!r} to match its call",
+                )
+        if new_calls is not None:
+            slot.edit()["tool_calls"] = new_calls
+            code = "tool_call_missing_id" if missing else "invalid_tool_call_id"
+            log.add("rewrite", slot, code, "; ".join(notes))
+
+
+def _id_ok(call_id: str, profile: Profile) -> bool:
+    if profile.id_pattern is not None and not profile.id_pattern.match(call_id):
+        return False
+    return profile.id_max_length is None or len(call_id) <= profile.id_max_length
+
+
+def _acceptable_id(wanted: str, profile: Profile, used: set[str], *, seed: str) -> str:
+    """``wanted`` if the profile accepts it and it is unused, else a deterministic one."""
+    if wanted and wanted not in used and _id_ok(wanted, profile):
+        return wanted
+    if profile.id_exact_length is not None:
+        length = profile.id_exact_length
+        return _unique(lambda n: _base62(f"{wanted}|{seed}|{n}", length), used)
+    cleaned = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "_-") else "_" for ch in wanted)
+    limit = profile.id_max_length or 64
+    if cleaned and len(cleaned) <= limit and cleaned not in used and _id_ok(cleaned, profile):
+        return cleaned
+    stem = (cleaned or "call")[: max(1, limit - 13)]
+    return _unique(lambda n: f"{stem}_{digest(f'{wanted}|{seed}|{n}')[:12]}", used)
+
+
+def _unique(make: Any, used: set[str]) -> str:
+    n = 0
+    while (candidate := make(n)) in used:
+        n += 1
+    result: str = candidate
+    return result
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _base62(text: str, length: int) -> str:
+    number = int.from_bytes(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest(), "big")
+    chars = []
+    for _ in range(length):
+        number, rest = divmod(number, 62)
+        chars.append(_ALPHABET[rest])
+    return "".join(chars)
+
+
+def _rebuild(
+    slots: list[Slot],
+    answer: dict[tuple[int, int], int],
+    block_owner: list[int | None],
+    log: Log,
+) -> list[Slot]:
+    out: list[Slot] = []
+    for pos, slot in enumerate(slots):
+        if slot.role == "tool":
+            continue
+        out.append(slot)
+        calls = _call_list(slot)
+        if not calls:
+            continue
+        results = [answer[(pos, c)] for c in range(len(calls)) if (pos, c) in answer]
+        in_block = sorted(r for r in results if block_owner[r] == pos)
+        moved = sorted(r for r in results if block_owner[r] != pos)
+        out.extend(slots[r] for r in in_block)
+        for r in moved:
+            out.append(slots[r])
+            log.add(
+                "move",
+                slots[r],
+                "tool_result_misplaced",
+                f"result for tool call {_result_id(slots[r])!r} moved directly after its call",
+            )
+        for c, call in enumerate(calls):
+            if (pos, c) not in answer:
+                stub = Slot(
+                    {"role": "tool", "tool_call_id": call["id"], "content": STUB_RESULT},
+                    None,
+                    owned=True,
+                )
+                out.append(stub)
+                log.add(
+                    "insert",
+                    stub,
+                    "unanswered_tool_call",
+                    f"stub result for unanswered tool call {call['id']!r} "
+                    f"({call['function']['name']}) of message {slot.origin}",
+                )
+    return out
