@@ -1,0 +1,28 @@
+"""Tool-call ``arguments``: shrink them without breaking the JSON, and make them valid.
+
+OpenAI-style tool calls carry their arguments as a *string holding a JSON object*. Two
+things go wrong with that string in long agent histories:
+
+* A compactor shortens it by slicing the text. The result is invalid JSON, and strict
+  providers reject the whole history with a 400 on every later turn.
+  ``shrink_arguments`` shortens the long string values *inside* the JSON instead, so the
+  result always parses and keeps its shape.
+* It arrives as a dict, as ``None``, as a JSON array, as truncated or Python-repr text.
+  ``normalize_arguments`` turns any of these into a JSON-object string, keeps everything
+  it can, and says what it changed.
+
+A cut string keeps its head (about two thirds of the kept length) and its tail, and
+``CUT_MARKER`` in the middle says how many characters were removed::
+
+    "def main():\\n    …[18234 chars cut]…\\nmain()\\n"
+
+The count is in Python characters (code points) of the decoded string. A cut never splits
+a grapheme cluster (a ZWJ emoji sequence, a letter and its combining marks, a flag) or a
+surrogate pair.
+"""
+
+from condense.arguments._json import is_json_object_string
+from condense.arguments.normalize import normalize_arguments
+from condense.arguments.shrink import CUT_MARKER, shrink_arguments
+
+__all__ = ["CUT_MARKER", "is_json_object_string", "normalize_arguments", "shrink_arguments"]
