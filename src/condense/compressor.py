@@ -82,7 +82,6 @@ class Compressor:
         self.prefix = list(itertools.accumulate(self.estimate, initial=0))
         self.total_estimate = self.prefix[-1]
         self.adjusted: dict[int, int] = {}  # message index -> estimate change after a reduction
-        self.tail_tokens = tail_tokens
         self.exact: list[int] | None = None  # per-message counts, when all were counted
         if self.total_estimate + REPLY_PRIMING_TOKENS <= self.budget:
             self.exact = counter.counts(self.messages)  # likely fits: cheap to prove exactly
@@ -107,6 +106,7 @@ class Compressor:
     # -- the run -------------------------------------------------------------------------
 
     def run(self) -> Outcome:
+        """Reduce until the history fits (or nothing reducible is left) and assemble it."""
         k = 0
         tokens = None if self.exact is None else sum(self.exact) + REPLY_PRIMING_TOKENS
         if tokens is None or tokens > self.budget:
