@@ -49,6 +49,9 @@ The commands run, each with its exit code when known.
 The distinctive error lines and codes, and whether each was resolved.
 ## {dg.DECISIONS}
 What the assistant decided or concluded, and why.
+## {dg.IDS}
+The identifiers the work refers to: ids, error codes, ticket and PR numbers, commit hashes,
+versions — exactly as written.
 ## {dg.LAST_STATE}
 Where the work stands now and what comes next (plain sentences).
 
