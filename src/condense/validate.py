@@ -397,6 +397,9 @@ def _plainly_valid(messages: Sequence[Any], profile: Profile) -> bool:
     """
     allowed = profile.allowed_keys
     pattern, max_length = profile.id_pattern, profile.id_max_length
+    system_only_at_start, first_user = profile.system_only_at_start, profile.first_user
+    alternate, no_empty_text = profile.alternate, profile.no_empty_text
+    unique_ids, tool_call_keys = profile.unique_ids, profile.tool_call_keys
     seen: set[str] = set()
     pending: set[str] | None = None  # ids of the open tool block awaiting results
     previous_role: str | None = None
@@ -420,24 +423,24 @@ def _plainly_valid(messages: Sequence[Any], profile: Profile) -> bool:
             return False
         pending = None
         if role in ("system", "developer"):
-            if (started and profile.system_only_at_start) or type(content) is not str:
+            if (started and system_only_at_start) or type(content) is not str:
                 return False
             if role == "developer" and not profile.developer_role:
                 return False
             continue
-        if not started and profile.first_user and role != "user":
+        if not started and first_user and role != "user":
             return False
-        if profile.alternate and role == previous_role:
+        if alternate and role == previous_role:
             return False
         started, previous_role = True, role
         calls = message.get("tool_calls") if role == "assistant" else None
         if calls is None:
-            if type(content) is not str or (profile.no_empty_text and not content.strip()):
+            if type(content) is not str or (no_empty_text and (not content or content.isspace())):
                 return False
             continue
         if type(calls) is not list or not calls or not (content is None or type(content) is str):
             return False
-        if not profile.unique_ids:
+        if not unique_ids:
             seen = set()
         pending = set()
         for call in calls:
@@ -446,7 +449,7 @@ def _plainly_valid(messages: Sequence[Any], profile: Profile) -> bool:
             function = call.get("function")
             if type(function) is not dict:
                 return False
-            if not (profile.tool_call_keys.issuperset(call) and FUNCTION_KEYS.issuperset(function)):
+            if not (tool_call_keys.issuperset(call) and FUNCTION_KEYS.issuperset(function)):
                 return False
             name, arguments, call_id = (
                 function.get("name"),
