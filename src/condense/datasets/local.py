@@ -24,7 +24,7 @@ from condense.datasets.options import DatasetOptions
 from condense.datasets.record import RecordProcessor, RecordResult, SummaryRequest
 from condense.datasets.sink import Sink
 from condense.datasets.sources import Line
-from condense.datasets.summaries import SummaryFailed, summarize_async
+from condense.datasets.summaries import SummaryFailed, summarize_gated
 from condense.exceptions import CondenseRuntimeError
 from condense.summarizers import Summarizer, SummaryOutcome
 
@@ -143,18 +143,15 @@ async def _run(
         return await loop.run_in_executor(executor, function, argument)
 
     async def summarize(request: SummaryRequest) -> SummaryOutcome | SummaryFailed:
-        async with gate:
-            try:
-                return await summarize_async(
-                    summarizer,
-                    request.messages,
-                    target_tokens=request.target_tokens,
-                    retries=options.retries,
-                    backoff=options.backoff,
-                    timeout=options.timeout,
-                )
-            except SummaryFailed as failure:
-                return failure
+        return await summarize_gated(
+            summarizer,
+            request.messages,
+            gate=gate,
+            target_tokens=request.target_tokens,
+            retries=options.retries,
+            backoff=options.backoff,
+            timeout=options.timeout,
+        )
 
     async def work(chunk: list[Line]) -> list[RecordResult]:
         raws = [line.raw for line in chunk]

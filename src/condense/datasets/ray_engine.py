@@ -27,7 +27,7 @@ from condense.datasets.options import DatasetOptions
 from condense.datasets.record import RecordProcessor, RecordResult, Status, SummaryRequest
 from condense.datasets.sink import Sink
 from condense.datasets.sources import STDIN, Line
-from condense.datasets.summaries import SummaryFailed, is_async, summarize_async
+from condense.datasets.summaries import SummaryFailed, is_async, summarize_gated
 from condense.exceptions import CondenseError, CondenseRuntimeError, InputError
 from condense.summarizers import Summarizer, SummaryOutcome
 
@@ -153,18 +153,15 @@ async def _summaries(
     options = processor.options
 
     async def one(request: SummaryRequest) -> SummaryOutcome | SummaryFailed:
-        async with gate:
-            try:
-                return await summarize_async(
-                    summarizer,
-                    request.messages,
-                    target_tokens=request.target_tokens,
-                    retries=options.retries,
-                    backoff=options.backoff,
-                    timeout=options.timeout,
-                )
-            except SummaryFailed as failure:
-                return failure
+        return await summarize_gated(
+            summarizer,
+            request.messages,
+            gate=gate,
+            target_tokens=request.target_tokens,
+            retries=options.retries,
+            backoff=options.backoff,
+            timeout=options.timeout,
+        )
 
     return list(await asyncio.gather(*(one(request) for request in requests)))
 

@@ -124,6 +124,32 @@ async def summarize_async(
         raise SummaryFailed(f"no summary within the {timeout:g}s timeout", attempts) from None
 
 
+async def summarize_gated(
+    summarizer: Summarizer,
+    messages: Sequence[RawMessage],
+    *,
+    gate: asyncio.Semaphore,
+    target_tokens: int,
+    retries: int,
+    backoff: float,
+    timeout: float,
+) -> SummaryOutcome | SummaryFailed:
+    """:func:`summarize_async` under ``gate`` (the concurrency bound), returning a failure
+    instead of raising it so one record's failure never stops the others."""
+    async with gate:
+        try:
+            return await summarize_async(
+                summarizer,
+                messages,
+                target_tokens=target_tokens,
+                retries=retries,
+                backoff=backoff,
+                timeout=timeout,
+            )
+        except SummaryFailed as failure:
+            return failure
+
+
 async def _call(
     summarizer: Summarizer, messages: Sequence[RawMessage], target_tokens: int
 ) -> SummaryOutcome:
