@@ -45,6 +45,7 @@ class Outcome:
     messages: list[RawMessage]
     summary: str | None
     previous_summary: str | None
+    """The summary carried in from an earlier call (kept in the state when none is made)."""
     unit_actions: dict[int, UnitAction]
     units: list[Unit]
     protected_tokens: int
@@ -122,7 +123,7 @@ class Compressor:
         return Outcome(
             messages=output,
             summary=text,
-            previous_summary=self._old_summary(spans) or self.previous_text,
+            previous_summary=self.previous_text,
             unit_actions=self.actions,
             units=self.units,
             protected_tokens=protected,
@@ -270,14 +271,6 @@ class Compressor:
 
     def _span_messages(self, span: range) -> range:
         return range(self.units[span.start].start, self.units[span.stop - 1].stop)
-
-    def _old_summary(self, spans: Sequence[range]) -> str | None:
-        for span in spans:
-            for index in self._span_messages(span):
-                found = find_summary(self.messages[index])
-                if found is not None:
-                    return found[0]
-        return None
 
     def _summarizer_name(self) -> str:
         if isinstance(self.summarizer, str):
