@@ -163,4 +163,6 @@ def histories(draw: st.DrawFn) -> list[Any]:
     messages = draw(clean_history())
     for _ in range(draw(st.integers(min_value=0, max_value=5))):
         _break_one(draw, messages)
+    if not messages:  # an empty history is refused as input (tested on its own)
+        messages.append(draw(st.sampled_from([None, {"role": "user", "content": "hi"}])))
     return messages

@@ -78,7 +78,7 @@ def test_repair_from_stdin_to_stdout(provider: str) -> None:
     done = run("repair", "-", "--provider", provider, stdin=BROKEN.read_text())
     assert done.returncode == 0, done.stderr
     healed: list[Any] = json.loads(done.stdout)
-    assert validate(healed, provider) == []
+    assert validate(healed, provider=provider) == []
     assert "drop" in done.stderr
     assert "orphan_tool_result" in done.stderr
 

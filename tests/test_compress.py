@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from condense import repair, validate
 from condense.compress import BudgetError, compress
+from condense.exceptions import InputError
 from condense.planning import layout, reducible_runs
-from condense.profiles import PROFILES
+from condense.providers import PROFILES
 from condense.reduce.summary import find_summary
 from condense.summarizers import DeterministicSummarizer
 from condense.testing.sessions import synthetic_session
@@ -64,12 +65,16 @@ def _runs(repaired: list[Any], budget: int) -> int:
 @given(messages=sessions() | histories(), budget=st.integers(min_value=150, max_value=30_000))
 def test_compress_invariants(provider: str, messages: list[Any], budget: int) -> None:
     before = copy.deepcopy(messages)
+    if not messages:
+        with pytest.raises(InputError, match="empty"):
+            compress(messages, budget=budget, provider=provider)
+        return
     result = compress(messages, budget=budget, provider=provider, tail_tokens=budget // 4)
     assert messages == before, "compress mutated its input"
-    assert validate(result.messages, provider) == []
+    assert validate(result.messages, provider=provider) == []
     assert result.report.tokens_after == count_tokens(result.messages)
     assert result.report.fits == (result.report.tokens_after <= budget)
-    repaired = repair(messages, provider).messages
+    repaired = repair(messages, provider=provider).messages
     if repaired and repaired[0].get("role") == "system":
         assert result.messages[0] == repaired[0]
     users = [m for m in repaired if m.get("role") == "user"]
@@ -124,7 +129,7 @@ def test_parallel_tool_exchanges_stay_whole() -> None:
     session = synthetic_session(300, seed=11, parallel=True)
     for budget in (3_000, 8_000, 30_000):
         result = compress(session, budget=budget, provider="anthropic")
-        assert validate(result.messages, "anthropic") == []
+        assert validate(result.messages, provider="anthropic") == []
 
 
 def test_iterative_summary_folds_the_previous_one() -> None:

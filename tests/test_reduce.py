@@ -43,7 +43,7 @@ def test_dedupe_points_the_older_copy_at_the_newer_one() -> None:
     assert result.messages[4]["content"] == "[condense: same output as the later tool call c3]"
     assert result.messages[4]["tool_call_id"] == "c2"
     assert result.messages[6] is history[6]
-    assert validate(result.messages, "openai") == []
+    assert validate(result.messages, provider="openai") == []
 
 
 def test_mask_writes_tool_aware_one_liners() -> None:
@@ -57,7 +57,7 @@ def test_mask_writes_tool_aware_one_liners() -> None:
     assert "read_file src/app.py" in read
     assert "200 lines" in read
     assert result.saved > 0
-    assert validate(result.messages, "strict") == []
+    assert validate(result.messages, provider="strict") == []
 
 
 def test_mask_stops_once_enough_is_saved() -> None:

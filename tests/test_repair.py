@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from condense import repair, validate
-from condense.profiles import PROFILES
+from condense.exceptions import InputError
+from condense.providers import PROFILES
 from condense.repair import OPENING_USER, STUB_RESULT
 from strategies import clean_history, histories
 
@@ -40,10 +41,14 @@ USER = {"role": "user", "content": "fix the bug"}
 @given(messages=histories())
 def test_output_always_valid_idempotent_and_pure(provider: str, messages: list[Any]) -> None:
     before = copy.deepcopy(messages)
-    result = repair(messages, provider)
+    if not messages:
+        with pytest.raises(InputError, match="empty"):
+            repair(messages, provider=provider)
+        return
+    result = repair(messages, provider=provider)
     assert messages == before, "repair mutated its input"
-    assert validate(result.messages, provider) == []
-    again = repair(result.messages, provider)
+    assert validate(result.messages, provider=provider) == []
+    again = repair(result.messages, provider=provider)
     assert again.messages == result.messages
     assert again.changes == ()
     assert all(a is b for a, b in zip(again.messages, result.messages, strict=True))
@@ -53,7 +58,7 @@ def test_output_always_valid_idempotent_and_pure(provider: str, messages: list[A
 @settings(max_examples=150, deadline=None)
 @given(messages=histories())
 def test_nothing_lost_without_a_trace(provider: str, messages: list[Any]) -> None:
-    result = repair(messages, provider)
+    result = repair(messages, provider=provider)
     gone = [c for c in result.changes if c.action in ("drop", "merge")]
     added = [c for c in result.changes if c.action == "insert"]
     assert len(messages) - len(gone) == len(result.messages) - len(added)
@@ -79,7 +84,7 @@ def test_results_whose_call_exists_are_kept(provider: str, messages: list[Any]) 
         for call in m["tool_calls"]
         if isinstance(call, dict) and isinstance(call.get("id"), str)
     }
-    result = repair(messages, provider)
+    result = repair(messages, provider=provider)
     for change in result.changes:
         if change.code == "orphan_tool_result":
             assert change.message["tool_call_id"] not in call_ids
@@ -89,9 +94,9 @@ def test_results_whose_call_exists_are_kept(provider: str, messages: list[Any]) 
 @settings(max_examples=100, deadline=None)
 @given(messages=clean_history())
 def test_valid_input_is_returned_as_is(provider: str, messages: list[Any]) -> None:
-    if validate(messages, provider):
+    if validate(messages, provider=provider):
         return
-    result = repair(messages, provider)
+    result = repair(messages, provider=provider)
     assert result.changes == ()
     assert all(a is b for a, b in zip(result.messages, messages, strict=True))
 
@@ -107,7 +112,7 @@ def test_result_separated_from_its_call_is_moved_back() -> None:
         {"role": "assistant", "content": "interjection"},
         _result("call_b", "late"),
     ]
-    result = repair(history, "openai")
+    result = repair(history, provider="openai")
     roles = [m["role"] for m in result.messages]
     assert roles == ["user", "assistant", "tool", "tool", "assistant"]
     assert result.messages[3]["content"] == "late"
@@ -117,7 +122,7 @@ def test_result_separated_from_its_call_is_moved_back() -> None:
 
 def test_result_before_its_call_is_moved_after_it() -> None:
     history = [USER, _result("call_a", "early"), _assistant(_call("call_a"))]
-    result = repair(history, "strict")
+    result = repair(history, provider="strict")
     assert [m["role"] for m in result.messages] == ["user", "assistant", "tool"]
     assert result.messages[2]["content"] == "early"
 
@@ -132,7 +137,7 @@ def test_unanswered_call_gets_a_stub_and_is_reported() -> None:
 
 def test_orphan_result_is_dropped_with_its_content_in_the_report() -> None:
     orphan = _result("call_zzz", "precious output")
-    result = repair([USER, orphan, {"role": "assistant", "content": "done"}], "openai")
+    result = repair([USER, orphan, {"role": "assistant", "content": "done"}], provider="openai")
     assert orphan not in result.messages
     (change,) = result.changes
     assert change.action == "drop" and change.code == "orphan_tool_result"
@@ -141,7 +146,7 @@ def test_orphan_result_is_dropped_with_its_content_in_the_report() -> None:
 
 def test_duplicate_results_keep_the_first() -> None:
     history = [USER, _assistant(_call("c1")), _result("c1", "first"), _result("c1", "second")]
-    result = repair(history, "openai")
+    result = repair(history, provider="openai")
     assert [m.get("content") for m in result.messages[2:]] == ["first"]
     assert result.changes[0].code == "duplicate_tool_result"
 
@@ -151,7 +156,7 @@ def test_result_without_id_takes_the_call_right_before_it(bad_id: Any) -> None:
     result_message: dict[str, Any] = {"role": "tool", "content": "out"}
     if bad_id != "missing":
         result_message["tool_call_id"] = bad_id
-    result = repair([USER, _assistant(_call("call_a")), result_message], "openai")
+    result = repair([USER, _assistant(_call("call_a")), result_message], provider="openai")
     assert result.messages[2]["tool_call_id"] == "call_a"
     assert result.messages[2]["content"] == "out"
     assert result_message.get("tool_call_id", "missing") == bad_id  # input untouched
@@ -175,8 +180,8 @@ def test_duplicate_call_ids_are_made_unique_with_results_following() -> None:
         _assistant(_call("call_1")),
         _result("call_1", "two"),
     ]
-    assert repair(history, "openai").changes == ()  # OpenAI accepts reused ids
-    result = repair(history, "anthropic")
+    assert repair(history, provider="openai").changes == ()  # OpenAI accepts reused ids
+    result = repair(history, provider="anthropic")
     first_id = result.messages[1]["tool_calls"][0]["id"]
     second_id = result.messages[4]["tool_calls"][0]["id"]
     assert first_id == "call_1" and second_id != "call_1"
@@ -194,32 +199,34 @@ def test_duplicate_call_ids_are_made_unique_with_results_following() -> None:
     ],
 )
 def test_arguments_become_json_objects(arguments: Any, expected: dict[str, Any]) -> None:
-    result = repair([USER, _assistant(_call("c", arguments=arguments)), _result("c")], "strict")
+    result = repair(
+        [USER, _assistant(_call("c", arguments=arguments)), _result("c")], provider="strict"
+    )
     assert json.loads(result.messages[1]["tool_calls"][0]["function"]["arguments"]) == expected
 
 
 def test_unknown_and_private_keys_are_removed_for_strict_and_reported() -> None:
     message = {"role": "user", "content": "hi", "id": "msg_1", "_cache": 3}
-    result = repair([message], "strict")
+    result = repair([message], provider="strict")
     assert result.messages == [{"role": "user", "content": "hi"}]
     assert result.changes[0].message == {"id": "msg_1", "_cache": 3}
 
 
 def test_reasoning_content_is_kept_for_openai_compatible_servers() -> None:
     message = {"role": "assistant", "content": "a", "reasoning_content": "because"}
-    assert repair([USER, message], "openai").messages[1] is message
+    assert repair([USER, message], provider="openai").messages[1] is message
 
 
 def test_history_starting_with_assistant_gets_an_opening_user_message() -> None:
     history = [{"role": "system", "content": "s"}, {"role": "assistant", "content": "hello"}]
-    result = repair(history, "anthropic")
+    result = repair(history, provider="anthropic")
     assert result.messages[1] == {"role": "user", "content": OPENING_USER}
-    assert repair(history, "openai").messages == history
+    assert repair(history, provider="openai").messages == history
 
 
 def test_history_starting_with_tool_message() -> None:
     history = [_result("call_x", "stray"), USER, {"role": "assistant", "content": "ok"}]
-    result = repair(history, "anthropic")
+    result = repair(history, provider="anthropic")
     assert [m["role"] for m in result.messages] == ["user", "assistant"]
 
 
@@ -231,24 +238,26 @@ def test_consecutive_same_roles_are_merged_where_forbidden() -> None:
         _assistant(_call("c")),
         _result("c"),
     ]
-    result = repair(history, "anthropic")
+    result = repair(history, provider="anthropic")
     assert result.messages[0] == {"role": "user", "content": "one\n\ntwo"}
     assert result.messages[1]["content"] == "thinking"
     assert result.messages[1]["tool_calls"][0]["id"] == "c"
     assert len(result.messages) == 3
-    assert repair(history, "openai").changes == ()
+    assert repair(history, provider="openai").changes == ()
 
 
 def test_late_system_message_moves_to_the_system_prompt() -> None:
     reminder = {"role": "system", "content": "be brief"}
     history = [{"role": "system", "content": "s"}, USER, reminder]
-    result = repair(history, "strict")
+    result = repair(history, provider="strict")
     assert result.messages[1] is reminder
     assert result.changes[0].action == "move"
 
 
 def test_empty_tool_calls_removed() -> None:
-    result = repair([USER, {"role": "assistant", "content": "hi", "tool_calls": []}], "openai")
+    result = repair(
+        [USER, {"role": "assistant", "content": "hi", "tool_calls": []}], provider="openai"
+    )
     assert result.messages[1] == {"role": "assistant", "content": "hi"}
 
 
@@ -264,7 +273,7 @@ def test_ids_are_rewritten_to_the_profile_alphabet(provider: str, pattern: str) 
     import re
 
     history = [USER, _assistant(_call("call:1/x y")), _result("call:1/x y")]
-    result = repair(history, provider)
+    result = repair(history, provider=provider)
     new_id = result.messages[1]["tool_calls"][0]["id"]
     assert re.match(pattern, new_id)
     assert result.messages[2]["tool_call_id"] == new_id
@@ -277,7 +286,7 @@ def test_mistral_ids_stay_consistent_across_parallel_calls() -> None:
         _result("call_b"),
         _result("call_a"),
     ]
-    result = repair(history, "mistral")
+    result = repair(history, provider="mistral")
     ids = [c["id"] for c in result.messages[1]["tool_calls"]]
     assert len(set(ids)) == 2
     assert {m["tool_call_id"] for m in result.messages[2:]} == set(ids)
@@ -289,7 +298,7 @@ def test_legacy_function_call_becomes_a_tool_exchange() -> None:
         {"role": "assistant", "content": None, "function_call": {"name": "ls", "arguments": "{}"}},
         {"role": "function", "name": "ls", "content": "a.py"},
     ]
-    result = repair(history, "openai")
+    result = repair(history, provider="openai")
     call = result.messages[1]["tool_calls"][0]
     assert result.messages[2] == {
         "role": "tool",

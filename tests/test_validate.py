@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 
 from condense import validate
-from condense.profiles import PROFILES
-from condense.validate import _all_violations, _plainly_valid
+from condense.providers import PROFILES
+from condense.validate import all_violations
+from condense.validate.fast import plainly_valid
 from strategies import clean_history, histories
 
 USER = {"role": "user", "content": "hi"}
@@ -24,13 +25,13 @@ def _call(call_id: str, arguments: Any = "{}") -> dict[str, Any]:
 @given(messages=histories() | clean_history())
 def test_fast_path_never_accepts_an_invalid_history(provider: str, messages: list[Any]) -> None:
     profile = PROFILES[provider]
-    if _plainly_valid(messages, profile):
-        assert _all_violations(messages, profile) == []
+    if plainly_valid(messages, profile):
+        assert all_violations(messages, profile) == []
 
 
 def test_unanswered_call_names_openai_error_text() -> None:
     history = [USER, {"role": "assistant", "content": None, "tool_calls": [_call("call_9")]}]
-    (violation,) = validate(history, "openai")
+    (violation,) = validate(history, provider="openai")
     assert violation.code == "unanswered_tool_call"
     assert violation.index == 1
     assert violation.provider_error is not None
@@ -39,7 +40,7 @@ def test_unanswered_call_names_openai_error_text() -> None:
 
 def test_orphan_result_for_anthropic() -> None:
     history = [USER, {"role": "tool", "tool_call_id": "toolu_1", "content": "x"}]
-    codes = {v.code: v for v in validate(history, "anthropic")}
+    codes = {v.code: v for v in validate(history, provider="anthropic")}
     assert "orphan_tool_result" in codes
     error = codes["orphan_tool_result"].provider_error
     assert error is not None
@@ -60,7 +61,7 @@ def test_argument_problems(arguments: Any, code: str) -> None:
         {"role": "assistant", "content": None, "tool_calls": [_call("c1", arguments)]},
         {"role": "tool", "tool_call_id": "c1", "content": "ok"},
     ]
-    assert [v.code for v in validate(history, "strict")] == [code]
+    assert [v.code for v in validate(history, provider="strict")] == [code]
 
 
 def test_mistral_ids() -> None:
@@ -69,18 +70,18 @@ def test_mistral_ids() -> None:
         {"role": "assistant", "content": None, "tool_calls": [_call("call_abc")]},
         {"role": "tool", "tool_call_id": "call_abc", "content": "ok"},
     ]
-    (violation,) = validate(history, "mistral")
+    (violation,) = validate(history, provider="mistral")
     assert violation.code == "invalid_tool_call_id"
     assert violation.provider_error == (
         "Tool call id was call_abc but must be a-z, A-Z, 0-9, with a length of 9."
     )
-    assert validate(history, "openai") == []
+    assert validate(history, provider="openai") == []
 
 
 def test_role_order_rules_differ_by_profile() -> None:
     history = [{"role": "assistant", "content": "hello"}, USER, dict(USER)]
-    assert validate(history, "openai") == []
-    codes = [v.code for v in validate(history, "anthropic")]
+    assert validate(history, provider="openai") == []
+    codes = [v.code for v in validate(history, provider="anthropic")]
     assert codes == ["first_not_user", "consecutive_same_role"]
 
 

@@ -40,7 +40,7 @@ from condense.exceptions import (
     UnknownNameError,
 )
 from condense.formats import Conversation, detect_format, load, load_records
-from condense.profiles import PROFILES, Profile, get_profile
+from condense.providers import PROFILES, Profile, get_profile
 from condense.repair import Change, RepairResult, repair
 from condense.summarizers import Summarizer, get_summarizer, register_summarizer
 from condense.tokens import count_tokens, encoding_for_model, estimate_tokens

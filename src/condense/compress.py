@@ -24,14 +24,14 @@ from typing import Any
 
 from condense.compressor import Compressor, UnitAction
 from condense.exceptions import CondenseRuntimeError, InputError, InvalidOutputError
-from condense.profiles import DEFAULT_PROFILE, Profile, get_profile
+from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
 from condense.repair import Change, repair
 from condense.summarizers import Summarizer
 from condense.tokens import encoding_for_model
 from condense.tokens.counting import shared_counter
 from condense.types import RawMessage
 from condense.units import UnitKind
-from condense.validate import validate
+from condense.validate import check
 
 
 class BudgetError(CondenseRuntimeError):
@@ -64,6 +64,10 @@ class CompressionReport:
 
     budget: int
     encoding: str
+    provider: str
+    """The profile the output was made valid for."""
+    provider_reason: str
+    """Why that profile (with ``provider="auto"``: what in the history chose it)."""
     tokens_after: int
     fits: bool
     protected_tokens: int
@@ -99,7 +103,7 @@ class CompressionReport:
                 line += f" (fell back: {self.fallback_reason})"
         if self.repairs:
             line += f"; {len(self.repairs)} repair(s)"
-        return line
+        return f"{line}; provider {self.provider} ({self.provider_reason})"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,7 +136,7 @@ def compress(
     budget: int,
     model: str | None = None,
     encoding: str | None = None,
-    provider: str | Profile = DEFAULT_PROFILE,
+    provider: str | Profile | ProviderChoice = DEFAULT_PROVIDER,
     summarizer: str | Summarizer = "extractive",
     previous: CompressionState | None = None,
     tail_tokens: int | None = None,
@@ -156,11 +160,12 @@ def compress(
             isinstance(value, bool) or not isinstance(value, int) or value < 0
         ):
             raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
-    profile = get_profile(provider)
+    choice = choose_provider(provider, messages=messages, model=model)
+    profile = choice.profile
     counter = shared_counter(encoding or encoding_for_model(model))
     work, incremental = _resume_from(previous, messages, budget, profile, counter.encoding)
     engine = Compressor(
-        repaired := repair(work, profile),
+        repaired := repair(work, provider=choice),
         profile=profile,
         counter=counter,
         budget=budget,
@@ -171,7 +176,7 @@ def compress(
     )
     outcome = engine.run()
     if outcome.tokens is None:  # changed: check and count what is returned
-        problems = validate(outcome.messages, profile)
+        problems = check(outcome.messages, profile)
         if problems:
             raise InvalidOutputError(profile.name, problems)
         after = counter.messages(outcome.messages)
@@ -180,6 +185,8 @@ def compress(
     report = CompressionReport(
         budget=budget,
         encoding=counter.encoding,
+        provider=profile.name,
+        provider_reason=choice.reason,
         tokens_after=after,
         fits=after <= budget,
         protected_tokens=outcome.protected_tokens,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from condense.planning import cheap_savings, layout, quick_estimate, reducible_runs
-from condense.profiles import Profile
+from condense.providers import Profile
 from condense.reduce import dedupe_tool_outputs, mask_tool_outputs, shrink_tool_arguments
 from condense.reduce.summary import choose_placement, find_summary, summary_block, with_block
 from condense.repair import RepairResult

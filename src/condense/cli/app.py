@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from condense.profiles import DEFAULT_PROFILE, PROFILES
+from condense.formats import Conversation
+from condense.providers import AUTO, PROFILES, ProviderChoice, choose_provider
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,13 +22,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def add_provider(parser: argparse.ArgumentParser) -> None:
+def add_provider(parser: argparse.ArgumentParser, *, model: bool = True) -> None:
+    """``--provider`` (default ``auto``) and, unless the command has its own, ``--model``."""
     parser.add_argument(
         "--provider",
         "-p",
-        default=DEFAULT_PROFILE,
-        choices=sorted(PROFILES),
-        help=f"validator profile to enforce (default: {DEFAULT_PROFILE})",
+        default=AUTO,
+        choices=[AUTO, *sorted(PROFILES)],
+        help="the provider whose rules apply (default: auto — from the file's format, the "
+        "model name, the replay state in the history; strict when nothing tells)",
+    )
+    if model:
+        parser.add_argument(
+            "--model", help="model name the history is sent to (picks the provider)"
+        )
+
+
+def provider_for(args: argparse.Namespace, conversation: Conversation) -> ProviderChoice:
+    """The provider chosen for one conversation from ``--provider`` and ``--model``."""
+    return choose_provider(
+        args.provider,
+        messages=conversation.messages,
+        format=conversation.format,
+        model=getattr(args, "model", None),
     )
 
 

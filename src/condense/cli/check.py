@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from condense.cli.app import add_format, add_provider
+from condense.cli.app import add_format, add_provider, provider_for
 from condense.cli.io import read_conversations
 from condense.validate import validate
 
@@ -29,8 +29,11 @@ def register(commands: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     conversations = read_conversations(args.file, format=args.format)
     found: list[dict[str, Any]] = []
+    chosen: list[str] = []
     for conversation in conversations:
-        for violation in validate(conversation.messages, args.provider):
+        choice = provider_for(args, conversation)
+        chosen.append(str(choice))
+        for violation in validate(conversation.messages, provider=choice):
             found.append(
                 {
                     "source": conversation.source,
@@ -49,11 +52,10 @@ def handle(args: argparse.Namespace) -> int:
             where = item["source"] + (f":{item['line']}" if item["line"] is not None else "")
             print(f"{where}: message {item['index']}: {item['detail']} [{item['code']}]")
             if item["provider_error"]:
-                print(f"    {args.provider} would answer: {item['provider_error']}")
+                print(f"    {item['provider']} would answer: {item['provider_error']}")
         records = len(conversations)
         bad = len({(i["source"], i["line"]) for i in found})
         verdict = "valid" if not found else f"{len(found)} violation(s) in {bad} history(ies)"
-        print(
-            f"{records} history(ies) checked against {args.provider!r}: {verdict}", file=sys.stderr
-        )
+        against = chosen[0] if len(set(chosen)) == 1 else "per-history profiles"
+        print(f"{records} history(ies) checked against {against}: {verdict}", file=sys.stderr)
     return 1 if found else 0

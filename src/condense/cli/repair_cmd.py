@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from condense.cli.app import add_format, add_provider
+from condense.cli.app import add_format, add_provider, provider_for
 from condense.cli.io import is_jsonl, read_conversations, render, where, write_output
 from condense.repair import repair
 
@@ -31,8 +31,11 @@ def handle(args: argparse.Namespace) -> int:
     conversations = read_conversations(args.file, format=args.format)
     healed = []
     total = 0
+    chosen: list[str] = []
     for conversation in conversations:
-        result = repair(conversation.messages, args.provider)
+        choice = provider_for(args, conversation)
+        chosen.append(str(choice))
+        result = repair(conversation.messages, provider=choice)
         healed.append((conversation, conversation.dump(result.messages)))
         total += len(result.changes)
         for change in result.changes:
@@ -52,7 +55,8 @@ def handle(args: argparse.Namespace) -> int:
     write_output(render(healed, jsonl=is_jsonl(args.file, conversations)), args.output)
     if not args.json:
         print(
-            f"repaired {len(conversations)} history(ies) for {args.provider!r}: {total} change(s)",
+            f"repaired {len(conversations)} history(ies) for "
+            f"{chosen[0] if len(set(chosen)) == 1 else 'per-history profiles'}: {total} change(s)",
             file=sys.stderr,
         )
     return 0

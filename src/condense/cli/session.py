@@ -7,16 +7,11 @@ import json
 import sys
 from typing import Any
 
-from condense.cli.app import add_format
+from condense.cli.app import add_format, add_provider, provider_for
 from condense.cli.io import is_jsonl, read_conversations, render, where, write_output
 from condense.compress import BudgetError, CompressionReport, compress
 from condense.formats import Conversation
-from condense.profiles import DEFAULT_PROFILE, PROFILES
 from condense.summarizers import known_summarizers
-
-# The profile a history is checked against when --provider is not given: the wire format
-# it came in says which provider it is going back to.
-_FORMAT_PROFILES = {"anthropic": "anthropic", "responses": "responses"}
 
 
 def register(commands: Any) -> None:
@@ -30,14 +25,11 @@ def register(commands: Any) -> None:
     parser.add_argument("file", help="JSON or JSONL file, or - for stdin")
     parser.add_argument("-o", "--output", help="output file (default: stdout; - for stdout)")
     parser.add_argument("--budget", type=_positive, required=True, help="token budget")
-    parser.add_argument("--model", help="model name: picks the tokenizer (e.g. gpt-4o)")
-    parser.add_argument("--encoding", help="tokenizer encoding: o200k_base or cl100k_base")
     parser.add_argument(
-        "--provider",
-        "-p",
-        choices=sorted(PROFILES),
-        help=f"validator profile (default: from the input format, else {DEFAULT_PROFILE})",
+        "--model", help="model name: picks the provider and the tokenizer (e.g. gpt-4o)"
     )
+    parser.add_argument("--encoding", help="tokenizer encoding: o200k_base or cl100k_base")
+    add_provider(parser, model=False)
     parser.add_argument(
         "--summarizer",
         default="extractive",
@@ -67,7 +59,7 @@ def handle(args: argparse.Namespace) -> int:
     written: list[tuple[Conversation, Any]] = []
     over = False
     for conversation in conversations:
-        provider = args.provider or _FORMAT_PROFILES.get(conversation.format, DEFAULT_PROFILE)
+        provider = provider_for(args, conversation)
         try:
             result = compress(
                 conversation.messages,
@@ -84,19 +76,18 @@ def handle(args: argparse.Namespace) -> int:
             over = True
             result = error.result
         written.append((conversation, conversation.dump(result.messages)))
-        _print_report(conversation, result.report, provider, as_json=args.json)
+        _print_report(conversation, result.report, as_json=args.json)
     write_output(render(written, jsonl=is_jsonl(args.file, conversations)), args.output)
     return 1 if over else 0
 
 
-def _print_report(
-    conversation: Conversation, report: CompressionReport, provider: str, *, as_json: bool
-) -> None:
+def _print_report(conversation: Conversation, report: CompressionReport, *, as_json: bool) -> None:
     if as_json:
         record = {
             "source": conversation.source,
             "line": conversation.line,
-            "provider": provider,
+            "provider": report.provider,
+            "provider_reason": report.provider_reason,
             "budget": report.budget,
             "encoding": report.encoding,
             "tokens_before": report.tokens_before,

@@ -44,7 +44,7 @@ from typing import Any, Generic, TypeVar
 
 from condense.errors.recover import RecoveryError, RecoveryResult, arecover, recover
 from condense.exceptions import CondenseRuntimeError, InputError
-from condense.profiles import DEFAULT_PROFILE, Profile, get_profile
+from condense.providers import DEFAULT_PROVIDER, Profile, check_provider
 from condense.summarizers import Summarizer
 from condense.summarizers.retry import RetryPolicy
 
@@ -69,7 +69,7 @@ class RefusedResponse(CondenseRuntimeError):
 
 @dataclass(frozen=True, kw_only=True)
 class _Options:
-    provider: Profile
+    provider: str | Profile
     budget: int | None
     max_attempts: int
     summarizer: str | Summarizer
@@ -89,7 +89,7 @@ class _Healed:
 def guard(
     client: C,
     *,
-    provider: str | Profile = DEFAULT_PROFILE,
+    provider: str | Profile = DEFAULT_PROVIDER,
     budget: int | None = None,
     max_attempts: int = 3,
     summarizer: str | Summarizer = "extractive",
@@ -102,11 +102,12 @@ def guard(
 ) -> GuardedClient[C]:
     """Wrap an ``openai.OpenAI`` or ``openai.AsyncOpenAI`` client (see the module doc).
 
-    ``provider`` is the profile histories are repaired for (``strict`` suits every
-    provider but Mistral), ``budget`` caps any history condense rewrites, ``max_attempts``
-    bounds the calls per create. ``sdk_retries`` is the SDK's own ``max_retries`` for
-    guarded creates (``None`` keeps the client's). ``backoff``, ``sleep`` (a coroutine
-    function for an async client) and ``rng`` tune the waits; tests inject them.
+    ``provider`` is the profile histories are repaired for (default ``"auto"``: chosen
+    per request from the history and the request's ``model``), ``budget`` caps any
+    history condense rewrites, ``max_attempts`` bounds the calls per create.
+    ``sdk_retries`` is the SDK's own ``max_retries`` for guarded creates (``None`` keeps
+    the client's). ``backoff``, ``sleep`` (a coroutine function for an async client) and
+    ``rng`` tune the waits; tests inject them.
     """
     if max_attempts < 1:
         raise InputError(f"max_attempts must be at least 1, not {max_attempts!r}")
@@ -118,7 +119,7 @@ def guard(
             f"{type(client).__name__} (it has no chat.completions.create)"
         )
     options = _Options(
-        provider=get_profile(provider),
+        provider=check_provider(provider),
         budget=budget,
         max_attempts=max_attempts,
         summarizer=summarizer,
@@ -158,7 +159,7 @@ class GuardedClient(Generic[C]):
         return getattr(self.client, name)
 
     def __repr__(self) -> str:
-        return f"condense.guard({self.client!r}, provider={self._options.provider.name!r})"
+        return f"condense.guard({self.client!r}, provider={_name(self._options.provider)!r})"
 
     def __enter__(self) -> GuardedClient[C]:
         self.client.__enter__()  # type: ignore[attr-defined]
@@ -322,3 +323,7 @@ def _same_object(a: object, b: object) -> bool:
 
 def _same(a: object, b: object) -> bool:
     return a is b or a == b
+
+
+def _name(provider: str | Profile) -> str:
+    return provider.name if isinstance(provider, Profile) else provider

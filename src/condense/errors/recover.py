@@ -40,7 +40,7 @@ from condense.compress import CompressionReport, compress
 from condense.errors.classify import classify
 from condense.errors.diagnosis import Action, Diagnosis
 from condense.exceptions import CondenseError, CondenseRuntimeError, InputError
-from condense.profiles import DEFAULT_PROFILE, Profile, get_profile
+from condense.providers import DEFAULT_PROVIDER, Profile, choose_provider, get_profile
 from condense.repair import Change, repair
 from condense.summarizers import Summarizer
 from condense.summarizers.retry import RetryPolicy
@@ -132,7 +132,7 @@ def recover(
     messages: Sequence[Any],
     *,
     budget: int | None = None,
-    provider: str | Profile = DEFAULT_PROFILE,
+    provider: str | Profile = DEFAULT_PROVIDER,
     max_attempts: int = 3,
     model: str | None = None,
     encoding: str | None = None,
@@ -189,7 +189,7 @@ async def arecover(
     messages: Sequence[Any],
     *,
     budget: int | None = None,
-    provider: str | Profile = DEFAULT_PROFILE,
+    provider: str | Profile = DEFAULT_PROVIDER,
     max_attempts: int = 3,
     model: str | None = None,
     encoding: str | None = None,
@@ -280,7 +280,7 @@ class _Settings:
             raise InputError(f"margin must be a share in [0, 1), not {margin!r}")
         return cls(
             budget=budget,
-            profile=get_profile(provider),
+            profile=choose_provider(provider, messages=messages, model=model).profile,
             max_attempts=max_attempts,
             model=model,
             encoding=encoding,
@@ -434,7 +434,7 @@ class _Run:
 
     def _repaired(self, profile: Profile, *, escalated: bool) -> Iterator[_Candidate]:
         try:
-            result = repair(plain(self.messages), profile)
+            result = repair(plain(self.messages), provider=profile)
         except CondenseError:
             return
         how = f"repaired for {profile.name!r}" + (" (escalated)" if escalated else "")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from condense.profiles import Profile
+from condense.providers import Profile
 from condense.reduce.base import MARKER
 from condense.types import RawMessage
 

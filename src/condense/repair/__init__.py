@@ -7,7 +7,9 @@ Repair runs three passes, one module each, each fixing one family of rules:
 2. ``pairing``: every tool result moved directly after the call it answers, wherever it
    sits; unique ids the profile accepts, carried to the results; stubs for calls that
    have no result;
-3. ``order``: system prompt first, a user message first, roles alternating.
+3. ``order``: system prompt first, a user message first, roles alternating, no user
+   message right after a tool result where the provider refuses that;
+4. ``replay``: what reasoning models' providers need replayed, and typed-block rules.
 
 ``ledger`` keeps track of where each message came from and of every change.
 
@@ -25,34 +27,58 @@ from collections.abc import Sequence
 from typing import Any
 
 from condense.exceptions import InputError, InvalidOutputError
-from condense.profiles import DEFAULT_PROFILE, Profile, get_profile
+from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
 from condense.repair.ledger import Action, Change, Log, RepairResult
 from condense.repair.normalize import normalize_all
 from condense.repair.order import OPENING_USER, fix_order
 from condense.repair.pairing import STUB_RESULT, pair_results
-from condense.validate import pairing_violations, validate
+from condense.repair.replay import fix_replay
+from condense.validate import check, pairing_violations
 
 __all__ = ["OPENING_USER", "STUB_RESULT", "Action", "Change", "RepairResult", "repair"]
 
 
-def repair(messages: Sequence[Any], provider: str | Profile = DEFAULT_PROFILE) -> RepairResult:
-    """Return ``messages`` made valid for ``provider``'s profile, with every change listed."""
+def repair(
+    messages: Sequence[Any],
+    *,
+    provider: str | Profile | ProviderChoice = DEFAULT_PROVIDER,
+    model: str | None = None,
+) -> RepairResult:
+    """Return ``messages`` made valid for ``provider``'s profile, with every change listed.
+
+    ``provider="auto"`` (the default) lets the history and ``model`` choose the profile;
+    ``RepairResult.provider`` and ``provider_reason`` say which and why.
+    """
     if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
         raise InputError(
             f"repair expects a list of messages, got {type(messages).__name__}; "
             "use condense.load() to read a file or another wire format"
         )
-    profile = get_profile(provider)
-    if not validate(messages, profile):  # the common case: nothing to heal
-        return RepairResult(messages=list(messages), changes=(), provider=profile.name)
+    choice = choose_provider(provider, messages=messages, model=model)
+    profile = choice.profile
+    if not messages:
+        raise InputError("the history is empty: every provider refuses a request without messages")
+    if not check(messages, profile):  # the common case: nothing to heal
+        return RepairResult(
+            messages=list(messages),
+            changes=(),
+            provider=profile.name,
+            provider_reason=choice.reason,
+        )
     log = Log()
     slots = normalize_all(messages, profile, log)
     all_clean = all(slot.clean for slot in slots) and len(slots) == len(messages)
     if not all_clean or next(pairing_violations(messages, profile), None) is not None:
         slots = pair_results(slots, profile, log)
     slots = fix_order(slots, profile, log)
+    slots = fix_replay(slots, profile, log)
     repaired = [slot.message for slot in slots]
-    leftover = validate(repaired, profile)
+    leftover = check(repaired, profile)
     if leftover:
         raise InvalidOutputError(profile.name, leftover)
-    return RepairResult(messages=repaired, changes=log.changes(slots), provider=profile.name)
+    return RepairResult(
+        messages=repaired,
+        changes=log.changes(slots),
+        provider=profile.name,
+        provider_reason=choice.reason,
+    )

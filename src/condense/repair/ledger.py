@@ -46,6 +46,9 @@ class RepairResult:
     messages: list[RawMessage]
     changes: tuple[Change, ...]
     provider: str
+    """The profile the history was repaired for."""
+    provider_reason: str = "given"
+    """Why that profile (``provider="auto"`` says what in the history chose it)."""
 
     @property
     def changed(self) -> bool:

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from condense.arguments import normalize_arguments
-from condense.profiles import FUNCTION_KEYS, Profile
+from condense.providers import Profile
+from condense.providers.base import FUNCTION_KEYS
 from condense.repair.ledger import Log, Slot
 from condense.repair.pairing import digest
 from condense.validate import ROLES, content_is_well_formed, is_empty_content, message_violations

@@ -1,14 +1,25 @@
-"""Repair pass 3: role order — the system prompt first, a user message first, and no
-two user or two assistant messages in a row where the profile forbids them."""
+"""Repair pass 3: role order — the system prompt first, a user message first (and at all),
+no two user or two assistant messages in a row where the profile forbids them, and no
+user message right after a tool result where the profile refuses that (Mistral).
+
+Two messages of the same role are merged, except when one carries replay state
+(thinking, reasoning): that state must not move or mix, so a one-line message of the other
+role is put between them instead."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from condense.profiles import Profile
+from condense.providers import Profile
+from condense.providers.base import REPLAY_KEYS
 from condense.repair.ledger import Log, Slot
 
 OPENING_USER = "(continuing an earlier conversation)"
+BRIDGE_TEXT = {
+    "user": "(continue)",
+    "assistant": "(tool results received)",
+}
+"""The text of a message put between two that may not stand next to each other."""
 
 
 def fix_order(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
@@ -16,9 +27,38 @@ def fix_order(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
         slots = _systems_first(slots, log)
     if profile.alternate:
         slots = _merge_same_role(slots, log)
-    if profile.first_user:
+    if not profile.user_after_tool:
+        slots = _bridge_user_after_tool(slots, log)
+    if profile.first_user or not slots:
         slots = _open_with_user(slots, log)
     return slots
+
+
+def _bridge(role: str, code: str, reason: str, log: Log) -> Slot:
+    bridge = Slot({"role": role, "content": BRIDGE_TEXT[role]}, None, owned=True)
+    log.add("insert", bridge, code, reason)
+    return bridge
+
+
+def _bridge_user_after_tool(slots: list[Slot], log: Log) -> list[Slot]:
+    out: list[Slot] = []
+    for slot in slots:
+        if out and out[-1].role == "tool" and slot.role == "user":
+            out.append(
+                _bridge(
+                    "assistant",
+                    "user_after_tool",
+                    "assistant message put between a tool result and the user message after "
+                    "it (the provider refuses a user message right after a tool result)",
+                    log,
+                )
+            )
+        out.append(slot)
+    return out
+
+
+def _carries_replay(slot: Slot) -> bool:
+    return not REPLAY_KEYS.isdisjoint(slot.message)
 
 
 def _systems_first(slots: list[Slot], log: Log) -> list[Slot]:
@@ -38,6 +78,14 @@ def _merge_same_role(slots: list[Slot], log: Log) -> list[Slot]:
         previous = out[-1] if out else None
         if previous is None or previous.role != slot.role or slot.role not in ("user", "assistant"):
             out.append(slot)
+            continue
+        if _carries_replay(previous) or _carries_replay(slot):
+            other = "user" if slot.role == "assistant" else "assistant"
+            reason = (
+                f"{other} message put between two {slot.role} messages in a row (one carries "
+                "replay state, which must not be merged)"
+            )
+            out.extend((_bridge(other, "consecutive_same_role", reason, log), slot))
             continue
         merged = previous.edit()
         merged["content"] = _join_content(
@@ -78,14 +126,17 @@ def _open_with_user(slots: list[Slot], log: Log) -> list[Slot]:
     lead = 0
     while lead < len(slots) and slots[lead].role in ("system", "developer"):
         lead += 1
-    if lead == len(slots) or slots[lead].role == "user":
+    if lead < len(slots) and slots[lead].role == "user":
         return slots
     opener = Slot({"role": "user", "content": OPENING_USER}, None, owned=True)
-    log.add(
-        "insert",
-        opener,
-        "first_not_user",
-        f"the history opened with a message from {slots[lead].role!r}; "
-        "the profile requires a user message first",
-    )
+    if lead == len(slots):
+        log.add("insert", opener, "no_user_message", "the history had no user message")
+    else:
+        log.add(
+            "insert",
+            opener,
+            "first_not_user",
+            f"the history opened with a message from {slots[lead].role!r}; "
+            "the profile requires a user message first",
+        )
     return [*slots[:lead], opener, *slots[lead:]]

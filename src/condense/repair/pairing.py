@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from condense.profiles import Profile
+from condense.providers import Profile
 from condense.repair.ledger import Log, Slot
 
 STUB_RESULT = "[condense: no result was recorded for this tool call]"
@@ -80,7 +80,7 @@ def pair_results(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
         )
 
     _assign_ids(slots, answer, profile, log)
-    return _rebuild(slots, answer, block_owner, log)
+    return _rebuild(slots, answer, block_owner, log, in_call_order=profile.results_in_call_order)
 
 
 def _choose_call(
@@ -228,7 +228,11 @@ def _rebuild(
     answer: dict[tuple[int, int], int],
     block_owner: list[int | None],
     log: Log,
+    *,
+    in_call_order: bool,
 ) -> list[Slot]:
+    """Each assistant followed by its results: those already in its block first (in
+    their order, or in call order when ``in_call_order``), then moved ones, then stubs."""
     out: list[Slot] = []
     for pos, slot in enumerate(slots):
         if slot.role == "tool":
@@ -239,10 +243,12 @@ def _rebuild(
             continue
         results = [answer[(pos, c)] for c in range(len(calls)) if (pos, c) in answer]
         in_block = sorted(r for r in results if block_owner[r] == pos)
-        moved = sorted(r for r in results if block_owner[r] != pos)
-        out.extend(slots[r] for r in in_block)
-        for r in moved:
-            out.append(slots[r])
+        block: list[Slot] = []
+        block.extend(slots[r] for r in in_block)
+        for r in results:
+            if block_owner[r] == pos:
+                continue
+            block.append(slots[r])
             log.add(
                 "move",
                 slots[r],
@@ -256,7 +262,7 @@ def _rebuild(
                     None,
                     owned=True,
                 )
-                out.append(stub)
+                block.append(stub)
                 log.add(
                     "insert",
                     stub,
@@ -264,4 +270,22 @@ def _rebuild(
                     f"stub result for unanswered tool call {call['id']!r} "
                     f"({call['function']['name']}) of message {slot.origin}",
                 )
+        if in_call_order:
+            block = _in_call_order(block, calls, log)
+        out.extend(block)
     return out
+
+
+def _in_call_order(block: list[Slot], calls: list[dict[str, Any]], log: Log) -> list[Slot]:
+    """``block`` (the results of ``calls``) sorted into the order the calls were made."""
+    rank = {call["id"]: c for c, call in enumerate(calls)}
+    ordered = sorted(block, key=lambda result: rank.get(_result_id(result), len(calls)))
+    for before, after in zip(block, ordered, strict=True):
+        if before is not after and after.origin is not None:
+            log.add(
+                "move",
+                after,
+                "results_out_of_order",
+                f"result for tool call {_result_id(after)!r} moved into call order",
+            )
+    return ordered

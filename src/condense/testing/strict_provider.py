@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from condense.profiles import PROFILES, Profile
+from condense.providers import PROFILES, Profile
 from condense.testing.fake_provider import (
     Fail,
     FakeProvider,
@@ -377,7 +377,7 @@ class StrictProvider(FakeProvider):
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
             return self._refuse("missing_messages", "'messages' must be a non-empty array")
-        violations = validate(messages, self.dialect.profile)
+        violations = validate(messages, provider=self.dialect.profile)
         if violations:
             first = violations[0]
             return self._refuse(first.code, self._wording(first, messages), first.index)

@@ -1,0 +1,219 @@
+"""What condense knows about one provider, as frozen values.
+
+A :class:`Provider` bundles three things that used to live in three packages:
+
+- its :class:`Profile`: the rules ``validate`` checks and ``repair`` enforces, including
+  which replay state (reasoning the provider makes the client send back) it needs;
+- its :class:`Refusals`: how it refuses a request (HTTP status, error-body shape, the
+  texts it answers with), read by the strict fake provider;
+- how to recognise it: model-name prefixes and API hosts, read by ``provider="auto"``.
+
+Every provider module (``providers/anthropic.py`` …) builds one or more of these; the
+registry in ``providers/__init__.py`` collects them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ANTHROPIC_ID = re.compile(r"^[A-Za-z0-9_-]+$")
+"""Tool-call ids Anthropic and Gemini accept (and the structural ``strict`` profile)."""
+
+# Keys the OpenAI Chat Completions API documents for each role.
+OPENAI_KEYS: Mapping[str, frozenset[str]] = {
+    "system": frozenset({"role", "content", "name"}),
+    "developer": frozenset({"role", "content", "name"}),
+    "user": frozenset({"role", "content", "name"}),
+    "assistant": frozenset({"role", "content", "name", "tool_calls", "refusal", "audio"}),
+    # ``name`` on tool results is documented by Mistral and accepted by OpenAI
+    # (tau-bench's real gpt-4o runs send it); Gemini needs the name to answer a call.
+    "tool": frozenset({"role", "content", "tool_call_id", "name"}),
+}
+TOOL_CALL_KEYS = frozenset({"id", "type", "function"})
+FUNCTION_KEYS = frozenset({"name", "arguments"})
+
+# Where replay state lives in the canonical (OpenAI chat) form.
+REASONING_CONTENT = "reasoning_content"
+"""DeepSeek / Kimi / vLLM reasoning text on an assistant message."""
+THINKING_BLOCKS = "thinking_blocks"
+"""Anthropic ``thinking`` / ``redacted_thinking`` blocks of an assistant turn, verbatim."""
+RESPONSES_ITEMS = "responses_items"
+"""Responses items (``reasoning`` …) that came right before an assistant message."""
+ITEM_ID = "item_id"
+"""A Responses item's own ``id`` (``msg_…``, ``fc_…``), carried by the adapter."""
+EXTRA_CONTENT = "extra_content"
+"""Gemini's OpenAI-compatible endpoint: ``extra_content.google.thought_signature``."""
+REPLAY_KEYS = frozenset({REASONING_CONTENT, THINKING_BLOCKS, RESPONSES_ITEMS})
+"""Assistant-message keys that hold replay state: never edited, split off or merged."""
+
+MediaBilling = Literal["openai", "anthropic", "gemini"]
+
+
+def keys_plus(
+    extra: Mapping[str, frozenset[str]], base: Mapping[str, frozenset[str]] = OPENAI_KEYS
+) -> Mapping[str, frozenset[str]]:
+    """``base`` with the keys of ``extra`` added, role by role."""
+    return {role: keys | extra.get(role, frozenset()) for role, keys in base.items()}
+
+
+@dataclass(frozen=True, kw_only=True)
+class BlockRules:
+    """Rules on the content blocks of a message (Anthropic's typed blocks)."""
+
+    types: frozenset[str]
+    """Block types accepted in content, besides any type ending in ``_tool_result``."""
+    text_keys: frozenset[str]
+    """The keys a text block may have."""
+    max_cache_breakpoints: int
+    """How many blocks (parts, tool calls, results) may carry ``cache_control``."""
+    server_tool_types: frozenset[str]
+    """Server tool-use block types whose ``*_tool_result`` must be in the same turn."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Profile:
+    """The rules one provider enforces on a history in canonical (OpenAI chat) form.
+
+    Every profile requires tool results directly after their call, one result per call
+    and JSON-object arguments. The switches say what else the provider refuses.
+    """
+
+    name: str
+    description: str
+    first_user: bool
+    """The first message after the system prompt must come from the user (and a history
+    needs a user message at all)."""
+    alternate: bool
+    """No two user (or two assistant) messages in a row."""
+    system_only_at_start: bool
+    """System/developer messages may only open the history."""
+    developer_role: bool
+    """The ``developer`` role is understood (else it is rewritten to ``system``)."""
+    no_empty_text: bool
+    """User messages and tool-less assistant messages need non-empty content."""
+    id_pattern: re.Pattern[str] | None
+    id_max_length: int | None
+    id_exact_length: int | None = None
+    """Ids must have exactly this many characters (Mistral: 9 of ``[A-Za-z0-9]``)."""
+    unique_ids: bool = True
+    """Tool-call ids must be unique across the history (OpenAI accepts reuse)."""
+    results_in_call_order: bool = False
+    """Results answer parallel calls in the order the calls were made."""
+    user_after_tool: bool = True
+    """A user message may directly follow a tool result (Mistral refuses it)."""
+    reasoning_on_tool_calls: bool = False
+    """Once a history carries ``reasoning_content``, every assistant message with tool
+    calls must carry it too (DeepSeek and Kimi thinking mode)."""
+    thinking_in_running_loop: bool = False
+    """Once a history carries thinking blocks, the assistant turn of a running tool loop
+    (the history ends with its results) must start with its thinking (Anthropic)."""
+    thought_signatures: bool = False
+    """Once a history carries a Gemini thought signature, the first call of every step
+    of the current turn (after the latest user message) needs one."""
+    blocks: BlockRules | None = None
+    """Rules on content blocks, for providers with typed blocks."""
+    allowed_keys: Mapping[str, frozenset[str]]
+    tool_call_keys: frozenset[str] = TOOL_CALL_KEYS
+    errors: Mapping[str, str] = field(default_factory=dict)
+    """Violation code → the error text this provider returns for it, where known. The
+    text may use ``{index}``, ``{id}``, ``{key}``, ``{role}``, ``{previous}``."""
+
+
+BodyShape = Callable[[int, str, "str | None", "str | None"], dict[str, Any]]
+"""``(status, message, code, param) -> error body`` in one provider's shape."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refusals:
+    """How one provider refuses a request: what the strict fake provider answers."""
+
+    body: BodyShape
+    overflow: str
+    """The context-overflow text; ``{prompt}``, ``{window}``, ``{total}`` are filled in."""
+    output_limit: str | None = None
+    """Where the provider counts ``max_tokens`` against the window: that refusal's text."""
+    overflow_code: str | None = None
+    rejection_status: int = 400
+    texts: Mapping[str, str] = field(default_factory=dict)
+    """Refusal texts for codes whose real wording the profile does not carry."""
+    generic: str = "Invalid 'messages[{index}]': {detail}."
+    own_words: bool = False
+    """Never use the profile's texts (they are another provider's words)."""
+    code: str | None = None
+    codes: Mapping[str, str] = field(default_factory=dict)
+    """The provider's own error code per violation code, where it has one."""
+    transient: Mapping[int, str] = field(default_factory=dict)
+    """Status → the text of a 429/5xx in this provider's words."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Provider:
+    """Everything condense knows about one provider (or one API of a provider)."""
+
+    profile: Profile
+    refusals: Refusals
+    models: tuple[str, ...] = ()
+    """Lower-case model-name prefixes that mean this provider (``claude-``)."""
+    hosts: tuple[str, ...] = ()
+    """API host names (or suffixes) that mean this provider."""
+    media: MediaBilling = "openai"
+    """How the provider bills images and documents."""
+
+    @property
+    def name(self) -> str:
+        return self.profile.name
+
+
+def openai_error_body(
+    status: int, message: str, code: str | None, param: str | None
+) -> dict[str, Any]:
+    """OpenAI's error body, shared by every OpenAI-compatible server."""
+    kinds = {400: "invalid_request_error", 401: "invalid_request_error", 429: "requests"}
+    kind = kinds.get(status, "server_error" if status >= 500 else "invalid_request_error")
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+
+
+OPENAI_OVERFLOW = (
+    "This model's maximum context length is {window} tokens. However, your messages "
+    "resulted in {prompt} tokens. Please reduce the length of the messages."
+)
+OPENAI_OUTPUT_LIMIT = (
+    "This model's maximum context length is {window} tokens. However, you requested "
+    "{total} tokens ({prompt} in the messages, {output} in the completion). Please reduce "
+    "the length of the messages or completion."
+)
+OPENAI_TRANSIENT: Mapping[int, str] = {
+    429: "Rate limit reached for requests. Please try again later.",
+    500: "The server had an error while processing your request. Sorry about that!",
+    503: "The engine is currently overloaded, please try again later.",
+}
+OPENAI_PAIRING_ERRORS: Mapping[str, str] = {
+    "orphan_tool_result": "Invalid parameter: messages with role 'tool' must be a response "
+    "to a preceeding message with 'tool_calls'.",
+    "tool_result_misplaced": "Invalid parameter: messages with role 'tool' must be a response "
+    "to a preceeding message with 'tool_calls'.",
+    "unanswered_tool_call": "An assistant message with 'tool_calls' must be followed by tool "
+    "messages responding to each 'tool_call_id'. The following tool_call_ids did not have "
+    "response messages: {id}",
+    "missing_tool_call_id": "Missing parameter 'tool_call_id': messages with role 'tool' must "
+    "have a 'tool_call_id'.",
+    "unknown_key": "Additional properties are not allowed ('{key}' was unexpected) - "
+    "'messages.{index}'",
+    "private_key": "Additional properties are not allowed ('{key}' was unexpected) - "
+    "'messages.{index}'",
+    "arguments_invalid_json": "messages.{index}.tool_calls.{call}.function.arguments: "
+    "arguments must be a valid JSON object string",
+    "arguments_not_object": "messages.{index}.tool_calls.{call}.function.arguments: "
+    "arguments must be a valid JSON object string",
+    "arguments_not_string": "Input should be a valid string",
+}
+OPENAI_REFUSALS = Refusals(
+    body=openai_error_body,
+    overflow=OPENAI_OVERFLOW,
+    output_limit=OPENAI_OUTPUT_LIMIT,
+    overflow_code="context_length_exceeded",
+    transient=OPENAI_TRANSIENT,
+)

@@ -1,0 +1,66 @@
+"""OpenAI Responses API input items.
+
+The adapter (``formats/responses.py``) keeps every item verbatim: reasoning items (with
+``encrypted_content``) ride on the assistant message they preceded under
+``responses_items``, item ids as ``item_id``, and replayed output items keep their
+``status``. The rules: a reasoning item keeps the item that followed it; a
+``function_call`` needs its output and the other way round.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from condense.providers.base import (
+    ITEM_ID,
+    OPENAI_REFUSALS,
+    RESPONSES_ITEMS,
+    TOOL_CALL_KEYS,
+    Profile,
+    Provider,
+    keys_plus,
+)
+
+_ITEM_KEYS = frozenset({ITEM_ID, "status"})
+
+PROFILE = Profile(
+    name="responses",
+    description="OpenAI Responses API input items",
+    first_user=False,
+    alternate=False,
+    system_only_at_start=False,
+    developer_role=True,
+    no_empty_text=False,
+    id_pattern=None,
+    id_max_length=64,
+    allowed_keys=keys_plus(
+        {
+            "system": _ITEM_KEYS,
+            "developer": _ITEM_KEYS,
+            "user": _ITEM_KEYS,
+            "assistant": _ITEM_KEYS | {RESPONSES_ITEMS},
+            "tool": _ITEM_KEYS,
+        }
+    ),
+    tool_call_keys=TOOL_CALL_KEYS | _ITEM_KEYS,
+    errors={
+        "orphan_tool_result": "No tool call found for function call output with call_id {id}.",
+        "tool_result_misplaced": "No tool call found for function call output with call_id {id}.",
+        "unanswered_tool_call": "No tool output found for function call {id}.",
+        "unknown_key": "Unknown parameter: 'input[{index}].{key}'.",
+        "private_key": "Unknown parameter: 'input[{index}].{key}'.",
+        "reasoning_without_following_item": "Item '{id}' of type 'reasoning' was provided "
+        "without its required following item.",
+    },
+)
+
+PROVIDER = Provider(
+    profile=PROFILE,
+    refusals=dataclasses.replace(
+        OPENAI_REFUSALS,
+        overflow="Your input exceeds the context window of this model. Please adjust your "
+        "input and try again.",
+        output_limit=None,
+        generic="Invalid 'input[{index}]': {detail}.",
+    ),
+)

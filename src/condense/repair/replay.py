@@ -1,0 +1,316 @@
+"""Repair pass 4: replay state and typed blocks — what reasoning models' providers need.
+
+Replay state is never edited; this pass only adds what a provider requires and cannot be
+recovered, removes what may be left out whole, and says so:
+
+- DeepSeek / Kimi: a tool-call turn without ``reasoning_content`` in a thinking-mode
+  history gets an empty one (its reasoning is unknown; the field is required);
+- Anthropic: a running tool loop whose assistant turn lost its thinking is closed — its
+  calls and results are written out as text, so no thinking block is required; a final
+  assistant prefill without thinking is dropped (it travels in its change);
+- Gemini: the first call of a step of the current turn without a thought signature gets
+  the documented dummy signature;
+- Responses: reasoning items whose following item is gone are dropped whole;
+- typed blocks: an unknown block becomes a text block holding its JSON, extra keys of a
+  text block and empty text blocks are removed, ``cache_control`` beyond the limit is
+  removed from the earliest blocks, and a server tool block without its partner is
+  removed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from condense.providers import Profile
+from condense.providers.base import EXTRA_CONTENT, REASONING_CONTENT
+from condense.providers.gemini import DUMMY_THOUGHT_SIGNATURE
+from condense.repair.ledger import Log, Slot
+from condense.validate import check
+from condense.validate.replay import current_turn_start, running_loop_turn, thought_signature
+
+_CODES = frozenset(
+    {
+        "missing_reasoning_content",
+        "thinking_missing_in_loop",
+        "missing_thought_signature",
+        "reasoning_without_following_item",
+        "unknown_block_type",
+        "empty_text_block",
+        "too_many_cache_breakpoints",
+        "server_tool_unpaired",
+        "unknown_key",
+    }
+)
+
+
+def fix_replay(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
+    """``slots`` with the replay and block rules of ``profile`` satisfied."""
+    codes = {v.code for v in check([s.message for s in slots], profile)} & _CODES
+    if not codes:
+        return slots
+    if "reasoning_without_following_item" in codes:
+        slots = _drop_lone_reasoning(slots, log)
+    if "missing_reasoning_content" in codes:
+        _add_empty_reasoning(slots, log)
+    if "thinking_missing_in_loop" in codes:
+        slots = _close_loop_without_thinking(slots, log)
+    if "missing_thought_signature" in codes:
+        _add_dummy_signatures(slots, log)
+    if profile.blocks is not None:
+        slots = _fix_blocks(slots, profile, log)
+    return slots
+
+
+def _drop_lone_reasoning(slots: list[Slot], log: Log) -> list[Slot]:
+    kept = []
+    for slot in slots:
+        message = slot.message
+        if (
+            slot.role == "assistant"
+            and message.get("responses_items")
+            and message.get("content") is None
+            and not message.get("tool_calls")
+            and any(
+                isinstance(i, dict) and i.get("type") == "reasoning"
+                for i in message["responses_items"]
+            )
+        ):
+            log.add(
+                "drop",
+                slot,
+                "reasoning_without_following_item",
+                "reasoning item(s) whose following item is gone, left out whole",
+                message=message,
+            )
+            continue
+        kept.append(slot)
+    return kept
+
+
+def _add_empty_reasoning(slots: list[Slot], log: Log) -> None:
+    for slot in slots:
+        message = slot.message
+        if message.get("tool_calls") and message.get(REASONING_CONTENT) is None:
+            slot.edit()[REASONING_CONTENT] = ""
+            log.add(
+                "rewrite",
+                slot,
+                "missing_reasoning_content",
+                "empty reasoning_content added: the provider requires the field on "
+                "tool-call turns in thinking mode and this turn's reasoning is unknown",
+            )
+
+
+def _close_loop_without_thinking(slots: list[Slot], log: Log) -> list[Slot]:
+    messages = [slot.message for slot in slots]
+    final = running_loop_turn(messages)
+    if final is None:  # a final assistant prefill without thinking
+        last = slots[-1]
+        log.add(
+            "drop",
+            last,
+            "thinking_missing_in_loop",
+            "final assistant message without a thinking block dropped (thinking is on)",
+            message=last.message,
+        )
+        return slots[:-1]
+    assistant = slots[final]
+    calls = assistant.message.get("tool_calls") or []
+    names = {c.get("id"): c.get("function", {}).get("name") for c in calls if isinstance(c, dict)}
+    lines = [_text_of(assistant.message.get("content"))] if assistant.message.get("content") else []
+    for call in calls:
+        function = call.get("function", {}) if isinstance(call, dict) else {}
+        lines.append(f"[called {function.get('name')} with {function.get('arguments')}]")
+    edited = assistant.edit()
+    del edited["tool_calls"]
+    edited["content"] = "\n".join(lines)
+    log.add(
+        "rewrite",
+        assistant,
+        "thinking_missing_in_loop",
+        "the running tool loop's turn had lost its thinking: its calls are written as text",
+        message=assistant.message,
+    )
+    out = slots[: final + 1]
+    results: list[str] = []
+    for slot in slots[final + 1 :]:
+        if slot.role == "tool":
+            name = names.get(slot.message.get("tool_call_id"), "tool")
+            results.append(f"[result of {name}]\n{_text_of(slot.message.get('content'))}")
+            log.add(
+                "merge",
+                slot,
+                "thinking_missing_in_loop",
+                "tool result written as text in the user turn that closes the loop",
+                message=slot.message,
+            )
+        else:
+            results.append(_text_of(slot.message.get("content")))
+            log.add(
+                "merge",
+                slot,
+                "thinking_missing_in_loop",
+                "user text joined to the turn that closes the loop",
+                message=slot.message,
+            )
+    closing = Slot({"role": "user", "content": "\n\n".join(results)}, None, owned=True)
+    out.append(closing)
+    return out
+
+
+def _text_of(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "text":
+                texts.append(str(part.get("text") or ""))
+            else:
+                texts.append(json.dumps(part, ensure_ascii=False))
+        return "\n".join(texts)
+    return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+
+def _add_dummy_signatures(slots: list[Slot], log: Log) -> None:
+    start = current_turn_start([slot.message for slot in slots])
+    for slot in slots[start:]:
+        calls = slot.message.get("tool_calls") if slot.role == "assistant" else None
+        if not isinstance(calls, list) or not calls or not isinstance(calls[0], dict):
+            continue
+        if thought_signature(calls[0]) is not None:
+            continue
+        first = dict(calls[0])
+        extra = dict(first.get(EXTRA_CONTENT) or {})
+        extra["google"] = {
+            **dict(extra.get("google") or {}),
+            "thought_signature": DUMMY_THOUGHT_SIGNATURE,
+        }
+        first[EXTRA_CONTENT] = extra
+        slot.edit()["tool_calls"] = [first, *calls[1:]]
+        log.add(
+            "rewrite",
+            slot,
+            "missing_thought_signature",
+            "the first call of this step had no thought signature: Gemini's documented "
+            f"dummy signature {DUMMY_THOUGHT_SIGNATURE!r} added",
+        )
+
+
+def _fix_blocks(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
+    rules = profile.blocks
+    assert rules is not None
+    kept: list[Slot] = []
+    for slot in slots:
+        content = slot.message.get("content")
+        if isinstance(content, list):
+            fixed, notes, removed = _fixed_parts(content, slot.role, rules)
+            if notes:
+                slot.edit()["content"] = fixed
+                log.add(
+                    "rewrite", slot, notes[0][0], "; ".join(n for _, n in notes), message=removed
+                )
+                if not fixed and slot.role != "tool" and not slot.message.get("tool_calls"):
+                    log.add(
+                        "drop", slot, "empty_message", "no block was left", message=slot.message
+                    )
+                    continue
+        kept.append(slot)
+    _limit_cache_breakpoints(kept, rules.max_cache_breakpoints, log)
+    return kept
+
+
+def _fixed_parts(
+    parts: list[Any], role: str, rules: Any
+) -> tuple[list[Any], list[tuple[str, str]], list[Any]]:
+    used = {
+        p.get("id")
+        for p in parts
+        if isinstance(p, dict) and p.get("type") in rules.server_tool_types
+    }
+    answered = {
+        p.get("tool_use_id")
+        for p in parts
+        if isinstance(p, dict)
+        and str(p.get("type", "")).endswith("_tool_result")
+        and p.get("type") != "tool_result"
+    }
+    fixed: list[Any] = []
+    notes: list[tuple[str, str]] = []
+    removed: list[Any] = []
+    for position, part in enumerate(parts):
+        if not isinstance(part, dict) or not isinstance(part.get("type"), str):
+            fixed.append(part)
+            continue
+        kind = part["type"]
+        if kind not in rules.types and not kind.endswith("_tool_result"):
+            fixed.append({"type": "text", "text": json.dumps(part, ensure_ascii=False)})
+            notes.append(
+                ("unknown_block_type", f"block {position} of unknown type {kind!r} kept as text")
+            )
+            continue
+        if role == "assistant" and (
+            (kind in rules.server_tool_types and part.get("id") not in answered)
+            or (
+                kind.endswith("_tool_result")
+                and kind != "tool_result"
+                and part.get("tool_use_id") not in used
+            )
+        ):
+            removed.append(part)
+            notes.append(
+                (
+                    "server_tool_unpaired",
+                    f"server tool block {position} without its partner removed",
+                )
+            )
+            continue
+        if kind == "text":
+            extra = [k for k in part if k not in rules.text_keys]
+            if extra:
+                part = {k: v for k, v in part.items() if k in rules.text_keys}
+                notes.append(
+                    (
+                        "unknown_key",
+                        f"text block {position}: removed key(s) {', '.join(map(repr, extra))}",
+                    )
+                )
+            if not isinstance(part.get("text"), str) or not part["text"].strip():
+                removed.append(part)
+                notes.append(("empty_text_block", f"empty text block {position} removed"))
+                continue
+        fixed.append(part)
+    return fixed, notes, removed
+
+
+def _limit_cache_breakpoints(slots: list[Slot], limit: int, log: Log) -> None:
+    places: list[tuple[Slot, str, int]] = []  # (slot, where, position)
+    for slot in slots:
+        message = slot.message
+        if slot.role == "tool" and "cache_control" in message:
+            places.append((slot, "message", 0))
+        content = message.get("content")
+        for position, part in enumerate(content if isinstance(content, list) else []):
+            if isinstance(part, dict) and "cache_control" in part:
+                places.append((slot, "part", position))
+        calls = message.get("tool_calls")
+        for position, call in enumerate(calls if isinstance(calls, list) else []):
+            if isinstance(call, dict) and "cache_control" in call:
+                places.append((slot, "call", position))
+    for slot, where, position in places[: max(0, len(places) - limit)]:
+        edited = slot.edit()
+        if where == "message":
+            del edited["cache_control"]
+        else:
+            key = "content" if where == "part" else "tool_calls"
+            items = list(edited[key])
+            items[position] = {k: v for k, v in items[position].items() if k != "cache_control"}
+            edited[key] = items
+        log.add(
+            "rewrite",
+            slot,
+            "too_many_cache_breakpoints",
+            f"cache_control removed from an early block (at most {limit} are allowed; the "
+            "latest are kept)",
+        )

@@ -1,0 +1,83 @@
+"""``validate``: list every way a history breaks a provider's rules.
+
+The validator never raises on odd input: a message that is not even a dict is itself a
+violation. Each violation names the message index, a stable code, a human sentence and,
+where a provider's real error text is known, the error it would return. The rules live
+in one module per family: ``messages`` (each message on its own), ``pairing``, ``order``,
+``replay`` (reasoning state), ``blocks`` (typed content blocks); ``fast`` proves the
+common case valid in one pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
+from condense.validate.blocks import block_violations
+from condense.validate.fast import plainly_valid
+from condense.validate.messages import (
+    ROLES,
+    argument_problem,
+    content_is_well_formed,
+    is_empty_content,
+    message_violations,
+)
+from condense.validate.order import order_violations
+from condense.validate.pairing import pairing_violations
+from condense.validate.replay import replay_violations
+from condense.validate.report import Violation
+
+__all__ = [
+    "ROLES",
+    "Violation",
+    "all_violations",
+    "argument_problem",
+    "check",
+    "content_is_well_formed",
+    "is_empty_content",
+    "message_violations",
+    "pairing_violations",
+    "validate",
+]
+
+
+def validate(
+    messages: Sequence[Any],
+    *,
+    provider: str | Profile | ProviderChoice = DEFAULT_PROVIDER,
+    model: str | None = None,
+) -> list[Violation]:
+    """Return every rule of ``provider``'s profile that ``messages`` breaks, in order.
+
+    ``provider="auto"`` (the default) lets the history and ``model`` choose the profile
+    (see :func:`condense.providers.choose_provider`). An empty list means the provider
+    will accept the history's structure. The input is only read.
+    """
+    choice = choose_provider(provider, messages=messages, model=model)
+    return check(messages, choice.profile)
+
+
+def check(messages: Sequence[Any], profile: Profile) -> list[Violation]:
+    """Every violation of ``profile`` in ``messages`` (the profile already chosen)."""
+    if plainly_valid(messages, profile):
+        return []
+    return all_violations(messages, profile)
+
+
+def all_violations(messages: Sequence[Any], profile: Profile) -> list[Violation]:
+    """Every violation of ``profile``, found rule by rule (no fast path)."""
+    found = [
+        *(v for i, m in enumerate(messages) for v in message_violations(i, m, profile)),
+        *pairing_violations(messages, profile),
+        *order_violations(messages, profile),
+        *replay_violations(messages, profile),
+        *block_violations(messages, profile),
+    ]
+    found.sort(key=lambda v: v.index)
+    return found
+
+
+def describe_choice(choice: ProviderChoice) -> str:
+    """``"anthropic (the history is in Anthropic Messages format)"``, for reports."""
+    return str(choice)

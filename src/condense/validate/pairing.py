@@ -1,0 +1,125 @@
+"""Pairing: every result directly after its call, one result per call, in call order
+where the profile wants it; call ids unique."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from condense.providers import Profile
+from condense.validate.report import Violation, violation
+
+
+def call_ids(message: object) -> list[str | None]:
+    """The ids of an assistant message's tool calls (``None`` for a missing id)."""
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return []
+    calls = message.get("tool_calls")
+    if not isinstance(calls, list):
+        return []
+    ids: list[str | None] = []
+    for call in calls:
+        call_id = call.get("id") if isinstance(call, dict) else None
+        ids.append(call_id if isinstance(call_id, str) and call_id else None)
+    return ids
+
+
+def result_id(message: dict[str, Any]) -> str | None:
+    """The ``tool_call_id`` of a tool message, ``None`` when missing or not a string."""
+    value = message.get("tool_call_id")
+    return value if isinstance(value, str) and value else None
+
+
+def pairing_violations(messages: Sequence[Any], profile: Profile) -> Iterator[Violation]:
+    """Results directly after their call, one per call (in call order where the profile
+    wants it); call ids unique."""
+    all_call_ids: set[str] = set()
+    for message in messages:
+        all_call_ids.update(i for i in call_ids(message) if i is not None)
+    seen_ids: set[str] = set()
+    open_calls: dict[str, bool] = {}  # id -> answered, for the current tool block
+    order: list[str] = []  # the calls of the current block, in call order
+    block_owner: int | None = None
+    for index, message in enumerate(messages):
+        is_tool = isinstance(message, dict) and message.get("role") == "tool"
+        if not is_tool and block_owner is not None:
+            yield from _unanswered(block_owner, open_calls, profile)
+            block_owner, open_calls = None, {}
+        ids = call_ids(message)
+        if ids:
+            if not profile.unique_ids:
+                seen_ids = set()  # ids need only be unique within one message
+            for call_id in ids:
+                if call_id is None:
+                    continue
+                if call_id in seen_ids:
+                    yield violation(
+                        profile,
+                        index,
+                        "duplicate_tool_call_id",
+                        f"tool call id {call_id!r} is used more than once",
+                        id=call_id,
+                    )
+                seen_ids.add(call_id)
+            block_owner = index
+            open_calls = {i: False for i in ids if i is not None}
+            order = [i for i in ids if i is not None]
+            continue
+        if not is_tool:
+            continue
+        answered = result_id(message)
+        if answered is None:
+            yield violation(
+                profile, index, "missing_tool_call_id", "tool message has no tool_call_id"
+            )
+        elif answered in open_calls and not open_calls[answered]:
+            open_calls[answered] = True
+            if profile.results_in_call_order and order and order[0] != answered:
+                yield violation(
+                    profile,
+                    index,
+                    "results_out_of_order",
+                    f"result for tool call {answered!r} comes before the results of calls "
+                    "made before it",
+                    id=answered,
+                )
+            if answered in order:
+                order.remove(answered)
+        elif answered in open_calls:
+            yield violation(
+                profile,
+                index,
+                "duplicate_tool_result",
+                f"second result for tool call {answered!r}",
+                id=answered,
+            )
+        elif answered in all_call_ids:
+            yield violation(
+                profile,
+                index,
+                "tool_result_misplaced",
+                f"result for tool call {answered!r} is not directly after its call",
+                id=answered,
+            )
+        else:
+            yield violation(
+                profile,
+                index,
+                "orphan_tool_result",
+                f"result for tool call {answered!r}, which no assistant message made",
+                id=answered,
+            )
+    if block_owner is not None:
+        yield from _unanswered(block_owner, open_calls, profile)
+
+
+def _unanswered(owner: int, open_calls: dict[str, bool], profile: Profile) -> Iterator[Violation]:
+    for call_id, answered in open_calls.items():
+        if not answered:
+            yield violation(
+                profile,
+                owner,
+                "unanswered_tool_call",
+                f"tool call {call_id!r} has no result directly after it",
+                id=call_id,
+            )
