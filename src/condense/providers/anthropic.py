@@ -71,6 +71,8 @@ ERRORS = {
     "`tool_use` and `tool_result` blocks). We recommend you include thinking blocks from "
     "previous turns. To avoid this requirement, disable `thinking`. Please consult our "
     "documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking",
+    "tool_result_in_assistant": "messages.{index}: `tool_result` blocks can only be in "
+    "`user` messages",
     "empty_text_block": "messages: text content blocks must be non-empty",
     "too_many_cache_breakpoints": "A maximum of 4 blocks with cache_control may be "
     "provided. Found {found}.",

@@ -104,6 +104,9 @@ class Profile:
     """Results answer parallel calls in the order the calls were made."""
     user_after_tool: bool = True
     """A user message may directly follow a tool result (Mistral refuses it)."""
+    ends_with_assistant: bool = True
+    """A request may end with an assistant message (Mistral wants the last role to be
+    user or tool)."""
     reasoning_on_tool_calls: bool = False
     """Once a history carries ``reasoning_content``, every assistant message with tool
     calls must carry it too (DeepSeek and Kimi thinking mode)."""

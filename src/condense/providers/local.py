@@ -23,7 +23,7 @@ PROFILE = dataclasses.replace(
     errors={
         **openai.PROFILE.errors,
         # vllm-project/vllm#43995: historical arguments go through json.loads
-        "arguments_invalid_json": "Expecting ',' delimiter: line 1 column 54 (char 53)",
+        "arguments_invalid_json": "{json_error}",
         # sgl-project/sglang PR #28035: a template iterates the parsed arguments
         "arguments_not_object": "'str object' has no attribute 'items'",
         # bytedance/deer-flow#4445

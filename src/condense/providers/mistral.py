@@ -34,6 +34,7 @@ PROFILE = Profile(
     id_exact_length=9,
     results_in_call_order=True,
     user_after_tool=False,
+    ends_with_assistant=False,
     allowed_keys=OPENAI_KEYS,
     errors={
         "invalid_tool_call_id": "Tool call id was {id} but must be a-z, A-Z, 0-9, with a "
@@ -43,6 +44,7 @@ PROFILE = Profile(
         "orphan_tool_result": "Unexpected role RoleEnum.tool",
         "tool_result_misplaced": "Unexpected role RoleEnum.tool",
         "user_after_tool": "Unexpected role 'user' after role 'tool'",
+        "ends_with_assistant": "Expected last role to be one of: [tool, user] but got assistant",
     },
 )
 

@@ -49,6 +49,8 @@ PROFILE = Profile(
         "unanswered_tool_call": "No tool output found for function call {id}.",
         "unknown_key": "Unknown parameter: 'input[{index}].{key}'.",
         "private_key": "Unknown parameter: 'input[{index}].{key}'.",
+        "item_without_reasoning": "Item '{id}' of type '{found}' was provided without its "
+        "required 'reasoning' item: 'rs_…'.",
         "reasoning_without_following_item": "Item '{id}' of type 'reasoning' was provided "
         "without its required following item.",
     },

@@ -32,6 +32,13 @@ def normalize_all(messages: Sequence[Any], profile: Profile, log: Log) -> list[S
     legacy_ids: dict[str, list[str]] = {}  # function name -> ids of legacy calls unanswered
     for index, raw in enumerate(messages):
         slot = Slot(raw, index)
+        if profile.blocks is not None and _has_result_blocks(raw):
+            slots.append(slot)
+            slots.extend(_results_out_of_assistant(slot, log))
+            if _is_empty(slot.message, profile):
+                slots.pop(slots.index(slot))
+                log.add("drop", slot, "empty_message", "assistant message is empty", message=raw)
+            continue
         if next(message_violations(index, raw, profile), None) is None:
             slot.clean = True
             slots.append(slot)  # already clean on its own: the common case
@@ -243,3 +250,35 @@ def _is_empty(message: dict[str, Any], profile: Profile) -> bool:
             return False
         return content is None or (profile.no_empty_text and is_empty_content(content))
     return role == "user" and profile.no_empty_text and is_empty_content(content)
+
+
+def _has_result_blocks(message: object) -> bool:
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return False
+    content = message.get("content")
+    return isinstance(content, list) and any(
+        isinstance(part, dict) and part.get("type") == "tool_result" for part in content
+    )
+
+
+def _results_out_of_assistant(slot: Slot, log: Log) -> list[Slot]:
+    """Move ``tool_result`` blocks out of an assistant message into tool messages after it
+    (Anthropic: ``tool_result`` blocks can only be in ``user`` messages)."""
+    content = slot.message["content"]
+    kept = [p for p in content if not (isinstance(p, dict) and p.get("type") == "tool_result")]
+    moved: list[Slot] = []
+    for part in content:
+        if not (isinstance(part, dict) and part.get("type") == "tool_result"):
+            continue
+        result = {"role": "tool", "tool_call_id": part.get("tool_use_id")}
+        result["content"] = part.get("content", "")
+        result.update({k: v for k, v in part.items() if k in ("is_error", "cache_control")})
+        moved.append(Slot(result, slot.origin, owned=True))
+    slot.edit()["content"] = kept or None
+    log.add(
+        "move",
+        slot,
+        "tool_result_in_assistant",
+        f"{len(moved)} tool_result block(s) moved out of the assistant message into results",
+    )
+    return moved

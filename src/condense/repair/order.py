@@ -31,6 +31,9 @@ def fix_order(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
         slots = _bridge_user_after_tool(slots, log)
     if profile.first_user or not slots:
         slots = _open_with_user(slots, log)
+    if not profile.ends_with_assistant and slots and slots[-1].role == "assistant":
+        reason = "user message appended: the provider wants the last message from the user"
+        slots = [*slots, _bridge("user", "ends_with_assistant", reason, log)]
     return slots
 
 

@@ -23,11 +23,17 @@ import json
 from typing import Any
 
 from condense.providers import Profile
-from condense.providers.base import EXTRA_CONTENT, REASONING_CONTENT
+from condense.providers.base import EXTRA_CONTENT, ITEM_ID, REASONING_CONTENT
 from condense.providers.gemini import DUMMY_THOUGHT_SIGNATURE
 from condense.repair.ledger import Log, Slot
 from condense.validate import check
-from condense.validate.replay import current_turn_start, running_loop_turn, thought_signature
+from condense.validate.replay import (
+    carries_reasoning,
+    current_turn_start,
+    replayed_item_ids,
+    running_loop_turn,
+    thought_signature,
+)
 
 _CODES = frozenset(
     {
@@ -35,6 +41,7 @@ _CODES = frozenset(
         "thinking_missing_in_loop",
         "missing_thought_signature",
         "reasoning_without_following_item",
+        "item_without_reasoning",
         "unknown_block_type",
         "empty_text_block",
         "too_many_cache_breakpoints",
@@ -51,6 +58,8 @@ def fix_replay(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
         return slots
     if "reasoning_without_following_item" in codes:
         slots = _drop_lone_reasoning(slots, log)
+    if "item_without_reasoning" in codes:
+        _strip_item_ids(slots, log)
     if "missing_reasoning_content" in codes:
         _add_empty_reasoning(slots, log)
     if "thinking_missing_in_loop" in codes:
@@ -86,6 +95,33 @@ def _drop_lone_reasoning(slots: list[Slot], log: Log) -> list[Slot]:
             continue
         kept.append(slot)
     return kept
+
+
+def _strip_item_ids(slots: list[Slot], log: Log) -> None:
+    """Replay output items whose reasoning item is gone without their ids: items without
+    ids are taken as new input, which needs no reasoning item."""
+    for slot in slots:
+        message = slot.message
+        if slot.role != "assistant" or carries_reasoning(message):
+            continue
+        ids = replayed_item_ids(message)
+        if not ids:
+            continue
+        edited = slot.edit()
+        edited.pop(ITEM_ID, None)
+        calls = edited.get("tool_calls")
+        if isinstance(calls, list):
+            edited["tool_calls"] = [
+                {k: v for k, v in c.items() if k != ITEM_ID} if isinstance(c, dict) else c
+                for c in calls
+            ]
+        log.add(
+            "rewrite",
+            slot,
+            "item_without_reasoning",
+            f"item id(s) {', '.join(ids)} removed: their reasoning item is gone, so they are "
+            "replayed as new input",
+        )
 
 
 def _add_empty_reasoning(slots: list[Slot], log: Log) -> None:

@@ -25,7 +25,9 @@ def block_violations(messages: Sequence[Any], profile: Profile) -> Iterator[Viol
         parts = content if isinstance(content, list) else []
         for position, part in enumerate(parts):
             if isinstance(part, dict):
-                yield from _part_violations(index, position, part, rules, profile)
+                yield from _part_violations(
+                    index, position, part, message.get("role"), rules, profile
+                )
         counted = _breakpoints(message)
         if breakpoints <= rules.max_cache_breakpoints < breakpoints + counted:
             yield violation(
@@ -41,12 +43,28 @@ def block_violations(messages: Sequence[Any], profile: Profile) -> Iterator[Viol
 
 
 def _part_violations(
-    index: int, position: int, part: dict[str, Any], rules: BlockRules, profile: Profile
+    index: int,
+    position: int,
+    part: dict[str, Any],
+    role: object,
+    rules: BlockRules,
+    profile: Profile,
 ) -> Iterator[Violation]:
     kind = part.get("type")
     at = str(position)
     if not isinstance(kind, str):
         return  # reported by the content-shape rule
+    if kind == "tool_result" and role == "user":
+        return
+    if kind == "tool_result":
+        yield violation(
+            profile,
+            index,
+            "tool_result_in_assistant",
+            f"content block {position} is a tool_result outside a user turn",
+            block=at,
+        )
+        return
     if kind not in rules.types and not kind.endswith("_tool_result"):
         yield violation(
             profile,

@@ -98,4 +98,6 @@ def plainly_valid(messages: Sequence[Any], profile: Profile) -> bool:
                 return False
             seen.add(call_id)
             pending.append(call_id)
+    if not profile.ends_with_assistant and previous_role == "assistant":
+        return False
     return started and not pending

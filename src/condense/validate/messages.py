@@ -200,4 +200,21 @@ def _one_call_violations(
     problem = argument_problem(arguments)
     if problem is not None:
         what = "not valid JSON" if problem == "arguments_invalid_json" else "not a JSON object"
-        yield violation(profile, index, problem, f"{where} arguments are {what}", call=at, id=ident)
+        yield violation(
+            profile,
+            index,
+            problem,
+            f"{where} arguments are {what}",
+            call=at,
+            id=ident,
+            json_error=json_error(arguments),
+        )
+
+
+def json_error(text: str) -> str:
+    """What Python's ``json.loads`` says about ``text`` (as vLLM reports it), or ``""``."""
+    try:
+        json.loads(text)
+    except ValueError as error:
+        return str(error)
+    return ""

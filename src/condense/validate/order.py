@@ -1,5 +1,6 @@
 """Role order: a non-empty history, the system prompt first, a user message first (and at
-all), no same role twice in a row, no user message right after a tool result."""
+all), no same role twice in a row, no user message right after a tool result, and no
+final assistant message where the profile refuses them."""
 
 from __future__ import annotations
 
@@ -63,6 +64,14 @@ def order_violations(messages: Sequence[Any], profile: Profile) -> Iterator[Viol
                 previous="tool",
             )
         previous_role = role
+    if not profile.ends_with_assistant and previous_role == "assistant":
+        yield violation(
+            profile,
+            len(messages) - 1,
+            "ends_with_assistant",
+            "the history ends with an assistant message",
+            role="assistant",
+        )
     if profile.first_user and not seen_user and not seen_conversation:
         yield violation(
             profile, len(messages) - 1, "no_user_message", "the history has no user message"

@@ -18,6 +18,7 @@ from typing import Any
 from condense.providers import Profile
 from condense.providers.base import (
     EXTRA_CONTENT,
+    ITEM_ID,
     REASONING_CONTENT,
     RESPONSES_ITEMS,
     THINKING_BLOCKS,
@@ -41,6 +42,7 @@ def replay_violations(messages: Sequence[Any], profile: Profile) -> Iterator[Vio
         yield from _thought_signatures(messages, profile)
     if RESPONSES_ITEMS in profile.allowed_keys.get("assistant", ()):
         yield from _lone_reasoning(assistants, profile)
+        yield from _replayed_items_without_reasoning(assistants, profile)
 
 
 def _missing_reasoning(
@@ -165,4 +167,43 @@ def _lone_reasoning(
                 "reasoning_without_following_item",
                 "reasoning item(s) without the item that followed them",
                 id=str(item_id or "rs_…"),
+            )
+
+
+def carries_reasoning(message: dict[str, Any]) -> bool:
+    """The message carries a Responses ``reasoning`` item."""
+    items = message.get(RESPONSES_ITEMS)
+    return isinstance(items, list) and any(
+        isinstance(item, dict) and item.get("type") == "reasoning" for item in items
+    )
+
+
+def replayed_item_ids(message: dict[str, Any]) -> list[str]:
+    """The Responses item ids (``msg_…``, ``fc_…``) a message and its calls carry."""
+    ids = [message[ITEM_ID]] if isinstance(message.get(ITEM_ID), str) else []
+    calls = message.get("tool_calls")
+    for call in calls if isinstance(calls, list) else ():
+        if isinstance(call, dict) and isinstance(call.get(ITEM_ID), str):
+            ids.append(call[ITEM_ID])
+    return ids
+
+
+def _replayed_items_without_reasoning(
+    assistants: list[tuple[int, dict[str, Any]]], profile: Profile
+) -> Iterator[Violation]:
+    """With a reasoning model every response starts with a reasoning item: an output item
+    replayed with its id needs that item before it."""
+    if not any(carries_reasoning(message) for _, message in assistants):
+        return
+    for index, message in assistants:
+        ids = replayed_item_ids(message)
+        if ids and not carries_reasoning(message):
+            kind = "function_call" if ids[0].startswith("fc") else "message"
+            yield violation(
+                profile,
+                index,
+                "item_without_reasoning",
+                f"output item {ids[0]!r} is replayed with its id but without its reasoning item",
+                id=ids[0],
+                found=kind,
             )
