@@ -12,6 +12,12 @@ default is ``"openai"``. The rules (from each provider's documentation):
 - ``gemini`` — an image with both sides ≤ 384 pixels costs 258; a larger one 258 per
   768×768 tile (``ceil(width / 768) × ceil(height / 768)`` tiles). ``detail`` is ignored.
 
+These are the documented rules of the classic vision models. Per-model variants are
+not modelled: OpenAI models that bill 32-pixel patches (``gpt-4.1-mini``, ``o4-mini``,
+…) or a different tile price (``gpt-4o-mini``), Claude models that read larger images,
+Gemini 3's ``media_resolution`` budgets (1,120 tokens per image by default). A provider
+module that needs them can add a policy here.
+
 The size is read from the image's own header (PNG, JPEG, GIF, WebP; see ``sniff``).
 An image whose bytes are not in the message (an ``https://`` URL, a file id) or whose
 header cannot be read costs ``remote_image``: the most one image can cost under the

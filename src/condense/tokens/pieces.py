@@ -20,20 +20,25 @@ follow OpenAI's cookbook ("How to count tokens with tiktoken"):
 - a list of messages costs ``REPLY_PRIMING_TOKENS`` (3) on top, for the assistant reply
   that the provider primes.
 
-Replay state and every other key are sent too, so they count. Their values are walked:
+Every other key of a message or tool call is sent too — replay state, and whatever an
+adapter carried — so it counts. Its value is walked:
 
-- strings count as text — ``reasoning_content``, the ``thinking`` of Anthropic
-  ``thinking_blocks``, the summaries of Responses ``reasoning`` items in
-  ``responses_items``, and any string of a key condense does not know (``reasoning``,
-  ``tool_call_id``, ``refusal``, ``is_error``, …); numbers and booleans count as
-  their JSON text; dicts and lists are walked (their keys are not counted);
+- strings count as text: ``tool_call_id``, ``refusal``, ``reasoning_content``, the
+  ``thinking`` of Anthropic ``thinking_blocks``, the summaries of Responses
+  ``reasoning`` items in ``responses_items``, and the strings of keys condense does not
+  know (``reasoning``, OpenRouter's ``reasoning_details``, …); numbers and booleans
+  count as their JSON text (``is_error: true`` is one token); dicts and lists are
+  walked, and their keys are not counted (providers render values, not JSON);
 - strings under ``OPAQUE_KEYS`` (``signature``, ``encrypted_content``,
   ``thought_signature``, and ``data`` of a ``redacted_thinking`` or
   ``reasoning.encrypted`` block) are opaque base64, counted by length at a measured
   rate (see ``condense.tokens.opaque``), never by BPE;
 - ``METADATA_KEYS`` (``id``, ``item_id``, ``type``, ``index``, ``status``,
   ``cache_control``) label a message, call or item and are never turned into model
-  tokens: they are skipped, at every depth. So is a tool call's ``id`` and ``type``.
+  tokens: they are skipped, at every depth.
+
+Keys of a content part other than its text, image or document (``annotations``,
+``citations``, ``cache_control``) are not counted.
 
 Messages are untrusted: any value of an unexpected type (a number, a dict where a string
 belongs, a whole message that is not a dict) is counted as its JSON text or walked, so
