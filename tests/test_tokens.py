@@ -43,6 +43,7 @@ from condense.tokens import (
     upper_bound_tokens,
 )
 from condense.tokens import encodings as encodings_module
+from condense.tokens.media import billing
 from condense.tokens.pieces import (
     LOW_DETAIL_IMAGE_TOKENS,
     MEDIA_PART_TOKENS,
@@ -80,8 +81,11 @@ def test_public_api_is_curated_and_sorted() -> None:
     assert condense.tokens.__all__ == sorted(condense.tokens.__all__, key=isort_style)
     assert set(condense.tokens.__all__) == {
         "DEFAULT_ENCODING",
+        "DEFAULT_MEDIA",
         "ENCODINGS",
+        "MEDIA_POLICIES",
         "CacheInfo",
+        "Media",
         "TokenCounter",
         "count_message",
         "count_text",
@@ -91,6 +95,7 @@ def test_public_api_is_curated_and_sorted() -> None:
         "estimate_text",
         "estimate_tokens",
         "get_encoding",
+        "quick_estimate",
         "upper_bound_message",
         "upper_bound_text",
         "upper_bound_tokens",
@@ -460,15 +465,18 @@ def test_message_counting_rules() -> None:
             {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}},
         ],
     }
+    remote_image = billing("openai").remote_image  # no header to read: the most it can cost
     assert count_message(parts) == (
-        3 + n("user") + n("look") + 2 * MEDIA_PART_TOKENS + LOW_DETAIL_IMAGE_TOKENS
+        3 + n("user") + n("look") + remote_image + MEDIA_PART_TOKENS + LOW_DETAIL_IMAGE_TOKENS
     )
     legacy = {"role": "assistant", "function_call": {"name": "f", "arguments": "{}"}}
     assert count_message(legacy) == 3 + n("assistant") + TOKENS_PER_TOOL_CALL + n("f") + n("{}")
     flattened = {"role": "assistant", "tool_calls": [{"name": "f", "arguments": "{}"}]}
     assert count_message(flattened) == count_message(legacy)
-    extra = {"role": "user", "content": "hi", "id": "msg_123", "timestamp": 5}
-    assert count_message(extra) == count_message({"role": "user", "content": "hi"})
+    labels = {"role": "user", "content": "hi", "id": "msg_123", "cache_control": {"a": "b"}}
+    assert count_message(labels) == count_message({"role": "user", "content": "hi"})
+    extra = {"role": "user", "content": "hi", "id": "msg_123", "timestamp": 5}  # sent: counted
+    assert count_message(extra) == count_message({"role": "user", "content": "hi"}) + n("5")
     assert TOKENS_PER_NAME == 1
 
 
@@ -512,7 +520,8 @@ def test_cache_follows_in_place_mutation() -> None:
     before = counter.message(parts)
     parts["content"][0]["text"] = "one two three four five six"
     parts["content"].append({"type": "image_url", "image_url": {"url": "u"}})
-    assert counter.message(parts) == fresh_count(parts) == before + 5 + MEDIA_PART_TOKENS
+    remote_image = billing("openai").remote_image
+    assert counter.message(parts) == fresh_count(parts) == before + 5 + remote_image
 
     call: dict[str, Any] = {
         "role": "assistant",

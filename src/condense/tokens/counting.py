@@ -1,18 +1,24 @@
 """Exact token counts with a real BPE tokenizer, cached per message.
 
-A ``TokenCounter`` remembers the count of every message it has seen, keyed by a
-fingerprint of what is counted: the hash of the message's pieces (its framing tokens and
-text strings, see ``pieces``). Python caches a string's hash on the string, so
-fingerprinting a message whose strings were seen before costs a few dictionary lookups
-however long its text is, and re-counting a session that grew by one turn runs BPE over
-the new turn only (measured: about 7 ms for 10,000 cached messages). The fingerprint is taken
-afresh on every call, so a message dict changed in place is simply counted again; nothing
-is keyed by ``id()``, and the cache holds no reference to the caller's strings. Two
-different messages would have to collide on a 64-bit hash, with a random per-process
-seed, to share a count.
+A ``TokenCounter`` counts with one encoding and one media policy (how images and
+documents are billed, see ``media``). It remembers the count of every message it has
+seen, keyed by a fingerprint of what is counted: the hash of the message's pieces (its
+fixed tokens, text strings and opaque length, see ``pieces``). Python caches a string's
+hash on the string, so fingerprinting a message whose strings were seen before costs a
+few dictionary lookups however long its text is, and re-counting a session that grew by
+one turn runs BPE over the new turn only (measured: about 7 ms for 10,000 cached
+messages). The fingerprint is taken afresh on every call, so a message dict changed in
+place is simply counted again; nothing is keyed by ``id()``, and the cache holds no
+reference to the caller's strings. Two different messages would have to collide on a
+64-bit hash, with a random per-process seed, to share a count.
 
-The cache is a bounded LRU, per counter and so per encoding. Counters are thread-safe.
-``count_tokens`` and ``count_message`` use one shared counter per encoding.
+Text is counted with BPE; opaque base64 (signatures, encrypted reasoning) by its length
+at the measured rate of ``opaque``; images and documents by the media policy, from their
+headers and page counts (each payload is decoded once per process, see ``media``).
+
+The cache is a bounded LRU, per counter and so per encoding and media policy: counters
+with different policies never share counts. Counters are thread-safe. ``count_tokens``
+and ``count_message`` use one shared counter per encoding and media policy.
 """
 
 from __future__ import annotations
@@ -30,8 +36,11 @@ from condense.tokens.encodings import (
     encoding_for_model,
     get_encoding,
 )
+from condense.tokens.media import DEFAULT_MEDIA, Media, billing
+from condense.tokens.opaque import opaque_tokens
 from condense.tokens.pieces import (
     REPLY_PRIMING_TOKENS,
+    Pieces,
     message_list,
     message_pieces,
     stringify,
@@ -61,18 +70,29 @@ class CacheInfo:
 
 
 class TokenCounter:
-    """Counts tokens with one encoding and caches the count of each message it sees.
+    """Counts tokens with one encoding and media policy, and caches the count of each
+    message it sees.
 
-    ``maxsize`` bounds the number of cached messages (least recently used go first);
-    ``0`` turns caching off. The encoding's vocabulary is loaded on first use.
+    ``media`` is how images and documents are billed: ``"openai"``, ``"anthropic"`` or
+    ``"gemini"`` (see ``condense.tokens.media``). ``maxsize`` bounds the number of cached
+    messages (least recently used go first); ``0`` turns caching off. The encoding's
+    vocabulary is loaded on first use.
     """
 
-    def __init__(self, *, encoding: str = DEFAULT_ENCODING, maxsize: int = DEFAULT_CACHE_SIZE):
+    def __init__(
+        self,
+        *,
+        encoding: str = DEFAULT_ENCODING,
+        media: Media = DEFAULT_MEDIA,
+        maxsize: int = DEFAULT_CACHE_SIZE,
+    ):
         if encoding not in ENCODINGS:
             raise UnknownNameError("encoding", str(encoding), ENCODINGS)
         if isinstance(maxsize, bool) or not isinstance(maxsize, int) or maxsize < 0:
             raise InputError(f"maxsize must be an integer ≥ 0, not {maxsize!r}")
         self.encoding = encoding
+        self.media: Media = media
+        self._billing = billing(media)
         self.maxsize = maxsize
         self._cache: OrderedDict[int, int] = OrderedDict()
         self._lock = threading.RLock()
@@ -80,7 +100,10 @@ class TokenCounter:
         self._misses = 0
 
     def __repr__(self) -> str:
-        return f"TokenCounter(encoding={self.encoding!r}, maxsize={self.maxsize})"
+        return (
+            f"TokenCounter(encoding={self.encoding!r}, media={self.media!r}, "
+            f"maxsize={self.maxsize})"
+        )
 
     def text(self, text: str) -> int:
         """Return the number of tokens in ``text`` (special tokens count as plain text)."""
@@ -122,12 +145,13 @@ class TokenCounter:
     def _counts(self, messages: Sequence[object]) -> list[int]:
         counts: list[int] = []
         missed: dict[int, list[int]] = {}  # key of a message not in the cache -> positions
-        pieces: dict[int, tuple[int, tuple[str, ...]]] = {}
+        pieces: dict[int, Pieces] = {}
+        rules = self._billing
         with self._lock:  # reentrant: stringify() may run a foreign __str__
             cached = self._cache.get
             touch = self._cache.move_to_end
             for position, message in enumerate(messages):
-                piece = message_pieces(message)
+                piece = message_pieces(message, rules)
                 key = hash(piece)
                 count = cached(key)
                 if count is None:
@@ -143,9 +167,12 @@ class TokenCounter:
         if not missed:
             return counts
         encode = get_encoding(self.encoding).encode_ordinary
+        encoding = self.encoding
         counted = {
-            key: fixed + sum(len(encode(text)) for text in texts)
-            for key, (fixed, texts) in pieces.items()
+            key: fixed
+            + sum(len(encode(text)) for text in texts)
+            + (opaque_tokens(opaque, encoding) if opaque else 0)
+            for key, (fixed, texts, opaque) in pieces.items()
         }
         self._store(counted)
         for key, positions in missed.items():
@@ -163,18 +190,25 @@ class TokenCounter:
                 cache.popitem(last=False)
 
 
-_shared: dict[str, TokenCounter] = {}
+_shared: dict[tuple[str, str], TokenCounter] = {}
 _shared_lock = threading.Lock()
 
 
-def shared_counter(encoding: str = DEFAULT_ENCODING) -> TokenCounter:
-    """Return the process-wide ``TokenCounter`` for ``encoding``, creating it on first use."""
-    counter = _shared.get(encoding)
+def shared_counter(
+    encoding: str = DEFAULT_ENCODING, *, media: Media = DEFAULT_MEDIA
+) -> TokenCounter:
+    """Return the process-wide ``TokenCounter`` for ``encoding`` and ``media``, creating
+    it on first use."""
+    key = (encoding, media)
+    try:
+        counter = _shared.get(key)
+    except TypeError:  # an unhashable name: let TokenCounter say what is wrong with it
+        return TokenCounter(encoding=encoding, media=media)
     if counter is None:
         with _shared_lock:
-            counter = _shared.get(encoding)
+            counter = _shared.get(key)
             if counter is None:
-                counter = _shared[encoding] = TokenCounter(encoding=encoding)
+                counter = _shared[key] = TokenCounter(encoding=encoding, media=media)
     return counter
 
 
@@ -183,9 +217,11 @@ def count_text(text: str, *, encoding: str = DEFAULT_ENCODING) -> int:
     return shared_counter(encoding).text(text)
 
 
-def count_message(message: Mapping[str, Any], *, encoding: str = DEFAULT_ENCODING) -> int:
+def count_message(
+    message: Mapping[str, Any], *, encoding: str = DEFAULT_ENCODING, media: Media = DEFAULT_MEDIA
+) -> int:
     """Return the tokens one message adds to a chat request (see ``condense.tokens``)."""
-    return shared_counter(encoding).message(message)
+    return shared_counter(encoding, media=media).message(message)
 
 
 def count_tokens(
@@ -193,13 +229,15 @@ def count_tokens(
     *,
     encoding: str | None = None,
     model: str | None = None,
+    media: Media = DEFAULT_MEDIA,
 ) -> int:
     """Return the prompt tokens of a chat request made of ``messages``.
 
     The encoding is ``encoding`` if given, else the one ``model`` uses
-    (``encoding_for_model``), else ``DEFAULT_ENCODING``. Counts are cached per message in
-    a shared ``TokenCounter``, so counting a session again after it grew costs only the
-    new messages.
+    (``encoding_for_model``), else ``DEFAULT_ENCODING``. ``media`` is how the provider
+    bills images and documents (``"openai"``, ``"anthropic"``, ``"gemini"``). Counts are
+    cached per message in a shared ``TokenCounter``, so counting a session again after
+    it grew costs only the new messages.
     """
     name = encoding if encoding is not None else encoding_for_model(model)
-    return shared_counter(name).messages(messages)
+    return shared_counter(name, media=media).messages(messages)
