@@ -75,6 +75,7 @@ def choose_placement(
         not (profile.first_user and opens)
         and before_role != "assistant"
         and after_role != "assistant"
+        and (after is not None or profile.ends_with_assistant)
     ):
         return "assistant"
     if after_role in ("user", "assistant"):
