@@ -13,11 +13,14 @@ from hypothesis import strategies as st
 
 from condense.arguments import (
     CUT_MARKER,
+    arguments_problem,
     is_json_object_string,
     normalize_arguments,
     shrink_arguments,
 )
 from condense.exceptions import InputError
+from condense.repair import repair
+from condense.validate import validate
 
 MARKER = re.compile(re.escape(CUT_MARKER).replace(r"\{removed\}", r"([0-9]+)"))
 TRICKY = [
@@ -491,3 +494,91 @@ def test_normalize_survives_cycles_and_deep_nesting() -> None:
 )
 def test_is_json_object_string(value: object, expected: bool) -> None:
     assert is_json_object_string(value) is expected
+
+
+# -- one definition of valid arguments: validate, repair and the normaliser agree ----------
+
+
+def _strict_object_text(pairs: dict[str, str]) -> str:
+    """A JSON-ish object whose values are written as given (``NaN`` stays bare)."""
+    return "{" + ", ".join(f"{json.dumps(key)}: {value}" for key, value in pairs.items()) + "}"
+
+
+json_objects = st.dictionaries(texts, json_values, max_size=4).map(
+    lambda obj: json.dumps(obj, ensure_ascii=False)
+)
+bare_values = st.sampled_from(
+    ["NaN", "Infinity", "-Infinity", "1", "-0.5e3", "true", "null", '"x"', "[NaN]", "{}"]
+)
+argument_texts = st.one_of(
+    json_objects,
+    json_values.map(lambda value: json.dumps(value, ensure_ascii=False)),  # maybe not objects
+    st.dictionaries(st.text(max_size=4), bare_values, max_size=3).map(_strict_object_text),
+    st.tuples(json_objects, json_objects).map("".join),  # two objects back to back
+    st.tuples(json_objects, st.text(max_size=6)).map("".join),  # trailing text
+    st.tuples(st.sampled_from([" ", "\n", "\t", "\ufeff", "\xa0"]), json_objects).map("".join),
+    st.text(max_size=20),
+)
+
+KNOWN_BAD = [
+    '{"x": NaN}',
+    '{"x": Infinity}',
+    '{"x": -Infinity}',
+    '{"x": [1, NaN]}',
+    '{"a": "\ud800"}',  # a raw unpaired surrogate: not encodable as UTF-8
+    "{}{}",
+    '{"a": 1}{"b": 2}',
+    '{"a": 1} trailing',
+    '{"a": 1}]',
+]
+
+
+def _history(arguments: str) -> list[dict[str, Any]]:
+    call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": arguments}}
+    return [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "done"},
+    ]
+
+
+def _argument_codes(history: list[dict[str, Any]], provider: str) -> list[str]:
+    return [v.code for v in validate(history, provider) if v.code.startswith("arguments_")]
+
+
+@pytest.mark.parametrize("arguments", KNOWN_BAD)
+def test_validate_and_the_argument_normaliser_agree(arguments: str) -> None:
+    """Defect 6: ``'{"x": NaN}'`` passed validate, so repair and compress returned it
+    unchanged, though the normaliser would fix it and strict parsers refuse it."""
+    history = _history(arguments)
+    assert _argument_codes(history, "openai") == ["arguments_invalid_json"]
+    fixed, reason = normalize_arguments(arguments)
+    assert reason is not None
+    result = repair(history, "openai")
+    assert result.messages[1]["tool_calls"][0]["function"]["arguments"] == fixed
+    assert result.changes and not validate(result.messages, "openai")
+    json.loads(fixed, parse_constant=lambda name: pytest.fail(f"{name} left in {fixed!r}"))
+
+
+@given(arguments=argument_texts)
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@example(arguments='{"x": NaN}')
+@example(arguments="{}{}")
+@example(arguments='{"a": "\udc00"}')
+@example(arguments='{"a": "\\udc00"}')
+@example(arguments='{"n": ' + "9" * 5000 + "}")
+def test_validate_repair_and_the_normaliser_agree_on_valid_arguments(arguments: str) -> None:
+    problem = arguments_problem(arguments)
+    assert is_json_object_string(arguments) is (problem is None)
+    history = _history(arguments)
+    for provider in ("openai", "strict"):
+        assert _argument_codes(history, provider) == ([problem] if problem else [])
+    fixed, reason = normalize_arguments(arguments)
+    assert (reason is None) is (problem is None)
+    assert arguments_problem(fixed) is None
+    if problem is None:
+        assert fixed is arguments
+    result = repair(history, "openai")
+    assert result.messages[1]["tool_calls"][0]["function"]["arguments"] == fixed
+    assert result.changed is (problem is not None)
+    assert not validate(result.messages, "openai")

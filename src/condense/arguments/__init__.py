@@ -19,10 +19,20 @@ A cut string keeps its head (about two thirds of the kept length) and its tail, 
 The count is in Python characters (code points) of the decoded string. A cut never splits
 a grapheme cluster (a ZWJ emoji sequence, a letter and its combining marks, a flag) or a
 surrogate pair.
+
+What counts as valid arguments is defined once, by ``arguments_problem``: ``validate``
+reports exactly what it rejects, and ``normalize_arguments`` (so ``repair``) rewrites
+exactly that.
 """
 
-from condense.arguments._json import is_json_object_string
+from condense.arguments._json import arguments_problem, is_json_object_string
 from condense.arguments.normalize import normalize_arguments
 from condense.arguments.shrink import CUT_MARKER, shrink_arguments
 
-__all__ = ["CUT_MARKER", "is_json_object_string", "normalize_arguments", "shrink_arguments"]
+__all__ = [
+    "CUT_MARKER",
+    "arguments_problem",
+    "is_json_object_string",
+    "normalize_arguments",
+    "shrink_arguments",
+]
