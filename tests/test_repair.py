@@ -139,11 +139,94 @@ def test_orphan_result_is_dropped_with_its_content_in_the_report() -> None:
     assert change.message is orphan and change.index == 1
 
 
-def test_duplicate_results_keep_the_first() -> None:
+def test_duplicate_real_outputs_keep_the_later_one() -> None:
     history = [USER, _assistant(_call("c1")), _result("c1", "first"), _result("c1", "second")]
     result = repair(history, "openai")
-    assert [m.get("content") for m in result.messages[2:]] == ["first"]
-    assert result.changes[0].code == "duplicate_tool_result"
+    assert [m.get("content") for m in result.messages[2:]] == ["second"]
+    (change,) = result.changes
+    assert (change.code, change.action, change.index) == ("duplicate_tool_result", "drop", 2)
+    assert change.message is history[2]
+
+
+RESTART = (
+    "A restart occurred while this tool was in progress. This may indicate a fatal memory "
+    "error or system crash. The tool execution was interrupted and did not complete."
+)
+
+
+@pytest.mark.parametrize("provider", PROFILE_NAMES)
+@pytest.mark.parametrize("real_first", [False, True])
+def test_a_call_answered_twice_keeps_its_real_output(provider: str, real_first: bool) -> None:
+    """Defect 3: a call answered first by "A restart occurred while this tool was in
+    progress." and then by "Command output: success" lost the real output in repair."""
+    # OpenHands/agent-sdk#2298: the restart notice, then the late real observation
+    notice, real = _result("call_1", RESTART), _result("call_1", "Command output: success")
+    answers = [real, notice] if real_first else [notice, real]
+    history = [USER, _assistant(_call("call_1")), *answers, {"role": "user", "content": "next"}]
+    result = repair(history, provider)
+    contents = [m.get("content") for m in result.messages if m.get("role") == "tool"]
+    assert contents == ["Command output: success"]
+    (dropped,) = [c for c in result.changes if c.code == "duplicate_tool_result"]
+    assert dropped.action == "drop" and dropped.message is notice  # nothing lost
+    assert dropped.index == history.index(notice) and dropped.output_index is None
+    assert "real output" in dropped.reason
+    assert validate(result.messages, provider) == []
+    assert repair(result.messages, provider).changes == ()
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kept"),
+    [
+        ("[Tool execution was interrupted]", "3 files changed", "3 files changed"),  # opencode
+        ("total 12\ndrwxr-xr-x src", "Tool execution aborted", "total 12\ndrwxr-xr-x src"),
+        (
+            "[Request interrupted by user for tool use]",
+            "",
+            "[Request interrupted by user for tool use]",
+        ),
+        ("", "Error: permission denied", "Error: permission denied"),
+        (
+            "Error: timed out after 30s",
+            "[Operation Cancelled] Reason: User denied execution.",
+            "Error: timed out after 30s",
+        ),
+        (
+            "Error: ENOENT",
+            "Traceback (most recent call last):\n  ...",
+            "Traceback (most recent call last):\n  ...",
+        ),
+        (STUB_RESULT, "exit code 0", "exit code 0"),
+        ("exit code 0", STUB_RESULT, "exit code 0"),
+    ],
+)
+def test_duplicate_results_rank_output_over_error_over_stand_in_over_empty(
+    first: str, second: str, kept: str
+) -> None:
+    history = [USER, _assistant(_call("c1")), _result("c1", first), _result("c1", second)]
+    result = repair(history, "openai")
+    assert [m["content"] for m in result.messages if m["role"] == "tool"] == [kept]
+    (change,) = result.changes
+    lost = first if kept == second and kept != first else second
+    assert change.message["content"] == lost
+
+
+def test_a_separated_real_output_wins_and_moves_back() -> None:
+    history = [
+        USER,
+        _assistant(_call("c1"), _call("c2")),
+        _result("c1", RESTART),
+        _result("c2", "ok"),
+        {"role": "assistant", "content": "the first call crashed"},
+        _result("c1", "Command output: success"),
+    ]
+    result = repair(history, "openai")
+    tools = result.messages[2:4]
+    assert {m["tool_call_id"]: m["content"] for m in tools} == {
+        "c1": "Command output: success",
+        "c2": "ok",
+    }
+    assert {c.action for c in result.changes} == {"drop", "move"}
+    assert validate(result.messages, "openai") == []
 
 
 @pytest.mark.parametrize("bad_id", [None, "", "missing"])

@@ -4,7 +4,10 @@ A result is matched to its call wherever it sits (the nearest earlier unanswered
 with its id, else a later one); a result without a usable id takes a free call of the
 assistant whose tool block holds it, or of the nearest earlier one. Then every call gets
 a unique id the profile accepts, shared with its result; calls left unanswered get a
-stub result; results that answer nothing are dropped, each with its reason.
+stub result; results that answer nothing are dropped, each with its reason. A call
+with two results keeps the one worth more (``worth``: a real output beats an error, an
+interruption notice or an empty message), the later one between equals; the other one
+is dropped with its text in the change record.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 
 from condense.profiles import Profile
 from condense.repair.ledger import Log, Slot
+from condense.repair.worth import result_worth
 
 STUB_RESULT = "[condense: no result was recorded for this tool call]"
 
@@ -54,13 +58,7 @@ def pair_results(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
         if chosen is not None:
             answer[chosen] = pos
         elif candidates:
-            log.add(
-                "drop",
-                slot,
-                "duplicate_tool_result",
-                f"second result for tool call {result_id!r}; the first one is kept",
-                message=slot.message,
-            )
+            _keep_the_better(slots, pos, _held_call(candidates, pos), answer, log)
         else:
             unmatched.append(pos)
 
@@ -98,6 +96,38 @@ def _choose_call(
         elif best is None:
             return call
     return best
+
+
+def _held_call(candidates: list[tuple[int, int]], pos: int) -> tuple[int, int]:
+    """The answered call a second result at ``pos`` competes for: the nearest one before
+    it with its id, else the first one."""
+    before = [call for call in candidates if call[0] < pos]
+    return max(before) if before else candidates[0]
+
+
+def _keep_the_better(
+    slots: list[Slot], pos: int, call: tuple[int, int], answer: dict[tuple[int, int], int], log: Log
+) -> None:
+    """Two results for one call: keep the one worth more, the later one between equals
+    (a real output beats an interruption notice, an error or an empty message); drop the
+    other with its text in the change record."""
+    held = answer[call]
+    earlier, later = slots[held], slots[pos]
+    earlier_worth, later_worth = result_worth(earlier.message), result_worth(later.message)
+    keep_later = later_worth >= earlier_worth
+    dropped = earlier if keep_later else later
+    kept_worth, dropped_worth = sorted((earlier_worth, later_worth), reverse=True)
+    if keep_later:
+        answer[call] = pos
+    log.add(
+        "drop",
+        dropped,
+        "duplicate_tool_result",
+        f"tool call {_result_id(later)!r} has two results: kept the "
+        f"{'later' if keep_later else 'earlier'} one ({kept_worth.describe()}); "
+        f"this one was {dropped_worth.describe()}",
+        message=dropped.message,
+    )
 
 
 def _home_for(
