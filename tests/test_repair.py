@@ -71,13 +71,14 @@ def test_nothing_lost_without_a_trace(provider: str, messages: list[Any]) -> Non
 @given(messages=histories())
 def test_results_whose_call_exists_are_kept(provider: str, messages: list[Any]) -> None:
     call_ids = {
-        call["id"]
+        call[key]
         for m in messages
         if isinstance(m, dict)
         and str(m.get("role")).lower() in ("assistant", "gpt", "ai")
         and isinstance(m.get("tool_calls"), list)
         for call in m["tool_calls"]
-        if isinstance(call, dict) and isinstance(call.get("id"), str)
+        for key in ("id", "call_id")
+        if isinstance(call, dict) and isinstance(call.get(key), str)
     }
     result = repair(messages, provider)
     for change in result.changes:
@@ -226,6 +227,76 @@ def test_a_separated_real_output_wins_and_moves_back() -> None:
         "c2": "ok",
     }
     assert {c.action for c in result.changes} == {"drop", "move"}
+    assert validate(result.messages, "openai") == []
+
+
+def _bridged_call(name: str = "bash") -> dict[str, Any]:
+    """A chat tool call as Responses-bridging SDKs write it: the item id and the call id."""
+    call = _call("fc_123", name)
+    call["call_id"] = "call_123"
+    return call
+
+
+@pytest.mark.parametrize("provider", PROFILE_NAMES)
+def test_a_call_id_alias_pairs_the_call_with_its_result(provider: str) -> None:
+    """Defect 4: a chat tool call carrying ``"id": "fc_123"`` and ``"call_id": "call_123"``
+    with a result for ``call_123`` lost the real result as an orphan and got a stub."""
+    history = [
+        USER,
+        _assistant(_bridged_call()),
+        _result("call_123", "real result"),
+        {"role": "user", "content": "thanks"},
+    ]
+    codes = {v.code for v in validate(history, provider)}
+    assert not codes & {"orphan_tool_result", "unanswered_tool_call", "tool_result_misplaced"}
+    assert "unknown_key" in codes  # no provider takes a call_id key on a chat tool call
+
+    result = repair(history, provider)
+    assert validate(result.messages, provider) == []
+    (call,) = result.messages[1]["tool_calls"]
+    tool = result.messages[2]
+    assert tool["content"] == "real result"
+    assert tool["tool_call_id"] == call["id"] and "call_id" not in call
+    if provider != "mistral":  # Mistral takes 9-character ids only: both are rewritten
+        assert call["id"] == "call_123" and tool is history[2]  # the result keeps its id
+    assert not [c for c in result.changes if c.action in ("drop", "insert")]
+    (alias,) = [c for c in result.changes if c.code == "tool_call_id_alias"]
+    assert alias.message == [{"id": "fc_123", "call_id": "call_123"}]  # nothing lost
+    assert repair(result.messages, provider).changes == ()
+
+
+def test_a_result_naming_the_item_id_keeps_it() -> None:
+    history = [USER, _assistant(_bridged_call()), _result("fc_123", "real result")]
+    result = repair(history, "openai")
+    assert result.messages[1]["tool_calls"][0]["id"] == "fc_123"
+    assert result.messages[2] is history[2]
+
+
+def test_an_unanswered_bridged_call_keeps_its_call_id_for_the_stub() -> None:
+    history = [USER, _assistant(_bridged_call()), {"role": "user", "content": "next"}]
+    result = repair(history, "openai")
+    assert result.messages[1]["tool_calls"][0]["id"] == "call_123"
+    assert result.messages[2] == {
+        "role": "tool",
+        "tool_call_id": "call_123",
+        "content": STUB_RESULT,
+    }
+
+
+def test_bridged_calls_pair_when_their_results_come_late_and_out_of_order() -> None:
+    first, second = _bridged_call(), _call("fc_456", "read_file")
+    second["call_id"] = "call_456"
+    history = [
+        USER,
+        _assistant(first, second),
+        {"role": "assistant", "content": "waiting"},
+        _result("call_456", "b"),
+        _result("call_123", "a"),
+    ]
+    result = repair(history, "openai")
+    by_id = {m["tool_call_id"]: m["content"] for m in result.messages[2:4]}
+    assert by_id == {"call_123": "a", "call_456": "b"}
+    assert [c["id"] for c in result.messages[1]["tool_calls"]] == ["call_123", "call_456"]
     assert validate(result.messages, "openai") == []
 
 
