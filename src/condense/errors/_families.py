@@ -6,6 +6,11 @@ every proxy in front of it rewords the same rule. :func:`text_category` tries th
 fixed order: the most specific and most actionable first (a 400 about tool-call ids is
 tool pairing, not a generic format error), and families whose wording overlaps another's
 (``"Please reduce the prompt length"`` in a rate-limit message) are tried earlier.
+
+Wordings only one provider or inference server uses come first, one constant per provider
+and family (``VLLM_CONTEXT_OVERFLOW``, ``OPENROUTER_NO_ENDPOINTS``, ...), and the generic
+families include them; ``_MINIMAX_CODES`` is MiniMax's own too. They are the part that moves
+to the per-provider modules.
 """
 
 from __future__ import annotations
@@ -18,6 +23,75 @@ from condense.errors.diagnosis import Category
 
 def _family(*patterns: str) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(pattern) for pattern in patterns)
+
+
+# --- Provider-specific wordings ------------------------------------------------------------
+# Each constant below is one provider's (or one inference server's) own phrasing, named
+# PROVIDER_FAMILY, with where it was seen. The generic families further down include them;
+# they move as they are to ``providers/<name>.py`` (the providers issue). Everything after
+# this section is generic wording that many providers share.
+
+# vLLM (vllm-project/vllm): the Responses endpoint (serving_responses.py), the V1 engine
+# ("The prompt (total length N) is too long to fit into the model (context length M)",
+# vllm#12165) and the scheduler ("Input prompt (N tokens) is too long and exceeds limit
+# of M", vllm#525)
+VLLM_CONTEXT_OVERFLOW = _family(
+    r"engine prompt length \d+ exceeds the max_model_len",
+    r"too long to fit into the model",
+    r"input prompt \(\d+ tokens\) is too long",
+)
+# candle-vllm (EricLBuehler/candle-vllm src/api.rs: "Prompt length N exceeds maximum model
+# length M") and other vLLM-compatible engines
+CANDLE_VLLM_CONTEXT_OVERFLOW = _family(r"prompt length \d+ exceeds maximum model length")
+# llama.cpp server (ggml-org/llama.cpp tools/server): "request (N tokens) exceeds the
+# available context size (M tokens)", "Input prompt is too big compared to KV size",
+# "Context size has been exceeded." (also LM Studio's llama.cpp engine), a slot whose
+# context has no space left
+LLAMACPP_CONTEXT_OVERFLOW = _family(
+    r"exceeds? the available context size",
+    r"prompt is too big compared to kv size",
+    r"context size has been exceeded",
+    r"\bslot\b[^\n]{0,100}\bnot enough (?:space|room)",
+    r"context shift is disabled",
+    r"input is too large to process",
+    r"is larger than the (?:max(?:imum)? )?context size",
+)
+# SGLang (sgl-project/sglang tokenizer_manager.py)
+SGLANG_CONTEXT_OVERFLOW = _family(
+    r"requested token count exceeds the model'?s? maximum context length",
+    r"is longer than the model'?s? context length",
+)
+# Ollama ("the input length exceeds the context length", also as a 400 or a 500)
+OLLAMA_CONTEXT_OVERFLOW = _family(r"input length exceeds the context length")
+# LM Studio ("Trying to keep the first N tokens when context the overflows. However, the
+# model is loaded with context length of only M tokens, which is not enough.")
+LMSTUDIO_CONTEXT_OVERFLOW = _family(
+    r"trying to keep the first \d+ tokens when (?:the )?context (?:the )?overflows",
+    r"loaded with (?:a )?context length of only \d+",
+)
+# Alibaba Cloud Model Studio / DashScope (Qwen): "Request rate increased too quickly. To
+# ensure system stability, please adjust your client logic to scale requests more smoothly
+# over time." (QwenLM/Qwen#2069)
+DASHSCOPE_RATE_LIMIT = _family(
+    r"request rate increased too quickly",
+    r"scale requests more smoothly",
+)
+# OpenRouter: per-key spending limits ("Key limit exceeded (total limit). Manage it using
+# https://openrouter.ai/settings/keys", a 403) are billing, raised by the key's owner; a
+# bare "key limit exceeded, please wait" is a limit to wait out. Routing that finds no
+# provider ("No endpoints found matching your data policy", "No endpoints found that
+# support tool use") is a setting that no retry and no repair can change.
+OPENROUTER_BILLING = _family(r"key limit exceeded\W{0,3}(?:\(\w+ limit\)|manage it)")
+OPENROUTER_RATE_LIMIT = _family(r"key limit exceeded")  # after billing: "..., please wait"
+OPENROUTER_NO_ENDPOINTS = _family(
+    r"no endpoints? (?:found|available)",
+    r"no allowed providers are available",
+)
+# Anthropic: a 429 rate_limit_error asking for the long-context tier ("Extra usage is
+# required for long context requests.", anthropics/claude-code#42616). The standard
+# window is what fits without it.
+ANTHROPIC_LONG_CONTEXT_TIER = _family(r"extra usage is required for long context")
+ANTHROPIC_STANDARD_WINDOW = 200_000
 
 
 TOOL_ARGUMENTS = _family(
@@ -72,7 +146,7 @@ FORMAT_BEFORE_PAIRING = _family(
     r"thinking block|redacted_thinking|`?thinking`? is enabled|reasoning_content",
 )
 
-BILLING = _family(
+BILLING = OPENROUTER_BILLING + _family(
     r"insufficient_quota",
     r"insufficient (?:balance|credits?|funds|quota)",
     r"credit balance (?:is )?too low",
@@ -86,7 +160,27 @@ BILLING = _family(
 )
 BILLING_QUOTA = _family(r"exceeded your current quota", r"(?:plan and )?billing details")
 
-RATE_LIMIT = _family(
+LONG_CONTEXT_TIER = ANTHROPIC_LONG_CONTEXT_TIER + _family(
+    # a limit that a shorter prompt avoids: the request needs a long-context tier or plan
+    r"(?:extra usage|higher tier|usage tier|upgrade)\b[^.\n]{0,60}\blong[- ]context",
+    r"long[- ]context\b[^.\n]{0,40}\b(?:requires?|required|tier)\b",
+)
+
+RATE_LIMIT = (
+    DASHSCOPE_RATE_LIMIT
+    + OPENROUTER_RATE_LIMIT
+    + LONG_CONTEXT_TIER
+    + _family(
+        r"too many (?:concurrent |parallel |simultaneous )?(?:requests|connections)",
+        r"concurren(?:cy|t requests?) limit",
+        r"requests? (?:rate )?limit (?:reached|exceeded)",
+        r"request rate\b.{0,30}(?:too (?:high|quickly|fast)|exceeded)",
+        r"\blimit (?:exceeded|reached)\W{1,3}(?:please )?(?:wait|slow down|try again later)",
+        r"please slow down|slow down your requests",
+        r"temporar(?:y|ily)\b[^.\n]{0,30}\blimit",
+    )
+)
+RATE_LIMIT += _family(
     r"rate[ _-]?limit",
     r"too many requests",
     r"tokens per min",
@@ -129,7 +223,23 @@ OUTPUT_LIMIT = _family(
     r"and .?max_tokens.? exceed",
 )
 
-CONTEXT_OVERFLOW = _family(
+CONTEXT_OVERFLOW = (
+    VLLM_CONTEXT_OVERFLOW
+    + CANDLE_VLLM_CONTEXT_OVERFLOW
+    + LLAMACPP_CONTEXT_OVERFLOW
+    + SGLANG_CONTEXT_OVERFLOW
+    + OLLAMA_CONTEXT_OVERFLOW
+    + LMSTUDIO_CONTEXT_OVERFLOW
+)
+CONTEXT_OVERFLOW += _family(
+    r"exceeds? (?:the )?max(?:imum)?[ _]model[ _]len(?:gth)?\b",
+    r"prompt (?:is )?too (?:big|large)\b",
+    r"\bcontext\b[^.\n]{0,80}\bnot enough (?:space|room)\b",
+    r"\bbut the (?:configured |maximum )?context (?:size|length|window) is \d+",
+    r"exceeded max context length by \d+",
+    r"prompt[_ ]tokens?\b.{0,30}\bmust be (?:less|smaller|fewer) than",
+    r"(?:超过|超出)了?(?:模型|最大|允许|上下文|输入|的){0,4}(?:长度|上下文|字数)",
+    r"(?:长度|上下文)(?:超限|超过限制|超出限制)",
     r"context_length_exceeded|context[_ ]window[_ ]exceeded|exceed_context_size|context_exceeded",
     r"maximum context length",
     r"context (?:length|window|size|limit)\b.{0,40}(?:exceed|too long|too large|reached)",
@@ -167,7 +277,7 @@ PAYLOAD_TOO_LARGE = _family(
     r"content'?:? string too long",
 )
 
-MODEL_NOT_FOUND = _family(
+MODEL_NOT_FOUND = OPENROUTER_NO_ENDPOINTS + _family(
     r"model_not_found",
     r"models?\b.{0,80}does not exist",
     r"(?:unknown|invalid|unavailable|unsupported) model\b",
@@ -232,6 +342,12 @@ SERVER_ERROR = _family(
 TIMEOUT = _family(r"timed? ?out\b", r"timeout", r"deadline[ _]exceeded")
 
 CONNECTION = _family(
+    # TLS records broken mid-stream (a proxy, a flaky link): worth another try. Certificate
+    # and protocol-version failures are settings, not luck, and are left out.
+    r"bad[ _]record[ _]mac|decryption[ _]failed|record layer failure",
+    r"(?:ssl|tls)\w*\W[^\n]{0,80}\b(?:unexpected eof|eof occurred|"
+    r"application data after close notify|use of closed connection|alert internal error)",
+    r"ssl_error_syscall|unexpected_eof_while_reading",
     r"connection (?:error|reset|refused|aborted|closed|failed)",
     r"server disconnected|peer closed connection|remote ?protocol|closed connection without",
     r"network (?:is )?unreachable|name or service not known|temporary failure in name resolution",
@@ -240,6 +356,18 @@ CONNECTION = _family(
 
 _RETRY_HINT = re.compile(r"\b(?:try again|retry)\s+(?:in|after)\s+\d")
 
+
+def long_context_tier(text: str) -> bool:
+    """Whether a rate limit asks for a long-context tier: a shorter prompt avoids it."""
+    return any_match(LONG_CONTEXT_TIER, text)
+
+
+def standard_window(text: str) -> int | None:
+    """The window that needs no long-context tier, where the wording names the provider."""
+    return ANTHROPIC_STANDARD_WINDOW if any_match(ANTHROPIC_LONG_CONTEXT_TIER, text) else None
+
+
+# Provider-specific (MiniMax): the numeric status codes of ``base_resp``.
 _MINIMAX_CODES = {
     1000: Category.SERVER_ERROR,
     1001: Category.TIMEOUT,
