@@ -2,7 +2,8 @@
 
 ``histories()`` builds a plausible agent session (system prompt, user asks, replies,
 tool exchanges with parallel calls) and then breaks it the way real histories break:
-results orphaned, moved, duplicated or lost, ids missing or reused or malformed,
+results orphaned, moved, duplicated or lost, ids missing or reused or malformed, a
+second id in ``call_id``,
 arguments that are dicts, invalid or non-object JSON, unknown and private keys, odd
 roles and content shapes, consecutive same-role messages.
 """
@@ -105,6 +106,7 @@ def _break_one(draw: st.DrawFn, messages: list[dict[str, Any]]) -> None:
                 "id_empty",
                 "id_missing",
                 "call_id_missing",
+                "call_id_alias",
                 "unknown_key",
                 "private_key",
                 "role",
@@ -138,6 +140,11 @@ def _break_one(draw: st.DrawFn, messages: list[dict[str, Any]]) -> None:
         first = message["tool_calls"][0] if message["tool_calls"] else None
         if isinstance(first, dict):
             first.pop("id", None)
+    elif fault == "call_id_alias" and isinstance(message.get("tool_calls"), list):
+        first = message["tool_calls"][0] if message["tool_calls"] else None
+        if isinstance(first, dict):  # as Responses-bridging SDKs write it; results keep it
+            first["call_id"] = first.get("id")
+            first["id"] = draw(st.sampled_from(["fc_1", "fc_2", "call_1"]))
     elif fault == "unknown_key":
         message["id"] = "msg_1"
     elif fault == "private_key":

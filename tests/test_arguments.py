@@ -13,11 +13,16 @@ from hypothesis import strategies as st
 
 from condense.arguments import (
     CUT_MARKER,
+    KEEP_CHARS,
+    arguments_problem,
     is_json_object_string,
     normalize_arguments,
     shrink_arguments,
+    shrink_arguments_report,
 )
 from condense.exceptions import InputError
+from condense.repair import repair
+from condense.validate import validate
 
 MARKER = re.compile(re.escape(CUT_MARKER).replace(r"\{removed\}", r"([0-9]+)"))
 TRICKY = [
@@ -98,12 +103,13 @@ def check_same_shape(original: Any, shrunk: Any, cut: list[str]) -> None:
 
 
 def is_minimal_string(original: str, shrunk: str) -> bool:
-    """The shortest form: uncut only if it is no longer than its bare marker."""
+    """The shortest form: a short string whole, a longer one cut to its bare marker
+    (uncut only if it is no longer than that marker)."""
     if shrunk == original:
-        return len(json.dumps(original, ensure_ascii=False)) <= 2 + len(
-            CUT_MARKER.format(removed=len(original))
-        )
-    return MARKER.fullmatch(shrunk) is not None
+        return len(original) <= KEEP_CHARS or len(
+            json.dumps(original, ensure_ascii=False)
+        ) <= 2 + len(CUT_MARKER.format(removed=len(original)))
+    return len(original) > KEEP_CHARS and MARKER.fullmatch(shrunk) is not None
 
 
 # -- shrink_arguments: properties --------------------------------------------------------
@@ -240,11 +246,13 @@ def test_shrink_returns_input_when_nothing_can_be_cut() -> None:
     assert shrink_arguments(arguments, 5) is arguments
 
 
-def test_shrink_never_makes_a_string_longer_with_its_marker() -> None:
-    arguments = json.dumps({"a": "x" * 16, "b": "y" * 40})
-    out = json.loads(shrink_arguments(arguments, 10))
-    assert out["a"] == "x" * 16  # its bare marker would be as long
+def test_shrink_cuts_a_string_just_over_the_limit_to_its_marker_when_it_must() -> None:
+    arguments = json.dumps({"a": "x" * KEEP_CHARS, "b": "y" * (KEEP_CHARS + 1)})
+    report = shrink_arguments_report(arguments, 10)
+    out = json.loads(report.text)
+    assert out["a"] == "x" * KEEP_CHARS  # short: never cut
     assert MARKER.fullmatch(out["b"])
+    assert (report.fits, report.strings_cut) == (False, 1)
 
 
 def test_shrink_top_level_array_and_string() -> None:
@@ -286,6 +294,71 @@ def test_shrink_does_not_split_graphemes() -> None:
 def test_shrink_rejects_a_negative_budget() -> None:
     with pytest.raises(InputError, match="max_chars"):
         shrink_arguments("{}", -1)
+
+
+PATH = "src/condense/reduce/tool_arguments_01.py"  # 40 characters
+TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"  # 32 characters
+
+
+def test_shrink_arguments_keeps_identifiers_and_cuts_free_text() -> None:
+    """Defect 5: with a small ``max_chars``, shrink_arguments replaced a 40-character file
+    path and a 32-character trace id with a cut marker to get closer to the target."""
+    assert (len(PATH), len(TRACE_ID)) == (40, 32)
+    notes = "Investigated the flaky test; the retry loop hides the first failure. " * 20
+    arguments = json.dumps({"path": PATH, "trace_id": TRACE_ID, "notes": notes})
+    for max_chars in (0, 50, 120, 200, 400):
+        report = shrink_arguments_report(arguments, max_chars)
+        parsed = json.loads(report.text)
+        assert (parsed["path"], parsed["trace_id"]) == (PATH, TRACE_ID)
+        assert check_string(notes, parsed["notes"])  # the free text is what gets cut
+        assert report.text == shrink_arguments(arguments, max_chars)
+        assert report.fits is (len(report.text) <= max_chars)
+        assert report.strings_cut == 1
+    smallest = shrink_arguments_report(arguments, 0)
+    assert not smallest.fits  # the ids alone are over 0: best effort, and it says so
+    assert MARKER.fullmatch(json.loads(smallest.text)["notes"])
+    assert shrink_arguments_report(arguments, 400).fits
+
+
+def test_shrink_arguments_report_when_nothing_needs_cutting() -> None:
+    arguments = json.dumps({"path": PATH}, separators=(",", ":"))
+    assert shrink_arguments_report(arguments, 1000) == shrink_arguments_report(arguments, 60)
+    report = shrink_arguments_report(arguments, 10)
+    assert report.text is arguments and not report.fits and report.strings_cut == 0
+    assert not shrink_arguments_report("{not json", 3).fits
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return [value] if isinstance(value, str) else []
+
+
+@given(value=json_values, style=styles, max_chars=st.integers(0, 600))
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@example(value={"path": PATH, "id": TRACE_ID, "log": "x" * 500}, style={}, max_chars=60)
+def test_shrink_properties_short_strings_longest_first_never_grows(
+    value: Any, style: dict[str, Any], max_chars: int
+) -> None:
+    text = json.dumps(value, **style)
+    report = shrink_arguments_report(text, max_chars)
+    out = report.text
+    assert len(out) <= len(text)  # never grows
+    assert report.fits is (len(out) <= max_chars)
+    olds, news = _strings(json.loads(text)), _strings(json.loads(out))  # JSON stays valid
+    assert len(olds) == len(news)
+    cut = [old for old, new in zip(olds, news, strict=True) if check_string(old, new)]
+    assert len(cut) == report.strings_cut
+    assert all(len(old) > KEEP_CHARS for old in cut)  # short strings untouched
+    if cut:  # longest first: every string longer than a cut one is cut as well
+        shortest_cut = min(len(json.dumps(old, ensure_ascii=False)) for old in cut)
+        for old, new in zip(olds, news, strict=True):
+            if len(old) > KEEP_CHARS and len(json.dumps(old, ensure_ascii=False)) > shortest_cut:
+                assert new != old, (old, cut)
+    if not report.fits:  # the best effort: nothing more could go without a short string
+        assert out == shrink_arguments(text, 0)
 
 
 # -- normalize_arguments -----------------------------------------------------------------
@@ -491,3 +564,91 @@ def test_normalize_survives_cycles_and_deep_nesting() -> None:
 )
 def test_is_json_object_string(value: object, expected: bool) -> None:
     assert is_json_object_string(value) is expected
+
+
+# -- one definition of valid arguments: validate, repair and the normaliser agree ----------
+
+
+def _strict_object_text(pairs: dict[str, str]) -> str:
+    """A JSON-ish object whose values are written as given (``NaN`` stays bare)."""
+    return "{" + ", ".join(f"{json.dumps(key)}: {value}" for key, value in pairs.items()) + "}"
+
+
+json_objects = st.dictionaries(texts, json_values, max_size=4).map(
+    lambda obj: json.dumps(obj, ensure_ascii=False)
+)
+bare_values = st.sampled_from(
+    ["NaN", "Infinity", "-Infinity", "1", "-0.5e3", "true", "null", '"x"', "[NaN]", "{}"]
+)
+argument_texts = st.one_of(
+    json_objects,
+    json_values.map(lambda value: json.dumps(value, ensure_ascii=False)),  # maybe not objects
+    st.dictionaries(st.text(max_size=4), bare_values, max_size=3).map(_strict_object_text),
+    st.tuples(json_objects, json_objects).map("".join),  # two objects back to back
+    st.tuples(json_objects, st.text(max_size=6)).map("".join),  # trailing text
+    st.tuples(st.sampled_from([" ", "\n", "\t", "\ufeff", "\xa0"]), json_objects).map("".join),
+    st.text(max_size=20),
+)
+
+KNOWN_BAD = [
+    '{"x": NaN}',
+    '{"x": Infinity}',
+    '{"x": -Infinity}',
+    '{"x": [1, NaN]}',
+    '{"a": "\ud800"}',  # a raw unpaired surrogate: not encodable as UTF-8
+    "{}{}",
+    '{"a": 1}{"b": 2}',
+    '{"a": 1} trailing',
+    '{"a": 1}]',
+]
+
+
+def _history(arguments: str) -> list[dict[str, Any]]:
+    call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": arguments}}
+    return [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "done"},
+    ]
+
+
+def _argument_codes(history: list[dict[str, Any]], provider: str) -> list[str]:
+    return [v.code for v in validate(history, provider=provider) if v.code.startswith("arguments_")]
+
+
+@pytest.mark.parametrize("arguments", KNOWN_BAD)
+def test_validate_and_the_argument_normaliser_agree(arguments: str) -> None:
+    """Defect 6: ``'{"x": NaN}'`` passed validate, so repair and compress returned it
+    unchanged, though the normaliser would fix it and strict parsers refuse it."""
+    history = _history(arguments)
+    assert _argument_codes(history, "openai") == ["arguments_invalid_json"]
+    fixed, reason = normalize_arguments(arguments)
+    assert reason is not None
+    result = repair(history, provider="openai")
+    assert result.messages[1]["tool_calls"][0]["function"]["arguments"] == fixed
+    assert result.changes and not validate(result.messages, provider="openai")
+    json.loads(fixed, parse_constant=lambda name: pytest.fail(f"{name} left in {fixed!r}"))
+
+
+@given(arguments=argument_texts)
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@example(arguments='{"x": NaN}')
+@example(arguments="{}{}")
+@example(arguments='{"a": "\udc00"}')
+@example(arguments='{"a": "\\udc00"}')
+@example(arguments='{"n": ' + "9" * 5000 + "}")
+def test_validate_repair_and_the_normaliser_agree_on_valid_arguments(arguments: str) -> None:
+    problem = arguments_problem(arguments)
+    assert is_json_object_string(arguments) is (problem is None)
+    history = _history(arguments)
+    for provider in ("openai", "strict"):
+        assert _argument_codes(history, provider) == ([problem] if problem else [])
+    fixed, reason = normalize_arguments(arguments)
+    assert (reason is None) is (problem is None)
+    assert arguments_problem(fixed) is None
+    if problem is None:
+        assert fixed is arguments
+    result = repair(history, provider="openai")
+    assert result.messages[1]["tool_calls"][0]["function"]["arguments"] == fixed
+    assert result.changed is (problem is not None)
+    assert not validate(result.messages, provider="openai")

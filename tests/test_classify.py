@@ -1550,7 +1550,377 @@ OTHERS = [
     ),
 ]
 
-ALL_ROWS = PROVIDER_RULES + OVERFLOW + OUTPUT_LIMIT + REPAIRABLE + OTHERS
+# --- local servers' overflow and the other misreads of condense issue #9 -------------------
+# Provider-specific rows are marked with the provider in their id; "issue #9" rows are the
+# wordings the third-party test suites used (quoted in condense's issue #9).
+
+LOCAL_OVERFLOW = [
+    # vllm-project/vllm vllm/entrypoints/openai/serving_responses.py (_validate_generator_input),
+    # with the figures a /v1/responses user reported
+    row(
+        "{'error': {'message': 'The engine prompt length 1327246 exceeds the max_model_len "
+        "131072. Please reduce prompt.', 'type': 'invalid_request_error', 'param': 'input', "
+        "'code': 400}}",
+        C.CONTEXT_OVERFLOW,
+        id="vllm-engine-prompt-length",
+        requested_tokens=1327246,
+        allowed_tokens=131072,
+    ),
+    # issue #9 (vLLM)
+    row(
+        "The engine prompt length 5294 exceeds the max_model_len 2000. Please reduce prompt.",
+        C.CONTEXT_OVERFLOW,
+        id="vllm-engine-prompt-length-issue",
+        requested_tokens=5294,
+        allowed_tokens=2000,
+    ),
+    # issue #9; the wording of EricLBuehler/candle-vllm src/api.rs (validate_prompt)
+    row(
+        "prompt length 5294 exceeds maximum model length 2000",
+        C.CONTEXT_OVERFLOW,
+        id="candle-vllm-prompt-length",
+        requested_tokens=5294,
+        allowed_tokens=2000,
+    ),
+    # vllm-project/vllm#12165 (V1 engine)
+    row(
+        "ValueError: The prompt (total length 25938) is too long to fit into the model (context "
+        "length 4096). Make sure that `max_model_len` is no smaller than the number of text "
+        "tokens plus multimodal tokens.",
+        C.CONTEXT_OVERFLOW,
+        id="vllm-v1-too-long-to-fit",
+        requested_tokens=25938,
+        allowed_tokens=4096,
+    ),
+    # hiyouga/LlamaFactory#3241 (vLLM scheduler)
+    row(
+        "Input prompt (5556 tokens) is too long and exceeds limit of 2048",
+        C.CONTEXT_OVERFLOW,
+        id="vllm-scheduler-input-prompt",
+        requested_tokens=5556,
+        allowed_tokens=2048,
+    ),
+    # can1357/oh-my-pi#556 (llama.cpp server)
+    row(
+        "Error: 400 request (20001 tokens) exceeds the available context size (8192 tokens), try "
+        "increasing it",
+        C.CONTEXT_OVERFLOW,
+        id="llamacpp-request-exceeds-context",
+        status_code=400,
+        requested_tokens=20001,
+        allowed_tokens=8192,
+    ),
+    # ggml-org/llama.cpp examples/server/server.cpp (update_slots: no KV space even at batch 1)
+    row(
+        "Input prompt is too big compared to KV size. Please try increasing KV size.",
+        C.CONTEXT_OVERFLOW,
+        id="llamacpp-kv-size",
+    ),
+    # ggml-org/llama.cpp#23652 (also LM Studio's llama.cpp engine)
+    row("Context size has been exceeded.", C.CONTEXT_OVERFLOW, id="llamacpp-context-exceeded"),
+    # issue #9 (llama.cpp)
+    row("slot context: … not enough space", C.CONTEXT_OVERFLOW, id="llamacpp-slot-no-space"),
+    # the wording of sgl-project/sglang tokenizer_manager.py: the input alone is over the window
+    row(
+        "Requested token count exceeds the model's maximum context length of 131072 tokens. You "
+        "requested a total of 140000 tokens: 135000 tokens from the input messages and 5000 "
+        "tokens for the completion. Please reduce the number of tokens in the input messages or "
+        "the completion to fit within the limit.",
+        C.CONTEXT_OVERFLOW,
+        id="sglang-input-over-window",
+        requested_tokens=140000,
+        allowed_tokens=131072,
+        output_tokens=5000,
+    ),
+    # the same SGLang wording where the input fits and max_tokens does not
+    row(
+        "Requested token count exceeds the model's maximum context length of 32768 tokens. You "
+        "requested a total of 70000 tokens: 6000 tokens from the input messages and 64000 tokens "
+        "for the completion. Please reduce the number of tokens in the input messages or the "
+        "completion to fit within the limit.",
+        C.OUTPUT_LIMIT,
+        id="sglang-completion-too-large",
+        allowed_tokens=32768,
+        output_tokens=64000,
+        suggested_max_tokens=26768,
+    ),
+    # nano-step/nano-brain#208 (Ollama)
+    row(
+        'ollama: unexpected status 400: {"error":"the input length exceeds the context length"}',
+        C.CONTEXT_OVERFLOW,
+        id="ollama-input-length",
+        status_code=400,
+    ),
+    # lfnovo/open-notebook#350 (Ollama)
+    row(
+        "Failed to get embeddings: Ollama API error: the input length exceeds the context length",
+        C.CONTEXT_OVERFLOW,
+        id="ollama-input-length-bare",
+    ),
+    # lmstudio-ai/lmstudio-bug-tracker#546
+    row(
+        "Trying to keep the first 111490 tokens when context the overflows. However, the model is "
+        "loaded with context length of only 32768 tokens, which is not enough. Try to load the "
+        "model with a larger context length, or provide a shorter input. Error Data: n/a, "
+        "Additional Data: n/a",
+        C.CONTEXT_OVERFLOW,
+        id="lmstudio-keep-first",
+        requested_tokens=111490,
+        allowed_tokens=32768,
+    ),
+    # n4ze3m/page-assist#356 (LM Studio)
+    row(
+        "Trying to keep the first 6547 tokens when context overflows. However, the model is "
+        "loaded with a context length of only 4096 tokens, which is not enough. Try to load the "
+        "model with a larger context length, or provide a shorter input.",
+        C.CONTEXT_OVERFLOW,
+        id="lmstudio-keep-first-variant",
+        requested_tokens=6547,
+        allowed_tokens=4096,
+    ),
+    # BerriAI/litellm#4934 (Together, TGI's validation)
+    row(
+        "BadRequestError: litellm.BadRequestError: Together_aiException - Error code: 400 - "
+        "{'error': {'message': 'Input validation error: `inputs` tokens + `max_new_tokens` must "
+        "be <= 4097. Given: 80125 `inputs` tokens and 4096 `max_new_tokens`', 'type': "
+        "'invalid_request_error', 'param': 'max_tokens', 'code': None}}",
+        C.CONTEXT_OVERFLOW,
+        id="together-tgi-inputs",
+        allowed_tokens=4097,
+        output_tokens=4096,
+    ),
+    # sjzar/chatlog#30
+    row(
+        "400 length of prompt_tokens (163280) must be less than max_seq_len (32768).",
+        C.CONTEXT_OVERFLOW,
+        id="prompt-tokens-max-seq-len",
+        status_code=400,
+        requested_tokens=163280,
+        allowed_tokens=32768,
+    ),
+    # ddalcu/mlx-serve#66
+    row(
+        "API Error: 400 Prompt exceeds maximum context length",
+        C.CONTEXT_OVERFLOW,
+        id="mlx-serve-prompt-exceeds",
+        status_code=400,
+    ),
+    # issue #9 (Chinese)
+    row("超过最大长度限制", C.CONTEXT_OVERFLOW, id="chinese-max-length-limit"),
+    # earendil-works/pi packages/ai/src/utils/overflow.ts (Ollama)
+    row(
+        "prompt too long; exceeded max context length by 12345 tokens",
+        C.CONTEXT_OVERFLOW,
+        id="ollama-exceeded-by",
+    ),
+    # earendil-works/pi packages/ai/src/utils/overflow.ts (OpenRouter/Poolside)
+    row(
+        "Input length 140000 exceeds the maximum allowed input length of 131072 tokens.",
+        C.CONTEXT_OVERFLOW,
+        id="openrouter-poolside-input-length",
+        requested_tokens=140000,
+        allowed_tokens=131072,
+    ),
+    # earendil-works/pi packages/ai/src/utils/overflow.ts (LM Studio)
+    row(
+        "tokens to keep from the initial prompt is greater than the context length",
+        C.CONTEXT_OVERFLOW,
+        id="lmstudio-tokens-to-keep",
+    ),
+    # earendil-works/pi packages/ai/src/utils/overflow.ts: Bedrock throttling says "too many
+    # tokens" and is a rate limit, not an overflow
+    row(
+        "ThrottlingException: Too many tokens, please wait before trying again.",
+        C.RATE_LIMIT,
+        id="bedrock-throttling-too-many-tokens",
+    ),
+]
+
+MISREADS = [
+    # --- TLS broken mid-stream: back off and try again
+    # mistralai/mistral-vibe#508
+    row(
+        "Error: API error from mistral (model: mistral-vibe-cli-latest): [SSL: "
+        "SSLV3_ALERT_BAD_RECORD_MAC] ssl/tls alert bad record mac (_ssl.c:2580)",
+        C.CONNECTION,
+        id="tls-bad-record-mac-python",
+    ),
+    # aj47/dotagents-mono#163 (Go, streaming from Anthropic)
+    row("remote error: tls: bad record MAC", C.CONNECTION, id="tls-bad-record-mac-go"),
+    # google-gemini/gemini-cli#16215 (Node's OpenSSL)
+    row(
+        "[API Error: request to https://cloudcode-pa.googleapis.com/v1internal:"
+        "streamGenerateContent?alt=sse failed, reason: 402CBC0C02000000:error:0A0003FC:SSL "
+        "routines:ssl3_read_bytes:sslv3 alert bad record mac:../deps/openssl/openssl/ssl/record/"
+        "rec_layer_s3.c:1605:SSL alert number 20\n]",
+        C.CONNECTION,
+        id="tls-bad-record-mac-node",
+        status_code=None,
+    ),
+    # HanaokaYuzu/Gemini-API#135
+    row(
+        "[SSL: DECRYPTION_FAILED_OR_BAD_RECORD_MAC] decryption failed or bad record mac "
+        "(_ssl.c:2570)",
+        C.CONNECTION,
+        id="tls-decryption-failed",
+    ),
+    # joeShuff/vikunja-homeassistant#22
+    row("API Error: [SSL] record layer failure (_ssl.c:1028)", C.CONNECTION, id="tls-record-layer"),
+    # langgenius/dify#20916
+    row("SSL error: sslv3 alert bad record mac", C.CONNECTION, id="tls-dify"),
+    # Andyyyy64/whichllm#135: a certificate problem is a setting, not luck
+    row(
+        "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer "
+        "certificate (_ssl.c:1081)",
+        C.UNKNOWN,
+        id="tls-certificate-is-not-transient",
+    ),
+    # feder-cr/invisible_playwright_mcp#576: https spoken to an http server
+    row(
+        "Unexpected error occurred: [SSL: WRONG_VERSION_NUMBER] wrong version number (_ssl.c:1000)",
+        C.UNKNOWN,
+        id="tls-wrong-version-is-not-transient",
+    ),
+    # --- rate limits in other words
+    # QwenLM/Qwen#2069 (DashScope)
+    row(
+        "[API Error: Request rate increased too quickly. To ensure system stability, please "
+        "adjust your client logic to scale requests more smoothly over time.]",
+        C.RATE_LIMIT,
+        id="dashscope-rate-increased",
+    ),
+    # infiniflow/ragflow#11726 (DashScope through litellm, which calls it a connection error)
+    row(
+        "ERROR: litellm.APIConnectionError: APIConnectionError: OpenAIException - Request rate "
+        "increased too quickly. To ensure system stability, please adjust your client logic to "
+        "scale requests more smoothly over time.",
+        C.RATE_LIMIT,
+        id="dashscope-rate-increased-litellm",
+    ),
+    # agentscope-ai/QwenPaw#708 (DashScope)
+    row(
+        "Error in query handler: Request rate increased too quickly. To ensure system stability, "
+        "please adjust your client logic to scale requests more smoothly over time.",
+        C.RATE_LIMIT,
+        id="dashscope-rate-increased-agentscope",
+    ),
+    # issue #9
+    row("key limit exceeded, please wait", C.RATE_LIMIT, id="key-limit-please-wait"),
+    # anthropics/claude-code#53915
+    row(
+        "API Error: Server is temporarily limiting requests (not your usage limit) · Rate limited",
+        C.RATE_LIMIT,
+        id="anthropic-temporarily-limiting",
+    ),
+    # kirodotdev/Kiro#8770
+    row(
+        "Due to suspicious activity, temporary request limits were imposed.",
+        C.RATE_LIMIT,
+        id="kiro-temporary-request-limits",
+    ),
+    # --- OpenRouter's per-key spending limits: billing, raised by the owner
+    # RooCodeInc/Roo-Code#515
+    row(
+        "403 Key limit exceeded. Manage it using https://openrouter.ai/keys",
+        C.BILLING,
+        id="openrouter-key-limit-403",
+        status_code=403,
+    ),
+    # gptme/gptme#1449
+    row(
+        "Error code: 403 - {'error': {'message': 'Key limit exceeded (monthly limit). Manage it "
+        "using https://openrouter.ai/settings/keys', 'code': 403}}",
+        C.BILLING,
+        id="openrouter-key-limit-monthly",
+    ),
+    # MCPJam/inspector#1287
+    row(
+        'An error occurred: {"ok":false,"error":"Key limit exceeded (total limit). Manage it '
+        'using https://openrouter.ai/settings/keys"}',
+        C.BILLING,
+        id="openrouter-key-limit-total",
+    ),
+    # --- 402/403 that say when to come back: wait that long (issue #9)
+    row(
+        "402 Payment Required: try again in 5 minutes",
+        C.BILLING,
+        id="402-try-again-in-5-minutes",
+        action=Action.BACKOFF,
+        retry_after=300.0,
+        status_code=402,
+    ),
+    row(
+        "403 Forbidden: try again in 5 minutes",
+        C.AUTH,
+        id="403-try-again-in-5-minutes",
+        action=Action.BACKOFF,
+        retry_after=300.0,
+        status_code=403,
+    ),
+    # --- a 429 asking for the long-context tier: a shorter prompt passes (Anthropic)
+    # anthropics/claude-code#42616
+    row(
+        'API error (attempt 1/11): 429 429 {"type":"error","error":{"type":"rate_limit_error",'
+        '"message":"Extra usage is required for long context requests."},"request_id":'
+        '"req_011CZf8TJf84hAUziB6LuRoc"}',
+        C.RATE_LIMIT,
+        id="anthropic-long-context-tier",
+        action=Action.COMPRESS,
+        allowed_tokens=200_000,
+    ),
+    # Wei-Shaw/sub2api#572
+    row(
+        '{"error": {"message": "Extra usage is required for long context requests.", "type": '
+        '"rate_limit_error"}, "request_id": "req_011CY5YJLsmBrFu4pcWKKt5b", "type": "error"}',
+        C.RATE_LIMIT,
+        id="anthropic-long-context-tier-relayed",
+        action=Action.COMPRESS,
+        allowed_tokens=200_000,
+    ),
+    # --- OpenRouter finds no endpoint for the request: fail, repairing cannot help
+    # issue #9
+    row(
+        "400 No endpoints available matching your data policy",
+        C.MODEL_NOT_FOUND,
+        id="openrouter-no-endpoints-400",
+        status_code=400,
+    ),
+    # dnakov/anon-kode#13
+    row(
+        "API Error: 404 No endpoints found matching your data policy. Check your settings: "
+        "https://openrouter.ai/settings/privacy",
+        C.MODEL_NOT_FOUND,
+        id="openrouter-no-endpoints-data-policy",
+    ),
+    # unoplat/unoplat-code-confluence#1080
+    row(
+        "NotFoundError: Error code: 404 - {'error': {'message': 'No endpoints found matching your "
+        "data policy (Paid model training). Configure: https://openrouter.ai/settings/privacy', "
+        "'code': 404}}",
+        C.MODEL_NOT_FOUND,
+        id="openrouter-no-endpoints-paid-training",
+    ),
+    # truefoundry/models#826 (OpenRouter behind a gateway)
+    row(
+        "openai.NotFoundError: Error code: 404 - {'status': 'failure', 'message': 'openrouter "
+        "error: No endpoints available matching your guardrail restrictions and data policy. "
+        "Configure: https://openrouter.ai/settings/privacy'}",
+        C.MODEL_NOT_FOUND,
+        id="openrouter-no-endpoints-guardrails",
+    ),
+    # dnakov/anon-kode#2
+    row(
+        "API Error: 404 No endpoints found that support tool use. To learn more about provider "
+        "routing, visit: https://openrouter.ai/docs/provider-routing",
+        C.MODEL_NOT_FOUND,
+        id="openrouter-no-endpoints-tool-use",
+    ),
+]
+
+
+ALL_ROWS = (
+    PROVIDER_RULES + OVERFLOW + OUTPUT_LIMIT + REPAIRABLE + OTHERS + LOCAL_OVERFLOW + MISREADS
+)
 HISTORY: list[dict[str, object]] = [{"role": "user", "content": "x"}] * 300
 
 
@@ -2270,6 +2640,28 @@ def test_bare_strings_lose_the_client_prefix() -> None:
     )
     assert diagnosis.message.startswith("This model's maximum context length")
     assert (diagnosis.requested_tokens, diagnosis.allowed_tokens) == (7575, 4097)
+
+
+def test_a_403_worded_as_a_rate_limit_is_a_rate_limit() -> None:
+    # issue #9: "key limit exceeded, please wait", as a gateway answers it
+    diagnosis = classify((403, '{"error": {"message": "key limit exceeded, please wait"}}'))
+    assert (diagnosis.category, diagnosis.action) == (C.RATE_LIMIT, Action.BACKOFF)
+    assert classify((403, "Forbidden")).category is C.AUTH
+
+
+def test_waits_are_read_in_days_too() -> None:
+    # openai/codex: UsageLimitReached's "try again in …" suffix
+    text = "You've hit your usage limit. Upgrade to Pro or try again in 3 days 1 hour 7 minutes."
+    assert classify((429, text)).retry_after == 3 * 86400 + 3600 + 7 * 60
+
+
+def test_overflow_by_n_tokens_states_the_prompt_size_given_the_window() -> None:
+    # earendil-works/pi packages/ai/src/utils/overflow.ts (Ollama's wording)
+    text = "prompt too long; exceeded max context length by 3294 tokens"
+    diagnosis = classify((400, text), context_window=2000)
+    assert diagnosis.category is C.CONTEXT_OVERFLOW
+    assert (diagnosis.requested_tokens, diagnosis.allowed_tokens) == (5294, 2000)
+    assert classify((400, text)).requested_tokens is None
 
 
 def test_context_window_fills_a_missing_limit() -> None:

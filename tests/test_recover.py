@@ -220,6 +220,67 @@ def test_overflow_compresses_to_the_room_the_provider_states() -> None:
     assert not validate(result.messages, provider="strict")
 
 
+class Window:
+    """A server with a small context window that refuses, in its own words, any history
+    over it: the figures are its real count of what was sent."""
+
+    def __init__(self, window: int, wording: str) -> None:
+        self.window, self.wording = window, wording
+        self.sent: list[int] = []
+
+    def __call__(self, messages: Sequence[Any]) -> str:
+        size = count_tokens(list(messages))
+        self.sent.append(size)
+        if size > self.window:
+            text = self.wording.format(n=size, window=self.window, over=size - self.window)
+            raise openai_error(400, text)
+        return "ok"
+
+
+LOCAL_WORDINGS = [
+    # OpenAI's wording, the yardstick
+    "This model's maximum context length is {window} tokens. However, your messages resulted "
+    "in {n} tokens. Please reduce the length of the messages.",
+    # vllm-project/vllm serving_responses.py
+    "The engine prompt length {n} exceeds the max_model_len {window}. Please reduce prompt.",
+    # EricLBuehler/candle-vllm src/api.rs
+    "Prompt length {n} exceeds maximum model length {window}",
+    # vllm-project/vllm#12165
+    "The prompt (total length {n}) is too long to fit into the model (context length {window}).",
+    # can1357/oh-my-pi#556 (llama.cpp)
+    "request ({n} tokens) exceeds the available context size ({window} tokens), try increasing it",
+    # ggml-org/llama.cpp examples/server/server.cpp: no figures, the window comes from the caller
+    "Input prompt is too big compared to KV size. Please try increasing KV size.",
+    # issue #9 (llama.cpp): no figures either
+    "slot context: … not enough space",
+    # lmstudio-ai/lmstudio-bug-tracker#546
+    "Trying to keep the first {n} tokens when context the overflows. However, the model is "
+    "loaded with context length of only {window} tokens, which is not enough.",
+    # earendil-works/pi packages/ai/src/utils/overflow.ts (Ollama): how far over the window
+    "prompt too long; exceeded max context length by {over} tokens",
+    # nano-step/nano-brain#208 (Ollama)
+    '{{"error":"the input length exceeds the context length"}}',
+    # issue #9 (Chinese)
+    "超过最大长度限制",
+]
+
+
+@pytest.mark.parametrize("wording", LOCAL_WORDINGS)
+def test_local_servers_overflow_recovers_in_one_retry_like_openai(wording: str) -> None:
+    """Defect 7: vLLM, llama.cpp and Chinese wordings were read as message_format; recover
+    then sent 5294 → 3614 → 2236 tokens to a 2000-token window and gave up."""
+    history = long_history(turns=6, size=2500)
+    server = Window(2000, wording)
+    assert count_tokens(history) > 5000
+    result = recover(server, history, context_window=2000)
+    assert result.value == "ok"
+    assert len(server.sent) == 2 and server.sent[1] <= 2000
+    assert result.attempts[0].action is Action.COMPRESS
+    assert result.attempts[0].diagnosis is not None
+    assert result.attempts[0].diagnosis.category is Category.CONTEXT_OVERFLOW
+    assert not validate(result.messages, provider="strict")
+
+
 def test_overflow_without_figures_keeps_seventy_percent_of_the_budget() -> None:
     history = long_history()
     call = Scripted(openai_error(400, "Input is too long for requested model."))

@@ -77,3 +77,21 @@ def test_shrink_keeps_arguments_valid_json() -> None:
         json.loads(history[7]["tool_calls"][0]["function"]["arguments"])["content"].count("x = 1")
         == 2000
     )
+
+
+def test_shrink_reports_arguments_it_could_not_bring_under_max_chars() -> None:
+    path = "services/billing/src/invoices/render.py"  # short: never cut
+    ids = {f"id_{n}": f"4bf92f3577b34da6a3ce929d0e0e47{n:02d}" for n in range(12)}
+    history = [
+        {"role": "user", "content": "render the invoices"},
+        *_exchange("c1", "render", {"path": path, **ids, "template": "<p>row</p>" * 300}, "ok"),
+        *_exchange("c2", "write_file", {"path": "a.py", "content": "x = 1\n" * 2000}, "ok"),
+    ]
+    result = shrink_tool_arguments(history, [1, 3], need=10**9, cost=quick_estimate, max_chars=300)
+    assert result.changed == (1, 3)
+    assert result.short_of_target == (1,)  # the ids alone are over 300 characters
+    first = json.loads(result.messages[1]["tool_calls"][0]["function"]["arguments"])
+    assert first["path"] == path and all(first[key] == value for key, value in ids.items())
+    assert "chars cut" in first["template"]
+    assert len(result.messages[3]["tool_calls"][0]["function"]["arguments"]) <= 300
+    assert validate(result.messages, provider="strict") == []

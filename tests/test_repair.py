@@ -76,13 +76,14 @@ def test_nothing_lost_without_a_trace(provider: str, messages: list[Any]) -> Non
 @given(messages=histories())
 def test_results_whose_call_exists_are_kept(provider: str, messages: list[Any]) -> None:
     call_ids = {
-        call["id"]
+        call[key]
         for m in messages
         if isinstance(m, dict)
         and str(m.get("role")).lower() in ("assistant", "gpt", "ai")
         and isinstance(m.get("tool_calls"), list)
         for call in m["tool_calls"]
-        if isinstance(call, dict) and isinstance(call.get("id"), str)
+        for key in ("id", "call_id")
+        if isinstance(call, dict) and isinstance(call.get(key), str)
     }
     result = repair(messages, provider=provider)
     for change in result.changes:
@@ -144,11 +145,167 @@ def test_orphan_result_is_dropped_with_its_content_in_the_report() -> None:
     assert change.message is orphan and change.index == 1
 
 
-def test_duplicate_results_keep_the_first() -> None:
+def test_duplicate_real_outputs_keep_the_later_one() -> None:
     history = [USER, _assistant(_call("c1")), _result("c1", "first"), _result("c1", "second")]
     result = repair(history, provider="openai")
-    assert [m.get("content") for m in result.messages[2:]] == ["first"]
-    assert result.changes[0].code == "duplicate_tool_result"
+    assert [m.get("content") for m in result.messages[2:]] == ["second"]
+    (change,) = result.changes
+    assert (change.code, change.action, change.index) == ("duplicate_tool_result", "drop", 2)
+    assert change.message is history[2]
+
+
+RESTART = (
+    "A restart occurred while this tool was in progress. This may indicate a fatal memory "
+    "error or system crash. The tool execution was interrupted and did not complete."
+)
+
+
+@pytest.mark.parametrize("provider", PROFILE_NAMES)
+@pytest.mark.parametrize("real_first", [False, True])
+def test_a_call_answered_twice_keeps_its_real_output(provider: str, real_first: bool) -> None:
+    """Defect 3: a call answered first by "A restart occurred while this tool was in
+    progress." and then by "Command output: success" lost the real output in repair."""
+    # OpenHands/agent-sdk#2298: the restart notice, then the late real observation
+    notice, real = _result("call_1", RESTART), _result("call_1", "Command output: success")
+    answers = [real, notice] if real_first else [notice, real]
+    history = [USER, _assistant(_call("call_1")), *answers, {"role": "user", "content": "next"}]
+    result = repair(history, provider=provider)
+    contents = [m.get("content") for m in result.messages if m.get("role") == "tool"]
+    assert contents == ["Command output: success"]
+    (dropped,) = [c for c in result.changes if c.code == "duplicate_tool_result"]
+    assert dropped.action == "drop" and dropped.message is notice  # nothing lost
+    assert dropped.index == history.index(notice) and dropped.output_index is None
+    assert "real output" in dropped.reason
+    assert validate(result.messages, provider=provider) == []
+    assert repair(result.messages, provider=provider).changes == ()
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kept"),
+    [
+        ("[Tool execution was interrupted]", "3 files changed", "3 files changed"),  # opencode
+        ("total 12\ndrwxr-xr-x src", "Tool execution aborted", "total 12\ndrwxr-xr-x src"),
+        (
+            "[Request interrupted by user for tool use]",
+            "",
+            "[Request interrupted by user for tool use]",
+        ),
+        ("", "Error: permission denied", "Error: permission denied"),
+        (
+            "Error: timed out after 30s",
+            "[Operation Cancelled] Reason: User denied execution.",
+            "Error: timed out after 30s",
+        ),
+        (
+            "Error: ENOENT",
+            "Traceback (most recent call last):\n  ...",
+            "Traceback (most recent call last):\n  ...",
+        ),
+        (STUB_RESULT, "exit code 0", "exit code 0"),
+        ("exit code 0", STUB_RESULT, "exit code 0"),
+    ],
+)
+def test_duplicate_results_rank_output_over_error_over_stand_in_over_empty(
+    first: str, second: str, kept: str
+) -> None:
+    history = [USER, _assistant(_call("c1")), _result("c1", first), _result("c1", second)]
+    result = repair(history, provider="openai")
+    assert [m["content"] for m in result.messages if m["role"] == "tool"] == [kept]
+    (change,) = result.changes
+    lost = first if kept == second and kept != first else second
+    assert change.message["content"] == lost
+
+
+def test_a_separated_real_output_wins_and_moves_back() -> None:
+    history = [
+        USER,
+        _assistant(_call("c1"), _call("c2")),
+        _result("c1", RESTART),
+        _result("c2", "ok"),
+        {"role": "assistant", "content": "the first call crashed"},
+        _result("c1", "Command output: success"),
+    ]
+    result = repair(history, provider="openai")
+    tools = result.messages[2:4]
+    assert {m["tool_call_id"]: m["content"] for m in tools} == {
+        "c1": "Command output: success",
+        "c2": "ok",
+    }
+    assert {c.action for c in result.changes} == {"drop", "move"}
+    assert validate(result.messages, provider="openai") == []
+
+
+def _bridged_call(name: str = "bash") -> dict[str, Any]:
+    """A chat tool call as Responses-bridging SDKs write it: the item id and the call id."""
+    call = _call("fc_123", name)
+    call["call_id"] = "call_123"
+    return call
+
+
+@pytest.mark.parametrize("provider", PROFILE_NAMES)
+def test_a_call_id_alias_pairs_the_call_with_its_result(provider: str) -> None:
+    """Defect 4: a chat tool call carrying ``"id": "fc_123"`` and ``"call_id": "call_123"``
+    with a result for ``call_123`` lost the real result as an orphan and got a stub."""
+    history = [
+        USER,
+        _assistant(_bridged_call()),
+        _result("call_123", "real result"),
+        {"role": "user", "content": "thanks"},
+    ]
+    codes = {v.code for v in validate(history, provider=provider)}
+    assert not codes & {"orphan_tool_result", "unanswered_tool_call", "tool_result_misplaced"}
+    assert "unknown_key" in codes  # no provider takes a call_id key on a chat tool call
+
+    result = repair(history, provider=provider)
+    assert validate(result.messages, provider=provider) == []
+    (call,) = result.messages[1]["tool_calls"]
+    tool = result.messages[2]
+    assert tool["content"] == "real result"
+    assert tool["tool_call_id"] == call["id"] and "call_id" not in call
+    if provider != "mistral":  # Mistral takes 9-character ids only: both are rewritten
+        assert call["id"] == "call_123" and tool is history[2]  # the result keeps its id
+    bridged = {"user_after_tool"}  # Mistral: an assistant turn between the result and "thanks"
+    assert not [
+        c for c in result.changes if c.action in ("drop", "insert") and c.code not in bridged
+    ]
+    (alias,) = [c for c in result.changes if c.code == "tool_call_id_alias"]
+    assert alias.message == [{"id": "fc_123", "call_id": "call_123"}]  # nothing lost
+    assert repair(result.messages, provider=provider).changes == ()
+
+
+def test_a_result_naming_the_item_id_keeps_it() -> None:
+    history = [USER, _assistant(_bridged_call()), _result("fc_123", "real result")]
+    result = repair(history, provider="openai")
+    assert result.messages[1]["tool_calls"][0]["id"] == "fc_123"
+    assert result.messages[2] is history[2]
+
+
+def test_an_unanswered_bridged_call_keeps_its_call_id_for_the_stub() -> None:
+    history = [USER, _assistant(_bridged_call()), {"role": "user", "content": "next"}]
+    result = repair(history, provider="openai")
+    assert result.messages[1]["tool_calls"][0]["id"] == "call_123"
+    assert result.messages[2] == {
+        "role": "tool",
+        "tool_call_id": "call_123",
+        "content": STUB_RESULT,
+    }
+
+
+def test_bridged_calls_pair_when_their_results_come_late_and_out_of_order() -> None:
+    first, second = _bridged_call(), _call("fc_456", "read_file")
+    second["call_id"] = "call_456"
+    history = [
+        USER,
+        _assistant(first, second),
+        {"role": "assistant", "content": "waiting"},
+        _result("call_456", "b"),
+        _result("call_123", "a"),
+    ]
+    result = repair(history, provider="openai")
+    by_id = {m["tool_call_id"]: m["content"] for m in result.messages[2:4]}
+    assert by_id == {"call_123": "a", "call_456": "b"}
+    assert [c["id"] for c in result.messages[1]["tool_calls"]] == ["call_123", "call_456"]
+    assert validate(result.messages, provider="openai") == []
 
 
 @pytest.mark.parametrize("bad_id", [None, "", "missing"])

@@ -14,6 +14,10 @@ unit kind          messages
 
 Every keep/cut/summarize decision in condense is made on units, never on message
 indices, so a split tool exchange cannot be expressed.
+
+A tool result answers a call when its ``tool_call_id`` is one of the call's ids
+(``call_ids``): its ``id`` and, as SDKs that bridge the Responses API write it, its
+``call_id``. ``validate`` and ``repair`` pair results with calls by these ids.
 """
 
 from __future__ import annotations
@@ -84,3 +88,22 @@ def segment(messages: Sequence[Any]) -> list[Unit]:
 
 def _is_tool(message: Any) -> bool:
     return type(message) is dict and message.get("role") == "tool"
+
+
+CALL_ID_ALIAS = "call_id"
+"""The second id a tool call may carry: Responses-bridging SDKs write the item id
+(``fc_…``) as ``id`` and the id results answer (``call_…``) as ``call_id``."""
+
+
+def call_ids(call: object) -> tuple[str, ...]:
+    """The ids that identify one tool call: its ``id``, then its ``call_id`` alias.
+
+    Only non-empty strings count, each once; a call that is not a dict has none.
+    """
+    if not isinstance(call, dict):
+        return ()
+    primary, alias = call.get("id"), call.get(CALL_ID_ALIAS)
+    ids: tuple[str, ...] = (primary,) if isinstance(primary, str) and primary else ()
+    if isinstance(alias, str) and alias and alias not in ids:
+        ids += (alias,)
+    return ids

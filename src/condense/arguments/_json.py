@@ -6,7 +6,7 @@ import json
 import re
 from json.encoder import encode_basestring
 
-__all__ = ["is_json_object_string"]
+__all__ = ["INVALID_JSON", "NOT_OBJECT", "arguments_problem", "is_json_object_string"]
 
 SURROGATE = re.compile(r"[\ud800-\udfff]")
 
@@ -24,19 +24,39 @@ LOOSE = json.JSONDecoder(parse_constant=str)
 LENIENT = json.JSONDecoder(parse_constant=str, strict=False)
 
 
-def is_json_object_string(value: object) -> bool:
-    """Whether ``value`` is a ``str`` holding one JSON object that strict parsers accept.
+INVALID_JSON = "arguments_invalid_json"
+NOT_OBJECT = "arguments_not_object"
 
-    Stricter than ``json.loads``: ``NaN``/``Infinity`` and unpaired surrogate characters
-    (which cannot be encoded as UTF-8) make it ``False``. Whitespace around the object
-    is fine.
+
+def arguments_problem(text: str) -> str | None:
+    """What is wrong with an arguments string, or ``None`` when it is valid.
+
+    This is condense's one definition of valid tool-call arguments, shared by
+    ``validate``, ``repair`` and ``normalize_arguments``: one JSON object, as strict
+    parsers (serde_json, Go's encoding/json, JSON Schema validators) accept it, with only
+    JSON whitespace around it. ``INVALID_JSON`` for text that is not strict JSON:
+
+    * ``NaN``, ``Infinity`` or ``-Infinity`` anywhere (``json.loads`` lets them through);
+    * an unpaired surrogate character in the text, which cannot be encoded as UTF-8 and
+      so cannot be sent (a ``\\udXXX`` escape inside a string is valid JSON text);
+    * two values one after the other (``{}{}``), or anything else after the object;
+    * raw control characters inside strings, or nesting too deep to parse.
+
+    ``NOT_OBJECT`` for strict JSON whose value is not an object (``[]``, ``"{}"``, ``1``).
+    Integers of any size are fine.
     """
-    if not isinstance(value, str) or SURROGATE.search(value):
-        return False
+    if SURROGATE.search(text):
+        return INVALID_JSON
     try:
-        return isinstance(STRICT.decode(value), dict)
+        value = STRICT.decode(text)
     except (ValueError, RecursionError):
-        return False
+        return INVALID_JSON
+    return None if isinstance(value, dict) else NOT_OBJECT
+
+
+def is_json_object_string(value: object) -> bool:
+    """Whether ``value`` is a ``str`` holding valid arguments by ``arguments_problem``."""
+    return isinstance(value, str) and arguments_problem(value) is None
 
 
 def encode(text: str) -> str:

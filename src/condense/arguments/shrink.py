@@ -1,11 +1,19 @@
 """``shrink_arguments``: shorten the long string values inside a JSON arguments string,
-never the JSON itself, so the result always parses and keeps its shape."""
+never the JSON itself, so the result always parses and keeps its shape.
+
+Short strings are what an agent needs to follow its own history (a file path, a trace
+id, a branch name, a URL), so strings of up to ``KEEP_CHARS`` characters are never cut;
+long free text is, longest first. When the target cannot be met without cutting short
+strings, the result is the smallest form that keeps them, above the target, and
+``ShrunkArguments.fits`` says so.
+"""
 
 from __future__ import annotations
 
 import json
 import re
 from bisect import bisect_right
+from dataclasses import dataclass
 from itertools import accumulate
 from json.decoder import scanstring  # type: ignore[attr-defined]  # not in typeshed
 from json.encoder import encode_basestring
@@ -17,6 +25,9 @@ from condense.exceptions import InputError
 
 CUT_MARKER = "…[{removed} chars cut]…"
 """Put where a string value was cut; ``removed`` counts the characters taken out."""
+
+KEEP_CHARS = 40
+"""String values of at most this many characters are never cut (paths, ids, names)."""
 
 _MARKER_CHARS = len(CUT_MARKER.format(removed=""))  # without the digits
 _MIN_CUT = 2 + _MARKER_CHARS + 1  # the shortest cut string: quotes, marker, one digit
@@ -41,42 +52,69 @@ _SAFE_BREAK = regex.compile(
 )
 
 
+@dataclass(frozen=True, kw_only=True)
+class ShrunkArguments:
+    """What ``shrink_arguments_report`` made of one arguments string.
+
+    ``text`` is the result; ``fits`` whether it is within ``max_chars``. When ``fits``
+    is False the target could not be met without cutting a string of at most
+    ``KEEP_CHARS`` characters (or a key, number or the structure), and ``text`` is the
+    best effort: every longer string cut to its bare marker. ``strings_cut`` counts the
+    string values that were cut.
+    """
+
+    text: str
+    fits: bool
+    strings_cut: int
+
+
 def shrink_arguments(arguments: str, max_chars: int) -> str:
     """Shorten a JSON ``arguments`` string to at most ``max_chars`` characters, keeping it JSON.
 
-    Only string *values* are cut, longest first: every long value is capped at a common
-    length chosen so the whole fits (water-filling), keeping its head and tail around
-    ``CUT_MARKER``. Keys, numbers, booleans, nulls and short strings stay exactly as they
-    were, as do array lengths and key order, so the result parses to the same structure.
-    Before anything is cut, the lossless savings are taken: whitespace between tokens is
+    Only string *values* longer than ``KEEP_CHARS`` characters are cut, longest first:
+    every long value is capped at a common length chosen so the whole fits
+    (water-filling), keeping its head and tail around ``CUT_MARKER``. Keys, numbers,
+    booleans, nulls and short strings stay exactly as they were, as do array lengths
+    and key order, so the result parses to the same structure and never grows. Before
+    anything is cut, the lossless savings are taken: whitespace between tokens is
     dropped and ``\\uXXXX`` escapes of printable characters are written as the characters.
 
     ``arguments`` is returned as is (the same object) when it already fits, when it is
     not valid JSON (``normalize_arguments`` is where that is fixed) or when nothing in it
-    can be shortened. When even the shortest form of every string is too long, that
-    shortest form is returned. Any top-level JSON value works, not only objects.
+    can be shortened. When the target cannot be met, the shortest form that keeps the
+    short strings is returned, above ``max_chars``; ``shrink_arguments_report`` says
+    when that happened. Any top-level JSON value works, not only objects.
     """
+    return shrink_arguments_report(arguments, max_chars).text
+
+
+def shrink_arguments_report(arguments: str, max_chars: int) -> ShrunkArguments:
+    """``shrink_arguments``, saying whether the result fits and how many strings were cut."""
     if max_chars < 0:
         raise InputError(f"max_chars must be 0 or more, got {max_chars}")
     if len(arguments) <= max_chars:
-        return arguments
+        return ShrunkArguments(text=arguments, fits=True, strings_cut=0)
     try:
         VALID.decode(arguments)
     except (ValueError, RecursionError):
-        return arguments
+        return ShrunkArguments(text=arguments, fits=False, strings_cut=0)
     parts = _split_strings(arguments)
     _drop_whitespace(parts)
     decoded = _unescape_printables(parts)
     values = _cuttable_values(parts, decoded)
     total = sum(map(len, parts))
+    cut = 0
     if total > max_chars and values:
         fixed = total - sum(size for _, _, size, _ in values)
         targets = _water_fill([(size, floor) for _, _, size, floor in values], max_chars - fixed)
         for (i, text, size, _), target in zip(values, targets, strict=True):
             if target < size:
                 parts[i] = _cut(text, target)
+                cut += 1
     result = "".join(parts)
-    return arguments if result == arguments else result
+    if result == arguments:
+        result = arguments
+    return ShrunkArguments(text=result, fits=len(result) <= max_chars, strings_cut=cut)
 
 
 def _split_strings(text: str) -> list[str]:
@@ -119,15 +157,19 @@ def _unescape_printables(parts: list[str]) -> dict[int, str]:
 def _cuttable_values(parts: list[str], decoded: dict[int, str]) -> list[tuple[int, str, int, int]]:
     """The string values that a cut would shorten, as ``(index, text, length, floor)``.
 
-    ``floor`` is the length of the shortest cut: quotes and a marker, no text.
+    ``floor`` is the length of the shortest cut: quotes and a marker, no text. Keys and
+    values of at most ``KEEP_CHARS`` characters are never cut.
     """
     found = []
-    long_tokens = [i for i in range(1, len(parts), 2) if len(parts[i]) > _MIN_CUT]
+    shortest = max(_MIN_CUT, KEEP_CHARS + 2)  # a token's text is shorter than the token
+    long_tokens = [i for i in range(1, len(parts), 2) if len(parts[i]) > shortest]
     for i in long_tokens:
         token = parts[i]
         if parts[i + 1].startswith(":"):  # a key
             continue
         text = decoded.get(i) or (json.loads(token) if "\\" in token else token[1:-1])
+        if len(text) <= KEEP_CHARS:
+            continue
         floor = 2 + _MARKER_CHARS + len(str(len(text)))
         if len(token) > floor:
             found.append((i, text, len(token), floor))

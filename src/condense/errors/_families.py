@@ -6,6 +6,10 @@ every proxy in front of it rewords the same rule. :func:`text_category` tries th
 fixed order: the most specific and most actionable first (a 400 about tool-call ids is
 tool pairing, not a generic format error), and families whose wording overlaps another's
 (``"Please reduce the prompt length"`` in a rate-limit message) are tried earlier.
+
+Wordings only one provider uses live in its module under ``condense/providers/`` (its
+``Provider.wordings`` and ``error_codes``) and are read from there; gateways that are not
+providers of their own (OpenRouter, DashScope) keep their wordings here, named for them.
 """
 
 from __future__ import annotations
@@ -14,10 +18,46 @@ import re
 from collections.abc import Sequence
 
 from condense.errors.diagnosis import Category
+from condense.providers import PROVIDERS
+from condense.providers.anthropic import STANDARD_WINDOW
 
 
 def _family(*patterns: str) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(pattern) for pattern in patterns)
+
+
+# --- Provider-specific wordings ------------------------------------------------------------
+# Gathered from the provider modules, or named for the gateway whose own phrasing they are.
+# The generic families further down include them.
+
+
+def _provider_family(name: str) -> tuple[re.Pattern[str], ...]:
+    """The wordings of family ``name`` that provider modules declare as their own."""
+    return _family(*(p for provider in PROVIDERS.values() for p in provider.wordings.get(name, ())))
+
+
+# Local servers (vLLM, llama.cpp, SGLang, Ollama, LM Studio): ``providers/local.py``.
+LOCAL_CONTEXT_OVERFLOW = _provider_family("context_overflow")
+# Alibaba Cloud Model Studio / DashScope (Qwen): "Request rate increased too quickly. To
+# ensure system stability, please adjust your client logic to scale requests more smoothly
+# over time." (QwenLM/Qwen#2069)
+DASHSCOPE_RATE_LIMIT = _family(
+    r"request rate increased too quickly",
+    r"scale requests more smoothly",
+)
+# OpenRouter: per-key spending limits ("Key limit exceeded (total limit). Manage it using
+# https://openrouter.ai/settings/keys", a 403) are billing, raised by the key's owner; a
+# bare "key limit exceeded, please wait" is a limit to wait out. Routing that finds no
+# provider ("No endpoints found matching your data policy", "No endpoints found that
+# support tool use") is a setting that no retry and no repair can change.
+OPENROUTER_BILLING = _family(r"key limit exceeded\W{0,3}(?:\(\w+ limit\)|manage it)")
+OPENROUTER_RATE_LIMIT = _family(r"key limit exceeded")  # after billing: "..., please wait"
+OPENROUTER_NO_ENDPOINTS = _family(
+    r"no endpoints? (?:found|available)",
+    r"no allowed providers are available",
+)
+# Anthropic's long-context tier: ``providers/anthropic.py``.
+ANTHROPIC_LONG_CONTEXT_TIER = _provider_family("long_context_tier")
 
 
 TOOL_ARGUMENTS = _family(
@@ -72,7 +112,7 @@ FORMAT_BEFORE_PAIRING = _family(
     r"thinking block|redacted_thinking|`?thinking`? is enabled|reasoning_content",
 )
 
-BILLING = _family(
+BILLING = OPENROUTER_BILLING + _family(
     r"insufficient_quota",
     r"insufficient (?:balance|credits?|funds|quota)",
     r"credit balance (?:is )?too low",
@@ -86,7 +126,27 @@ BILLING = _family(
 )
 BILLING_QUOTA = _family(r"exceeded your current quota", r"(?:plan and )?billing details")
 
-RATE_LIMIT = _family(
+LONG_CONTEXT_TIER = ANTHROPIC_LONG_CONTEXT_TIER + _family(
+    # a limit that a shorter prompt avoids: the request needs a long-context tier or plan
+    r"(?:extra usage|higher tier|usage tier|upgrade)\b[^.\n]{0,60}\blong[- ]context",
+    r"long[- ]context\b[^.\n]{0,40}\b(?:requires?|required|tier)\b",
+)
+
+RATE_LIMIT = (
+    DASHSCOPE_RATE_LIMIT
+    + OPENROUTER_RATE_LIMIT
+    + LONG_CONTEXT_TIER
+    + _family(
+        r"too many (?:concurrent |parallel |simultaneous )?(?:requests|connections)",
+        r"concurren(?:cy|t requests?) limit",
+        r"requests? (?:rate )?limit (?:reached|exceeded)",
+        r"request rate\b.{0,30}(?:too (?:high|quickly|fast)|exceeded)",
+        r"\blimit (?:exceeded|reached)\W{1,3}(?:please )?(?:wait|slow down|try again later)",
+        r"please slow down|slow down your requests",
+        r"temporar(?:y|ily)\b[^.\n]{0,30}\blimit",
+    )
+)
+RATE_LIMIT += _family(
     r"rate[ _-]?limit",
     r"too many requests",
     r"tokens per min",
@@ -129,7 +189,15 @@ OUTPUT_LIMIT = _family(
     r"and .?max_tokens.? exceed",
 )
 
-CONTEXT_OVERFLOW = _family(
+CONTEXT_OVERFLOW = LOCAL_CONTEXT_OVERFLOW + _family(
+    r"exceeds? (?:the )?max(?:imum)?[ _]model[ _]len(?:gth)?\b",
+    r"prompt (?:is )?too (?:big|large)\b",
+    r"\bcontext\b[^.\n]{0,80}\bnot enough (?:space|room)\b",
+    r"\bbut the (?:configured |maximum )?context (?:size|length|window) is \d+",
+    r"exceeded max context length by \d+",
+    r"prompt[_ ]tokens?\b.{0,30}\bmust be (?:less|smaller|fewer) than",
+    r"(?:超过|超出)了?(?:模型|最大|允许|上下文|输入|的){0,4}(?:长度|上下文|字数)",
+    r"(?:长度|上下文)(?:超限|超过限制|超出限制)",
     r"context_length_exceeded|context[_ ]window[_ ]exceeded|exceed_context_size|context_exceeded",
     r"maximum context length",
     r"context (?:length|window|size|limit)\b.{0,40}(?:exceed|too long|too large|reached)",
@@ -167,7 +235,7 @@ PAYLOAD_TOO_LARGE = _family(
     r"content'?:? string too long",
 )
 
-MODEL_NOT_FOUND = _family(
+MODEL_NOT_FOUND = OPENROUTER_NO_ENDPOINTS + _family(
     r"model_not_found",
     r"models?\b.{0,80}does not exist",
     r"(?:unknown|invalid|unavailable|unsupported) model\b",
@@ -232,6 +300,12 @@ SERVER_ERROR = _family(
 TIMEOUT = _family(r"timed? ?out\b", r"timeout", r"deadline[ _]exceeded")
 
 CONNECTION = _family(
+    # TLS records broken mid-stream (a proxy, a flaky link): worth another try. Certificate
+    # and protocol-version failures are settings, not luck, and are left out.
+    r"bad[ _]record[ _]mac|decryption[ _]failed|record layer failure",
+    r"(?:ssl|tls)\w*\W[^\n]{0,80}\b(?:unexpected eof|eof occurred|"
+    r"application data after close notify|use of closed connection|alert internal error)",
+    r"ssl_error_syscall|unexpected_eof_while_reading",
     r"connection (?:error|reset|refused|aborted|closed|failed)",
     r"server disconnected|peer closed connection|remote ?protocol|closed connection without",
     r"network (?:is )?unreachable|name or service not known|temporary failure in name resolution",
@@ -240,23 +314,27 @@ CONNECTION = _family(
 
 _RETRY_HINT = re.compile(r"\b(?:try again|retry)\s+(?:in|after)\s+\d")
 
-_MINIMAX_CODES = {
-    1000: Category.SERVER_ERROR,
-    1001: Category.TIMEOUT,
-    1002: Category.RATE_LIMIT,
-    1004: Category.AUTH,
-    1008: Category.BILLING,
-    1024: Category.SERVER_ERROR,
-    1026: Category.CONTENT_FILTER,
-    1027: Category.CONTENT_FILTER,
-    1033: Category.SERVER_ERROR,
-    1039: Category.RATE_LIMIT,
-    1041: Category.RATE_LIMIT,
-    2013: Category.MESSAGE_FORMAT,
-    2045: Category.RATE_LIMIT,
-    2049: Category.AUTH,
-    2056: Category.RATE_LIMIT,
-}
+
+def long_context_tier(text: str) -> bool:
+    """Whether a rate limit asks for a long-context tier: a shorter prompt avoids it."""
+    return any_match(LONG_CONTEXT_TIER, text)
+
+
+def standard_window(text: str) -> int | None:
+    """The window that needs no long-context tier, where the wording names the provider."""
+    return STANDARD_WINDOW if any_match(ANTHROPIC_LONG_CONTEXT_TIER, text) else None
+
+
+def _status_codes() -> dict[int, Category]:
+    """Numeric codes in providers' own error bodies (MiniMax's ``base_resp``)."""
+    return {
+        code: Category(value)
+        for provider in PROVIDERS.values()
+        for code, value in provider.error_codes.items()
+    }
+
+
+_STATUS_CODES = _status_codes()
 
 
 def any_match(families: Sequence[re.Pattern[str]], text: str) -> bool:
@@ -302,8 +380,8 @@ def text_category(text: str, *, minimax_code: int | None = None) -> Category | N
     ):
         if any_match(family, text):
             return category
-    if minimax_code in _MINIMAX_CODES:
-        return _MINIMAX_CODES[minimax_code]
+    if minimax_code in _STATUS_CODES:
+        return _STATUS_CODES[minimax_code]
     for category, family in (
         (Category.MESSAGE_FORMAT, MESSAGE_FORMAT),
         (Category.SERVER_ERROR, SERVER_ERROR),

@@ -36,6 +36,16 @@ _WINDOW = _patterns(
     r"while limit is NUM",
     r"max(?:imum)? token count of NUM",
     r"\(\d+ > NUM - \d+\)",
+    # local servers: vLLM, candle-vllm, LM Studio, llama.cpp slots
+    r"max_model_len:? NUM",
+    r"maximum model length:? NUM",
+    r"\(context length NUM\)",
+    r"context length of only NUM",
+    r"maximum context length \(NUM\)",
+    r"n_ctx(?:_slot)?\s*[=:]\s*NUM",
+    r"context (?:size|length|window) is NUM",
+    r"max_seq_len:? \(?NUM",
+    r"maximum allowed input length of NUM",
 )
 _REQUESTED = _patterns(
     r"you requested (?:about )?NUM tokens",
@@ -58,6 +68,17 @@ _REQUESTED = _patterns(
     r"request contains NUM tokens",
     r"received NUM",
     r"prompt \(NUM tokens\)",
+    # local servers: vLLM, candle-vllm, llama.cpp, LM Studio, SGLang
+    r"engine prompt length NUM",
+    r"prompt length NUM exceeds",
+    r"\(total length NUM\)",
+    r"\brequest \(NUM tokens\)",
+    r"keep the first NUM tokens",
+    r"requested a total of NUM tokens",
+    r"input length \(NUM\)",
+    r"n_prompt_tokens\s*[=:]\s*NUM",
+    r"prompt has NUM tokens",
+    r"prompt_tokens \(NUM\)",
 )
 _INPUT = _patterns(
     r"\(NUM (?:in the messages|in your prompt|of text input|in the prompt)",
@@ -66,9 +87,10 @@ _INPUT = _patterns(
     r"context limit: NUM \+",
     r"\(\d+ > \d+ - NUM\)",
     r"given: NUM `?inputs`? tokens",
+    r"NUM tokens from the input messages",
 )
 _OUTPUT = _patterns(
-    r"NUM (?:in|for) the completion",
+    r"NUM (?:tokens )?(?:in|for) the completion",
     r"NUM in the output",
     r"you requested NUM output tokens",
     r"context limit: \d+ \+ NUM",
@@ -86,6 +108,10 @@ _OUTPUT_CAP = _patterns(
     r"can only afford NUM",
     r"max(?:imum)? (?:number of )?output tokens (?:is|of|allowed is) NUM",
 )
+_OVER = _patterns(  # by how much the prompt is over the window (Ollama)
+    r"exceeded max context length by NUM",
+    r"exceeds? the (?:context|maximum context|context window)\w* by NUM",
+)
 _RATE = _patterns(r"\blimit:? NUM, (?:used NUM, )?requested:? NUM")
 
 
@@ -100,6 +126,8 @@ class TokenFigures:
     output_cap: int | None = None
     rate_limit: int | None = None
     rate_requested: int | None = None
+    over: int | None = None
+    """By how many tokens the prompt exceeds a window the text does not state."""
 
     def prompt(self) -> int | None:
         """The prompt's size: stated, or the total minus the completion budget."""
@@ -129,6 +157,7 @@ def token_figures(text: str, numbers: Mapping[str, int]) -> TokenFigures:
         output_cap=_first(_OUTPUT_CAP, text),
         rate_limit=rate[0] if rate else None,
         rate_requested=rate[-1] if rate else None,
+        over=_first(_OVER, text),
     )
 
 
@@ -166,13 +195,18 @@ _UNIT_SECONDS = {
     "h": 3600.0,
     "hr": 3600.0,
     "hour": 3600.0,
+    "d": 86400.0,
+    "day": 86400.0,
 }
 _DURATION_PART = re.compile(
-    r"\s*(\d+(?:\.\d+)?)\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)"
+    r"\s*(\d+(?:\.\d+)?)\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)"
     r"(?![a-z])",
     re.IGNORECASE,
 )
-_RETRY_TEXT = re.compile(r"\b(?:try again|retry)\s+(?:in|after)\s+(?=\d)", re.IGNORECASE)
+_RETRY_TEXT = re.compile(
+    r"\b(?:(?:try again|retry)\s+(?:in|after)|wait(?:\s+for)?|resets?\s+in)\s+(?=\d)",
+    re.IGNORECASE,
+)
 
 
 def parse_duration(text: str) -> float | None:
@@ -225,6 +259,12 @@ def retry_after(
         seconds = parse_duration(retry_delay)
         if seconds is not None:
             return seconds
+    return stated_wait(text)
+
+
+def stated_wait(text: str) -> float | None:
+    """The wait the error text asks for ("try again in 5 minutes", "please wait 46
+    seconds"), in seconds; ``None`` when it names none."""
     match = _RETRY_TEXT.search(text)
     if match:
         return parse_duration(_leading_duration(text[match.end() :]))

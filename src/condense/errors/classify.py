@@ -11,6 +11,10 @@ Three sources are weighed, in this order:
    502) but never on what the words mean.
 3. The HTTP status, which settles everything else: 402 is billing even when worded as a
    quota, a 429 with ``insufficient_quota`` is billing too, other 429s are rate limits.
+
+The action follows the category, with three exceptions read from the text: a rate limit
+that one request alone exceeds, or that asks for a long-context tier, is met by
+compressing; a billing or permission refusal that says when to try again is waited out.
 """
 
 from __future__ import annotations
@@ -19,8 +23,14 @@ import re
 from collections.abc import Sequence
 
 from condense.errors._evidence import Evidence, gather
-from condense.errors._families import text_category
-from condense.errors._figures import TokenFigures, message_index, retry_after, token_figures
+from condense.errors._families import long_context_tier, standard_window, text_category
+from condense.errors._figures import (
+    TokenFigures,
+    message_index,
+    retry_after,
+    stated_wait,
+    token_figures,
+)
 from condense.errors.diagnosis import DEFAULT_ACTIONS, Action, Category, Diagnosis
 
 _CONTENT_WINS = frozenset(
@@ -43,6 +53,8 @@ _CLIENT_WORDING = frozenset(
     }
 )
 _LIMITED = frozenset({Category.RATE_LIMIT, Category.OVERLOADED})
+# Refusals that are final unless they say when to try again ("try again in 5 minutes").
+_WAIT_IT_OUT = frozenset({Category.BILLING, Category.AUTH})
 _SIZED = frozenset({Category.CONTEXT_OVERFLOW, Category.OUTPUT_LIMIT, Category.PAYLOAD_TOO_LARGE})
 _NUMERIC_CODE = re.compile(r"\((\d{4,5})\)")  # MiniMax: "invalid params, ... (2013)"
 # What clients prepend to a provider's message: "Error code: 400 - ", "429 ",
@@ -81,9 +93,15 @@ def classify(
     action = DEFAULT_ACTIONS[category]
     requested, allowed, output = _token_fields(category, figures, context_window)
 
+    wait = retry_after(ev.headers, text, ev.retry_delay, limited=category in _LIMITED)
     if category is Category.RATE_LIMIT and "request too large" in text:
         action = Action.COMPRESS  # one request alone exceeds the per-minute budget
         requested, allowed = figures.rate_requested, figures.rate_limit
+    elif category is Category.RATE_LIMIT and long_context_tier(text):
+        action = Action.COMPRESS  # the limit is on long prompts: a shorter one passes
+        allowed = figures.window or standard_window(text) or context_window
+    elif category in _WAIT_IT_OUT and stated_wait(text) is not None:
+        action = Action.BACKOFF  # a 402/403 whose text says when to come back
     elif category is Category.PAYLOAD_TOO_LARGE and figures.rate_limit is not None:
         requested, allowed = figures.rate_requested, figures.rate_limit
     elif category is Category.BILLING and figures.output_cap and "max_tokens" in text:
@@ -102,7 +120,7 @@ def classify(
         message=message,
         status_code=ev.status if ev.status is not None else ev.body_status,
         provider_code=ev.provider_code() or _trailing_code(message),
-        retry_after=retry_after(ev.headers, text, ev.retry_delay, limited=category in _LIMITED),
+        retry_after=wait,
         requested_tokens=requested,
         allowed_tokens=allowed,
         output_tokens=output,
@@ -137,6 +155,8 @@ def _by_status(status: int, worded: Category | None, ev: Evidence) -> Category:
     if status in (401, 403):
         if worded in (Category.CONTENT_FILTER, Category.MODEL_NOT_FOUND):
             return worded
+        if status == 403 and worded in _LIMITED:
+            return worded  # OpenRouter's per-key limits, gateways' rate limits
         return Category.AUTH
     fixed = {
         404: Category.MODEL_NOT_FOUND,
@@ -183,6 +203,8 @@ def _token_fields(
             requested = figures.requested
     if allowed is None and category in _SIZED:
         allowed = context_window
+    if requested is None and figures.over is not None and allowed is not None:
+        requested = allowed + figures.over  # Ollama: "exceeded max context length by N"
     if category is Category.RATE_LIMIT and allowed is None:
         requested, allowed = figures.rate_requested, figures.rate_limit
     return requested, allowed, figures.output

@@ -25,6 +25,13 @@ from condense.providers.base import (
 )
 
 MAX_CACHE_BREAKPOINTS = 4
+STANDARD_WINDOW = 200_000
+"""The context window that needs no long-context tier."""
+LONG_CONTEXT_TIER_WORDINGS = (
+    # a 429 rate_limit_error asking for the long-context tier ("Extra usage is required for
+    # long context requests.", anthropics/claude-code#42616)
+    r"extra usage is required for long context",
+)
 TEXT_BLOCK_KEYS = frozenset({"type", "text", "cache_control", "citations"})
 """The keys a text block may have."""
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
@@ -157,6 +164,7 @@ PROVIDER = Provider(
             529: "Overloaded",
         },
     ),
+    wordings={"long_context_tier": LONG_CONTEXT_TIER_WORDINGS},
     models=("claude-", "claude_"),
     hosts=("api.anthropic.com", "bedrock-runtime", "aiplatform.googleapis.com/anthropic"),
     media="anthropic",

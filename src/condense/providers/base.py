@@ -164,6 +164,12 @@ class Provider:
     """API host names (or suffixes) that mean this provider."""
     media: MediaBilling = "openai"
     """How the provider bills images and documents."""
+    wordings: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Refusal wordings only this provider uses, for ``classify``: a family name
+    (``"context_overflow"``, ``"long_context_tier"`` …) → regular expressions over the
+    lower-cased error text. Wordings many providers share live in ``errors/_families``."""
+    error_codes: Mapping[int, str] = field(default_factory=dict)
+    """Numeric status codes in the provider's own error body → ``Category`` value."""
 
     @property
     def name(self) -> str:

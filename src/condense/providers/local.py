@@ -31,6 +31,40 @@ PROFILE = dataclasses.replace(
     },
 )
 
+# The wordings these servers use for a prompt longer than the window.
+CONTEXT_OVERFLOW_WORDINGS = (
+    # vLLM (vllm-project/vllm): the Responses endpoint (serving_responses.py), the V1 engine
+    # ("The prompt (total length N) is too long to fit into the model (context length M)",
+    # vllm#12165) and the scheduler ("Input prompt (N tokens) is too long and exceeds limit
+    # of M", vllm#525)
+    r"engine prompt length \d+ exceeds the max_model_len",
+    r"too long to fit into the model",
+    r"input prompt \(\d+ tokens\) is too long",
+    # candle-vllm (EricLBuehler/candle-vllm src/api.rs: "Prompt length N exceeds maximum
+    # model length M") and other vLLM-compatible engines
+    r"prompt length \d+ exceeds maximum model length",
+    # llama.cpp server (ggml-org/llama.cpp tools/server): "request (N tokens) exceeds the
+    # available context size (M tokens)", "Input prompt is too big compared to KV size",
+    # "Context size has been exceeded." (also LM Studio's llama.cpp engine), a slot whose
+    # context has no space left
+    r"exceeds? the available context size",
+    r"prompt is too big compared to kv size",
+    r"context size has been exceeded",
+    r"\bslot\b[^\n]{0,100}\bnot enough (?:space|room)",
+    r"context shift is disabled",
+    r"input is too large to process",
+    r"is larger than the (?:max(?:imum)? )?context size",
+    # SGLang (sgl-project/sglang tokenizer_manager.py)
+    r"requested token count exceeds the model'?s? maximum context length",
+    r"is longer than the model'?s? context length",
+    # Ollama ("the input length exceeds the context length", also as a 400 or a 500)
+    r"input length exceeds the context length",
+    # LM Studio ("Trying to keep the first N tokens when context the overflows. However,
+    # the model is loaded with context length of only M tokens, which is not enough.")
+    r"trying to keep the first \d+ tokens when (?:the )?context (?:the )?overflows",
+    r"loaded with (?:a )?context length of only \d+",
+)
+
 PROVIDER = Provider(
     profile=PROFILE,
     refusals=dataclasses.replace(
@@ -40,4 +74,5 @@ PROVIDER = Provider(
         "reduce the length of the messages or completion.",
     ),
     hosts=("localhost", "127.0.0.1", "0.0.0.0", "[::1]"),
+    wordings={"context_overflow": CONTEXT_OVERFLOW_WORDINGS},
 )

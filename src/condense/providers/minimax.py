@@ -84,10 +84,30 @@ def _refusals(body: Any, status: int) -> Refusals:
     )
 
 
+# The numeric status codes of the native API's ``base_resp`` → ``Category`` value.
+STATUS_CODES = {
+    1000: "server_error",
+    1001: "timeout",
+    1002: "rate_limit",
+    1004: "auth",
+    1008: "billing",
+    1024: "server_error",
+    1026: "content_filter",
+    1027: "content_filter",
+    1033: "server_error",
+    1039: "rate_limit",
+    1041: "rate_limit",
+    2013: "message_format",
+    2045: "rate_limit",
+    2049: "auth",
+    2056: "rate_limit",
+}
+
 PROVIDER = Provider(
     profile=PROFILE,
     refusals=_refusals(error_body, 400),
     models=("minimax-", "abab"),
     hosts=("api.minimax.io", "api.minimaxi.com", "api.minimax.chat"),
+    error_codes=STATUS_CODES,
 )
 NATIVE_REFUSALS = _refusals(native_error_body, 200)

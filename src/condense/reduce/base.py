@@ -23,9 +23,18 @@ MARKER = "[condense:"
 
 @dataclass(frozen=True, kw_only=True)
 class Reduction:
+    """A strategy's result: the new list, the indices it replaced, the tokens it saved.
+
+    ``short_of_target`` lists messages the strategy looked at that stay larger than it
+    aimed for, because going further would destroy what it must keep (argument shrinking
+    never cuts a short string such as a path or an id): a best effort a report can
+    surface.
+    """
+
     messages: list[RawMessage]
     changed: tuple[int, ...]
     saved: int
+    short_of_target: tuple[int, ...] = ()
 
 
 def text_of(content: object) -> str:

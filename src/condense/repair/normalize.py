@@ -15,6 +15,7 @@ from condense.providers import Profile
 from condense.providers.base import FUNCTION_KEYS
 from condense.repair.ledger import Log, Slot
 from condense.repair.pairing import digest
+from condense.units import CALL_ID_ALIAS
 from condense.validate import ROLES, content_is_well_formed, is_empty_content, message_violations
 
 _ROLE_ALIASES = {
@@ -216,7 +217,12 @@ def _normalize_call(call: object, profile: Profile) -> tuple[dict[str, Any] | No
     arguments, why = normalize_arguments(function.get("arguments"))
     if why:
         notes.append(f"arguments: {why}")
-    extra = sorted(str(k) for k in (set(call) - profile.tool_call_keys - {"name", "arguments"}))
+    alias = call.get(CALL_ID_ALIAS)
+    keep_alias = isinstance(alias, str) and bool(alias)  # pairing turns the two ids into one
+    known = (
+        profile.tool_call_keys | {"name", "arguments"} | ({CALL_ID_ALIAS} if keep_alias else set())
+    )
+    extra = sorted(str(k) for k in set(call) - known)
     extra += sorted(f"function.{k}" for k in set(function) - FUNCTION_KEYS)
     if extra:
         notes.append(f"removed key(s) {', '.join(extra)}")
@@ -226,7 +232,9 @@ def _normalize_call(call: object, profile: Profile) -> tuple[dict[str, Any] | No
     if not notes and isinstance(call_id, str):
         return call, ""
     fixed: dict[str, Any] = {
-        key: value for key, value in call.items() if key in profile.tool_call_keys
+        key: value
+        for key, value in call.items()
+        if key in profile.tool_call_keys or (keep_alias and key == CALL_ID_ALIAS)
     }
     fixed.update(
         {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}

@@ -4,7 +4,13 @@ A result is matched to its call wherever it sits (the nearest earlier unanswered
 with its id, else a later one); a result without a usable id takes a free call of the
 assistant whose tool block holds it, or of the nearest earlier one. Then every call gets
 a unique id the profile accepts, shared with its result; calls left unanswered get a
-stub result; results that answer nothing are dropped, each with its reason.
+stub result; results that answer nothing are dropped, each with its reason. A call
+carrying two ids (``id`` and the ``call_id`` alias that Responses-bridging SDKs write)
+is matched by either and ends with one: the id its result names, else the ``call_id``;
+the other id travels in the change record. A call
+with two results keeps the one worth more (``worth``: a real output beats an error, an
+interruption notice or an empty message), the later one between equals; the other one
+is dropped with its text in the change record.
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from typing import Any
 
 from condense.providers import Profile
 from condense.repair.ledger import Log, Slot
+from condense.repair.worth import result_worth
+from condense.units import CALL_ID_ALIAS, call_ids
 
 STUB_RESULT = "[condense: no result was recorded for this tool call]"
 
@@ -40,8 +48,8 @@ def pair_results(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
             owner = pos if _call_list(slot) else None
         block_owner.append(owner if slot.role == "tool" else None)
         for c, call in enumerate(_call_list(slot)):
-            if isinstance(call.get("id"), str) and call["id"]:
-                calls_by_id.setdefault(call["id"], []).append((pos, c))
+            for call_id in call_ids(call):  # its id, and a call_id alias if it has one
+                calls_by_id.setdefault(call_id, []).append((pos, c))
 
     answer: dict[tuple[int, int], int] = {}  # (assistant pos, call index) -> result pos
     unmatched: list[int] = []
@@ -54,13 +62,7 @@ def pair_results(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
         if chosen is not None:
             answer[chosen] = pos
         elif candidates:
-            log.add(
-                "drop",
-                slot,
-                "duplicate_tool_result",
-                f"second result for tool call {result_id!r}; the first one is kept",
-                message=slot.message,
-            )
+            _keep_the_better(slots, pos, _held_call(candidates, pos), answer, log)
         else:
             unmatched.append(pos)
 
@@ -100,6 +102,38 @@ def _choose_call(
     return best
 
 
+def _held_call(candidates: list[tuple[int, int]], pos: int) -> tuple[int, int]:
+    """The answered call a second result at ``pos`` competes for: the nearest one before
+    it with its id, else the first one."""
+    before = [call for call in candidates if call[0] < pos]
+    return max(before) if before else candidates[0]
+
+
+def _keep_the_better(
+    slots: list[Slot], pos: int, call: tuple[int, int], answer: dict[tuple[int, int], int], log: Log
+) -> None:
+    """Two results for one call: keep the one worth more, the later one between equals
+    (a real output beats an interruption notice, an error or an empty message); drop the
+    other with its text in the change record."""
+    held = answer[call]
+    earlier, later = slots[held], slots[pos]
+    earlier_worth, later_worth = result_worth(earlier.message), result_worth(later.message)
+    keep_later = later_worth >= earlier_worth
+    dropped = earlier if keep_later else later
+    kept_worth, dropped_worth = sorted((earlier_worth, later_worth), reverse=True)
+    if keep_later:
+        answer[call] = pos
+    log.add(
+        "drop",
+        dropped,
+        "duplicate_tool_result",
+        f"tool call {_result_id(later)!r} has two results: kept the "
+        f"{'later' if keep_later else 'earlier'} one ({kept_worth.describe()}); "
+        f"this one was {dropped_worth.describe()}",
+        message=dropped.message,
+    )
+
+
 def _home_for(
     slots: list[Slot], pos: int, owner: int | None, answer: dict[tuple[int, int], int]
 ) -> tuple[int | None, list[int]]:
@@ -129,8 +163,7 @@ def _free_calls(
     for c, call in enumerate(_call_list(assistant)):
         if (home, c) in answer:
             continue
-        has_id = isinstance(call.get("id"), str) and bool(call["id"])
-        if result_id is None or not has_id:
+        if result_id is None or not call_ids(call):
             free.append(c)
     return free
 
@@ -144,25 +177,38 @@ def _assign_ids(
         calls = _call_list(slot)
         new_calls: list[dict[str, Any]] | None = None
         notes: list[str] = []
-        missing = False
+        dropped_ids: list[dict[str, str | None]] = []
+        missing = aliased = False
         if calls and not profile.unique_ids:
             used = set()  # ids need only be unique within one message
         for c, call in enumerate(calls):
             result_pos = answer.get((pos, c))
             result_id = _result_id(slots[result_pos]) if result_pos is not None else None
             current = call.get("id") if isinstance(call.get("id"), str) else None
-            wanted = current or result_id or ""
-            final = _acceptable_id(wanted, profile, used, seed=f"{slot.origin}:{c}")
+            alias = _alias(call, profile)
+            final = _acceptable_id(
+                _wanted_id(call, current, alias, result_id),
+                profile,
+                used,
+                seed=f"{slot.origin}:{c}",
+            )
             used.add(final)
-            if final != current:
+            if final != current or alias is not None:
                 missing = missing or current is None
-                notes.append(
-                    f"tool call {c} id {current!r} → {final!r}"
-                    + (" (duplicate id)" if current and _id_ok(current, profile) else "")
-                )
+                if alias is not None:
+                    aliased = True
+                    notes.append(
+                        f"tool call {c} id {current!r} and call_id {alias!r} → one id {final!r}"
+                    )
+                    dropped_ids.append({"id": current, CALL_ID_ALIAS: alias})
+                else:
+                    notes.append(
+                        f"tool call {c} id {current!r} → {final!r}"
+                        + (" (duplicate id)" if current and _id_ok(current, profile) else "")
+                    )
                 if new_calls is None:
                     new_calls = list(calls)
-                new_calls[c] = {**call, "id": final}
+                new_calls[c] = _with_id(call, final, drop_alias=alias is not None)
             if result_pos is not None and result_id != final:
                 result = slots[result_pos]
                 result.edit()["tool_call_id"] = final
@@ -175,7 +221,33 @@ def _assign_ids(
         if new_calls is not None:
             slot.edit()["tool_calls"] = new_calls
             code = "tool_call_missing_id" if missing else "invalid_tool_call_id"
-            log.add("rewrite", slot, code, "; ".join(notes))
+            if aliased:
+                code = "tool_call_id_alias"
+            log.add("rewrite", slot, code, "; ".join(notes), message=dropped_ids or None)
+
+
+def _alias(call: dict[str, Any], profile: Profile) -> str | None:
+    """The call's ``call_id`` alias, when the profile does not take that key."""
+    alias = call.get(CALL_ID_ALIAS)
+    if CALL_ID_ALIAS in profile.tool_call_keys or not isinstance(alias, str) or not alias:
+        return None
+    return alias
+
+
+def _wanted_id(
+    call: dict[str, Any], current: str | None, alias: str | None, result_id: str | None
+) -> str:
+    """The one id a call should end with: the one its result names, else the ``call_id``
+    alias (the id Responses pairs outputs on), else its own ``id``."""
+    if result_id is not None and result_id in call_ids(call):
+        return result_id
+    return alias or current or result_id or ""
+
+
+def _with_id(call: dict[str, Any], final: str, *, drop_alias: bool) -> dict[str, Any]:
+    fixed = {key: value for key, value in call.items() if not (drop_alias and key == CALL_ID_ALIAS)}
+    fixed["id"] = final
+    return fixed
 
 
 def _id_ok(call_id: str, profile: Profile) -> bool:

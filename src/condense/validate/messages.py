@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from condense.arguments import arguments_problem
 from condense.providers import Profile
 from condense.providers.base import FUNCTION_KEYS
 from condense.validate.report import Violation, violation
@@ -18,18 +19,14 @@ _VERDICT_CACHE_SIZE = 65_536
 
 
 def argument_problem(arguments: str) -> str | None:
-    """The violation code of an arguments string, or ``None`` if it is a JSON object.
+    """The violation code of an arguments string, or ``None`` if it is valid arguments
+    (``condense.arguments.arguments_problem``: a JSON object strict parsers accept).
 
     Verdicts are cached by string, so validating a grown history again is cheap."""
     verdict = _argument_verdicts.get(arguments, "")
     if verdict != "":
         return verdict
-    try:
-        parsed = json.loads(arguments)
-    except ValueError:
-        verdict = "arguments_invalid_json"
-    else:
-        verdict = None if isinstance(parsed, dict) else "arguments_not_object"
+    verdict = arguments_problem(arguments)  # the one definition, shared with the normaliser
     if len(_argument_verdicts) >= _VERDICT_CACHE_SIZE:
         _argument_verdicts.clear()
     _argument_verdicts[arguments] = verdict

@@ -7,21 +7,26 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from condense.providers import Profile
+from condense.units import call_ids as ids_of_call
 from condense.validate.report import Violation, violation
 
 
 def call_ids(message: object) -> list[str | None]:
     """The ids of an assistant message's tool calls (``None`` for a missing id)."""
+    return [ids[0] if ids else None for ids in _call_id_sets(message)]
+
+
+def _call_aliases(message: object) -> dict[str, str]:
+    """The second id of each call that has two (``call_id``), mapped to its first."""
+    return {ids[1]: ids[0] for ids in _call_id_sets(message) if len(ids) > 1}
+
+
+def _call_id_sets(message: object) -> list[tuple[str, ...]]:
+    """Every id of each tool call of an assistant message (see ``units.call_ids``)."""
     if not isinstance(message, dict) or message.get("role") != "assistant":
         return []
     calls = message.get("tool_calls")
-    if not isinstance(calls, list):
-        return []
-    ids: list[str | None] = []
-    for call in calls:
-        call_id = call.get("id") if isinstance(call, dict) else None
-        ids.append(call_id if isinstance(call_id, str) and call_id else None)
-    return ids
+    return [ids_of_call(call) for call in calls] if isinstance(calls, list) else []
 
 
 def result_id(message: dict[str, Any]) -> str | None:
@@ -35,16 +40,17 @@ def pairing_violations(messages: Sequence[Any], profile: Profile) -> Iterator[Vi
     wants it); call ids unique."""
     all_call_ids: set[str] = set()
     for message in messages:
-        all_call_ids.update(i for i in call_ids(message) if i is not None)
+        all_call_ids.update(i for ids in _call_id_sets(message) for i in ids)
     seen_ids: set[str] = set()
     open_calls: dict[str, bool] = {}  # id -> answered, for the current tool block
     order: list[str] = []  # the calls of the current block, in call order
+    aliases: dict[str, str] = {}  # a call's call_id -> its id, for the current tool block
     block_owner: int | None = None
     for index, message in enumerate(messages):
         is_tool = isinstance(message, dict) and message.get("role") == "tool"
         if not is_tool and block_owner is not None:
             yield from _unanswered(block_owner, open_calls, profile)
-            block_owner, open_calls = None, {}
+            block_owner, open_calls, aliases = None, {}, {}
         ids = call_ids(message)
         if ids:
             if not profile.unique_ids:
@@ -64,10 +70,13 @@ def pairing_violations(messages: Sequence[Any], profile: Profile) -> Iterator[Vi
             block_owner = index
             open_calls = {i: False for i in ids if i is not None}
             order = [i for i in ids if i is not None]
+            aliases = _call_aliases(message)
             continue
         if not is_tool:
             continue
         answered = result_id(message)
+        if answered not in open_calls and answered in aliases:
+            answered = aliases[answered]  # the result names its call by the call_id alias
         if answered is None:
             yield violation(
                 profile, index, "missing_tool_call_id", "tool message has no tool_call_id"
