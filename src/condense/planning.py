@@ -6,14 +6,15 @@ the cost of planning grows with the number of messages, not with their size.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from condense.providers.base import REASONING_CONTENT, RESPONSES_ITEMS, THINKING_BLOCKS
 from condense.reduce.mask import MIN_MASKABLE_CHARS
 from condense.tokens.pieces import MEDIA_PART_TOKENS
 from condense.types import RawMessage
-from condense.units import Unit, UnitKind
+from condense.units import Unit, UnitKind, carries_replay
 
 PLACEHOLDER_TOKENS = 60
 """A generous estimate of a masking placeholder's size."""
@@ -21,9 +22,12 @@ PLACEHOLDER_TOKENS = 60
 
 def quick_estimate(message: Mapping[str, Any]) -> int:
     """A very cheap token estimate of a canonical message, for planning only: ~4 ASCII
-    characters or ~3 UTF-8 bytes of other text per token, plus framing. The plan is
-    verified with the real tokenizer afterwards."""
+    characters or ~3 UTF-8 bytes of other text per token, plus framing. Replayed
+    reasoning (thinking blocks, reasoning items, ``reasoning_content``) is sent too and is
+    estimated the same way. The plan is verified with the real tokenizer afterwards."""
     total = 4
+    if message.get("role") == "assistant":
+        total += _replay_estimate(message)
     content = message.get("content")
     if type(content) is str:
         total += _text_estimate(content)
@@ -35,6 +39,29 @@ def quick_estimate(message: Mapping[str, Any]) -> int:
         function = call["function"]
         total += 4 + _text_estimate(function["arguments"]) + len(function["name"]) // 3
     return total
+
+
+def _replay_estimate(message: Mapping[str, Any]) -> int:
+    """Every string inside the message's replay state, estimated as text."""
+    total = 0
+    reasoning = message.get(REASONING_CONTENT)
+    if isinstance(reasoning, str):
+        total += _text_estimate(reasoning)
+    for key in (THINKING_BLOCKS, RESPONSES_ITEMS):
+        blocks = message.get(key)
+        if isinstance(blocks, list):
+            total += _strings_estimate(blocks)
+    return total
+
+
+def _strings_estimate(value: object) -> int:
+    if isinstance(value, str):
+        return _text_estimate(value)
+    if isinstance(value, dict):
+        return 2 + sum(_strings_estimate(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_strings_estimate(v) for v in value)
+    return 1
 
 
 def _text_estimate(text: str) -> int:
@@ -57,10 +84,13 @@ def layout(
     *,
     tail_tokens: int,
     unit_tokens: Callable[[Unit], int],
+    pinned: Collection[int] = (),
 ) -> Layout:
-    """Protect system units, the first and latest user asks, the latest assistant reply
-    and the longest suffix of units that fits in ``tail_tokens``."""
+    """Protect system units, the first and latest user asks, the latest assistant reply,
+    the units in ``pinned`` (the running tool loop's exchange) and the longest suffix of
+    units that fits in ``tail_tokens``."""
     protected: set[int] = {i for i, u in enumerate(units) if u.kind is UnitKind.SYSTEM}
+    protected.update(pinned)
     users = [i for i, u in enumerate(units) if u.kind is UnitKind.USER]
     if users:
         protected.update((users[0], users[-1]))
@@ -92,17 +122,43 @@ def reducible_runs(units: Sequence[Unit], plan: Layout) -> list[range]:
     return runs
 
 
+def running_exchange(units: Sequence[Unit], running_turn: int | None) -> frozenset[int]:
+    """The unit holding ``running_turn`` (the assistant turn of a running tool loop, see
+    ``condense.validate.replay.running_loop_turn``), as a set of unit indices to pin."""
+    if running_turn is None:
+        return frozenset()
+    return frozenset(i for i, u in enumerate(units) if u.start <= running_turn < u.stop)
+
+
+def cheap_targets(messages: Sequence[RawMessage], unit: Unit) -> tuple[list[int], list[int]]:
+    """``(tool results, assistant messages whose arguments may be shrunk)`` of ``unit``.
+
+    Tool results are the client's own input and may be masked; an assistant message that
+    carries replay state is never edited, so its arguments are never shrunk."""
+    if unit.kind is not UnitKind.TOOL_EXCHANGE:
+        return [], []
+    results: list[int] = []
+    assistants: list[int] = []
+    for index in range(unit.start, unit.stop):
+        message = messages[index]
+        if message.get("role") == "tool":
+            results.append(index)
+        elif message.get("tool_calls") and not carries_replay(message):
+            assistants.append(index)
+    return results, assistants
+
+
 def cheap_savings(messages: Sequence[RawMessage], unit: Unit, estimate: Sequence[int]) -> int:
     """What masking and argument shrinking could save on ``unit``, roughly."""
-    if unit.kind is not UnitKind.TOOL_EXCHANGE:
-        return 0
+    results, assistants = cheap_targets(messages, unit)
     saved = 0
-    for index in range(unit.start + 1, unit.stop):
+    for index in results:
         content = messages[index].get("content")
         if isinstance(content, str) and len(content) >= MIN_MASKABLE_CHARS:
             saved += max(0, estimate[index] - PLACEHOLDER_TOKENS)
-    for call in messages[unit.start].get("tool_calls") or ():
-        arguments = call["function"]["arguments"]
-        if len(arguments) > 2000:
-            saved += (len(arguments) - 1000) // 5
+    for index in assistants:
+        for call in messages[index].get("tool_calls") or ():
+            arguments = call["function"]["arguments"]
+            if len(arguments) > 2000:
+                saved += (len(arguments) - 1000) // 5
     return saved

@@ -12,6 +12,12 @@ unit kind          messages
 ``stray``          tool results that follow no tool call (only in unrepaired input)
 =================  ================================================================
 
+A unit owns the replay state of its messages (see :func:`carries_replay`). One model
+response that the Responses adapter read into several assistant messages (a reasoning
+item before each of a ``msg_…`` and an ``fc_…`` item) is one unit: consecutive assistant
+messages are joined when one of them carries Responses items, so a reasoning item never
+leaves the items of its response.
+
 Every keep/cut/summarize decision in condense is made on units, never on message
 indices, so a split tool exchange cannot be expressed.
 
@@ -27,6 +33,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from condense.providers.base import EXTRA_CONTENT, ITEM_ID, REPLAY_KEYS, RESPONSES_ITEMS
 from condense.types import RawMessage
 
 
@@ -54,6 +61,35 @@ class Unit:
         return history[self.start : self.stop]
 
 
+def carries_replay(message: Any) -> bool:
+    """True when ``message`` holds state its provider needs replayed unchanged: thinking
+    blocks, Responses items (reasoning items, an item ``id``), ``reasoning_content``, or a
+    tool call carrying a thought signature or an item id.
+
+    Such a message is kept as the same object or left out with its whole unit: condense
+    never edits it, never merges text into it and never shrinks its calls (Anthropic
+    thinking of earlier turns may be removed whole, see ``condense.reduce.thinking``).
+    """
+    if type(message) is not dict or message.get("role") != "assistant":
+        return False
+    if not REPLAY_KEYS.isdisjoint(message) or ITEM_ID in message:
+        return True
+    calls = message.get("tool_calls")
+    return isinstance(calls, list) and any(
+        isinstance(call, dict) and (EXTRA_CONTENT in call or ITEM_ID in call) for call in calls
+    )
+
+
+def _responses_turn(message: Any) -> bool:
+    """An assistant message read from Responses output items."""
+    if RESPONSES_ITEMS in message or ITEM_ID in message:
+        return True
+    calls = message.get("tool_calls")
+    return isinstance(calls, list) and any(
+        isinstance(call, dict) and ITEM_ID in call for call in calls
+    )
+
+
 def _kind_of(message: Any) -> UnitKind:
     role = message.get("role") if isinstance(message, dict) else None
     if role in ("system", "developer"):
@@ -69,15 +105,26 @@ def segment(messages: Sequence[Any]) -> list[Unit]:
     """Split ``messages`` into consecutive units covering every message exactly once.
 
     A tool exchange absorbs every tool message that directly follows its assistant
-    message; tool messages that follow anything else form a ``stray`` unit. Messages with
-    an unknown role count as user units. Runs in one linear pass and never raises.
+    message; tool messages that follow anything else form a ``stray`` unit. An assistant
+    message without tool calls absorbs the assistant messages right after it when they
+    are one Responses response (see the module docstring); the unit then takes the kind
+    of its last assistant message. Messages with an unknown role count as user units.
+    Runs in one linear pass and never raises.
     """
     units: list[Unit] = []
     index, total = 0, len(messages)
-    exchange, stray = UnitKind.TOOL_EXCHANGE, UnitKind.STRAY
+    exchange, stray, reply = UnitKind.TOOL_EXCHANGE, UnitKind.STRAY, UnitKind.REPLY
     while index < total:
         kind = _kind_of(messages[index])
         stop = index + 1
+        while (
+            kind is reply
+            and stop < total
+            and _kind_of(messages[stop]) in (reply, exchange)
+            and (_responses_turn(messages[stop - 1]) or _responses_turn(messages[stop]))
+        ):
+            kind = _kind_of(messages[stop])
+            stop += 1
         if kind is exchange or kind is stray:
             while stop < total and _is_tool(messages[stop]):
                 stop += 1
