@@ -8,18 +8,22 @@ A summary is a block of text between a header and a footer line::
     [condense: end of summary]
 
 The block stands alone as a message, or is prepended to a neighbouring message when a
-standalone message cannot fit the role alternation. Either way a later run finds it and
-folds it into the next summary instead of summarizing a summary of a summary.
+standalone message cannot fit the role alternation — never to a message that carries
+replay state (thinking, reasoning items, signatures), nor to the running tool loop's
+turn. Either way a later run finds it and folds it into the next summary instead of
+summarizing a summary of a summary.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any, Literal
 
 from condense.providers import Profile
 from condense.reduce.base import MARKER
 from condense.types import RawMessage
+from condense.units import carries_replay
 
 FOOTER = f"{MARKER} end of summary]"
 _BLOCK = re.compile(
@@ -27,7 +31,11 @@ _BLOCK = re.compile(
     re.DOTALL,
 )
 
-Placement = Literal["user", "assistant", "merge_next", "merge_previous"]
+Placement = Literal[
+    "user", "assistant", "merge_next", "merge_previous", "bridge_user", "bridge_assistant"
+]
+BRIDGE = f"{MARKER} continued after the summary]"
+"""The text of the second message of a bridge (see :func:`choose_placement`)."""
 
 
 def summary_block(text: str, *, covered: int) -> str:
@@ -58,29 +66,75 @@ def find_summary(message: RawMessage) -> tuple[str, str] | None:
 
 
 def choose_placement(
-    before: RawMessage | None, after: RawMessage | None, profile: Profile
+    before: RawMessage | None,
+    after: RawMessage | None,
+    profile: Profile,
+    *,
+    running: RawMessage | None = None,
 ) -> Placement:
     """Where a summary between ``before`` and ``after`` can go without breaking ``profile``.
 
-    A standalone user message is preferred, then a standalone assistant message, then
-    prepending to the next message (which keeps everything before it byte-identical for
-    prompt caches), and last appending to the previous one.
+    In order of preference: a standalone user message, a standalone assistant message,
+    prepended to the next message (which keeps everything before it byte-identical for
+    prompt caches), appended to the previous one, and last a bridge of two messages (the
+    summary and a one-line turn of the other role). A message is merged into only when
+    :func:`mergeable` and it is not ``running``, the running tool loop's turn.
     """
-    before_role = before.get("role") if before else None
-    after_role = after.get("role") if after else None
+    before_role, after_role = _role(before), _role(after)
     opens = before_role in (None, "system", "developer")
-    if not profile.alternate or (before_role != "user" and after_role != "user"):
+
+    def fits(roles: tuple[str, ...]) -> bool:
+        if profile.first_user and opens and roles[0] != "user":
+            return False
+        if after is None and roles[-1] == "assistant" and not profile.ends_with_assistant:
+            return False
+        sequence = [before_role, *roles, after_role]
+        for first, second in itertools.pairwise(sequence):
+            if profile.alternate and first == second and first in ("user", "assistant"):
+                return False
+            if not profile.user_after_tool and first == "tool" and second == "user":
+                return False
+        return True
+
+    def into(message: RawMessage | None, roles: tuple[str, ...]) -> bool:
+        return (
+            message is not None
+            and message is not running
+            and _role(message) in roles
+            and mergeable(message)
+        )
+
+    if fits(("user",)):
         return "user"
-    if (
-        not (profile.first_user and opens)
-        and before_role != "assistant"
-        and after_role != "assistant"
-        and (after is not None or profile.ends_with_assistant)
-    ):
+    if fits(("assistant",)):
         return "assistant"
-    if after_role in ("user", "assistant"):
+    if into(after, ("user", "assistant")):
         return "merge_next"
-    return "merge_previous"
+    if into(before, ("user", "assistant", "tool")):
+        return "merge_previous"
+    if fits(("user", "assistant")):
+        return "bridge_user"
+    return "bridge_assistant"
+
+
+def mergeable(message: RawMessage) -> bool:
+    """A summary may be written into ``message``: it carries no replay state (thinking,
+    reasoning items, thought signatures, ``reasoning_content`` are never merged with)."""
+    return not carries_replay(message)
+
+
+def placed(placement: Placement, block: str) -> list[RawMessage]:
+    """The standalone message(s) of a non-merge ``placement`` holding ``block``."""
+    if placement == "user" or placement == "assistant":
+        return [{"role": placement, "content": block}]
+    if placement == "bridge_user":
+        return [{"role": "user", "content": block}, {"role": "assistant", "content": BRIDGE}]
+    return [{"role": "assistant", "content": block}, {"role": "user", "content": BRIDGE}]
+
+
+def _role(message: RawMessage | None) -> str | None:
+    role = message.get("role") if message is not None else None
+    return role if isinstance(role, str) else None
 
 
 def with_block(message: RawMessage, block: str, *, first: bool) -> dict[str, Any]:
