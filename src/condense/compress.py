@@ -6,8 +6,15 @@ first, stopping as soon as the budget fits: (1) older duplicate tool outputs bec
 pointers, (2) old tool outputs are masked with one-line placeholders, (3) long tool-call
 arguments are shrunk structurally, (4) one contiguous span of whole units is summarized
 (``condense.compressor`` explains the rare case that needs a second span) → place the
-summary where the profile's role order allows → validate (raise rather than return an
+summary where the profile's role order allows → for Anthropic, remove the thinking that
+the edits unbound (``condense.reduce.thinking``) → validate (raise rather than return an
 invalid history) → count the result exactly.
+
+Replay state belongs to its unit: a message carrying it (thinking blocks, Responses
+items, thought signatures, ``reasoning_content``) is returned as the same object or left
+out with its whole unit; it is never shrunk, merged into or split from its calls. The
+running tool loop's exchange (its assistant turn and the results the agent has not read
+yet) is protected like the latest user ask.
 
 Planning uses cheap estimates; only the kept messages are counted with the real
 tokenizer, and those counts are cached per message, so a session that grew by one turn is
@@ -25,6 +32,7 @@ from typing import Any
 from condense.compressor import Compressor, UnitAction
 from condense.exceptions import CondenseRuntimeError, InputError, InvalidOutputError
 from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
+from condense.reduce.thinking import ThinkingRemoval, unbind_thinking
 from condense.repair import Change, repair
 from condense.summarizers import Summarizer
 from condense.tokens import encoding_for_model
@@ -76,6 +84,9 @@ class CompressionReport:
     summarizer_fell_back: bool
     fallback_reason: str | None
     repairs: tuple[Change, ...]
+    replay_removed: tuple[ThinkingRemoval, ...] = ()
+    """Replay state left out whole: the thinking blocks removed from kept Anthropic
+    turns after the first edit (each with its index in the output, the blocks and why)."""
     incremental: bool
     _input: Sequence[RawMessage] = field(repr=False, compare=False)
 
@@ -103,6 +114,11 @@ class CompressionReport:
                 line += f" (fell back: {self.fallback_reason})"
         if self.repairs:
             line += f"; {len(self.repairs)} repair(s)"
+        if self.replay_removed:
+            line += (
+                f"; thinking removed from {len(self.replay_removed)} turn(s) after the "
+                f"first edit (message {self.replay_removed[0].edited_at})"
+            )
         return f"{line}; provider {self.provider} ({self.provider_reason})"
 
 
@@ -142,6 +158,7 @@ def compress(
     tail_tokens: int | None = None,
     summary_tokens: int | None = None,
     strict_budget: bool = False,
+    keep_bound_thinking: bool = False,
 ) -> CompressionResult:
     """Return ``messages`` reduced to at most ``budget`` tokens, valid for ``provider``.
 
@@ -150,6 +167,11 @@ def compress(
     ``previous`` is the ``state`` of an earlier call on the same session. When even the
     protected part cannot fit, the report says so (``fits`` is False) and
     ``strict_budget=True`` raises ``BudgetError``. The input is never mutated.
+
+    Under a profile with Anthropic's thinking rules, the thinking blocks of the turns
+    after the first edit are removed (and listed in ``report.replay_removed``), except
+    the running tool loop's turn, which comes back as it was; ``keep_bound_thinking=True``
+    keeps them, for accounts that do not enforce thinking-block binding.
     """
     if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
         raise InputError(f"budget must be a positive number of tokens, not {budget!r}")
@@ -173,13 +195,18 @@ def compress(
         summary_cap=summary_tokens or min(4096, max(256, budget // 8)),
         summarizer=summarizer,
         previous_text=previous.summary if previous is not None else None,
+        bind_thinking=profile.thinking_in_running_loop and not keep_bound_thinking,
     )
     outcome = engine.run()
-    if outcome.tokens is None:  # changed: check and count what is returned
-        problems = check(outcome.messages, profile)
+    output = outcome.messages
+    removed: tuple[ThinkingRemoval, ...] = ()
+    if profile.thinking_in_running_loop and not keep_bound_thinking:
+        output, removed = unbind_thinking(outcome.messages, messages, stripped=outcome.stripped)
+    if outcome.tokens is None or removed:  # changed: check and count what is returned
+        problems = check(output, profile)
         if problems:
             raise InvalidOutputError(profile.name, problems)
-        after = counter.messages(outcome.messages)
+        after = counter.messages(output)
     else:  # the repaired input itself, already validated by repair and counted
         after = outcome.tokens
     report = CompressionReport(
@@ -198,20 +225,19 @@ def compress(
         summarizer_fell_back=outcome.fell_back,
         fallback_reason=outcome.fallback_reason,
         repairs=repaired.changes,
+        replay_removed=removed,
         incremental=incremental,
         _input=messages,
     )
     state = CompressionState(
         summary=outcome.summary if outcome.summary is not None else outcome.previous_summary,
         source=tuple(messages),
-        output=tuple(outcome.messages),
+        output=tuple(output),
         budget=budget,
         provider=profile.name,
         encoding=counter.encoding,
     )
-    result = CompressionResult(
-        messages=outcome.messages, summary=outcome.summary, report=report, state=state
-    )
+    result = CompressionResult(messages=output, summary=outcome.summary, report=report, state=state)
     if strict_budget and not result.report.fits:
         raise BudgetError(result)
     return result

@@ -1,6 +1,9 @@
 """The engine behind ``compress``: plan on estimates, reduce, summarize, assemble.
 
-Reducible units (neither protected nor in the tail) are taken oldest first. The first
+Reducible units (neither protected nor in the tail) are taken oldest first. Under
+Anthropic's thinking rules a history that must be reduced first loses the thinking of the
+turns after the oldest reducible unit's first message (an edit there unbinds it; see
+``condense.reduce.thinking``), so the plan is made on what will be sent. The first
 ``k`` of them are summarized and the rest get the cheap reductions as needed; ``k`` is
 the smallest number for which the kept part, counted with the real tokenizer, plus the
 summary fits the budget. The first ``k`` reducible units normally form one contiguous
@@ -16,10 +19,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from condense.planning import cheap_savings, layout, quick_estimate, reducible_runs
+from condense.planning import (
+    cheap_savings,
+    cheap_targets,
+    layout,
+    quick_estimate,
+    reducible_runs,
+    running_exchange,
+)
 from condense.providers import Profile
 from condense.reduce import dedupe_tool_outputs, mask_tool_outputs, shrink_tool_arguments
-from condense.reduce.summary import choose_placement, find_summary, summary_block, with_block
+from condense.reduce.summary import (
+    choose_placement,
+    find_summary,
+    placed,
+    summary_block,
+    with_block,
+)
+from condense.reduce.thinking import Stripped, strip_thinking
 from condense.repair import RepairResult
 from condense.summarizers import (
     ExtractiveSummarizer,
@@ -31,6 +48,7 @@ from condense.tokens import TokenCounter
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.types import RawMessage
 from condense.units import Unit, segment
+from condense.validate.replay import running_loop_turn
 
 UnitAction = Literal["kept", "deduped", "masked", "shrunk", "summarized"]
 SUMMARY_OVERHEAD = 24
@@ -54,6 +72,8 @@ class Outcome:
     fallback_reason: str | None
     tokens: int | None
     """Exact tokens of ``messages`` when they are the repaired input unchanged, else None."""
+    stripped: Stripped
+    """The turns whose thinking the engine removed before planning (``bind_thinking``)."""
 
 
 class Compressor:
@@ -70,6 +90,7 @@ class Compressor:
         summary_cap: int,
         summarizer: str | Summarizer,
         previous_text: str | None,
+        bind_thinking: bool = False,
     ) -> None:
         self.messages: list[RawMessage] = repaired.messages
         self.profile = profile
@@ -78,6 +99,8 @@ class Compressor:
         self.summary_cap = summary_cap
         self.summarizer = summarizer
         self.previous_text = previous_text
+        self.bind_thinking = bind_thinking
+        self.stripped: Stripped = {}
         self.units = segment(self.messages)
         self.estimate = [quick_estimate(m) for m in self.messages]
         self.prefix = list(itertools.accumulate(self.estimate, initial=0))
@@ -86,7 +109,15 @@ class Compressor:
         self.exact: list[int] | None = None  # per-message counts, when all were counted
         if self.total_estimate + REPLY_PRIMING_TOKENS <= self.budget:
             self.exact = counter.counts(self.messages)  # likely fits: cheap to prove exactly
-        self.layout = layout(self.units, tail_tokens=tail_tokens, unit_tokens=self._exact_unit)
+        running = running_loop_turn(self.messages)
+        # the running tool loop's turn: protected with its results, never merged into
+        self.running = None if running is None else self.messages[running]
+        self.layout = layout(
+            self.units,
+            tail_tokens=tail_tokens,
+            unit_tokens=self._exact_unit,
+            pinned=running_exchange(self.units, running),
+        )
         self.order = [i for run in reducible_runs(self.units, self.layout) for i in run]
         self.current = list(self.messages)
         self.actions: dict[int, UnitAction] = {}
@@ -111,6 +142,8 @@ class Compressor:
         k = 0
         tokens = None if self.exact is None else sum(self.exact) + REPLY_PRIMING_TOKENS
         if tokens is None or tokens > self.budget:
+            if self.bind_thinking:
+                self._strip_thinking()
             k = self._reduce(self._plan())
             tokens = None
         spans = self._spans(k)
@@ -131,7 +164,23 @@ class Compressor:
             fell_back=fell_back,
             fallback_reason=reason,
             tokens=tokens,
+            stripped=self.stripped,
         )
+
+    def _strip_thinking(self) -> None:
+        """Remove the thinking that reducing will unbind (see ``condense.reduce.thinking``):
+        every turn after the oldest reducible unit's first message, but the running
+        loop's. That first message is either summarized with its unit or kept with an
+        unchanged prefix, so its own thinking stays."""
+        if not self.order:
+            return
+        start = self.units[self.order[0]].start + 1
+        self.current, self.stripped = strip_thinking(self.current, start)
+        for index, message in enumerate(self.current):
+            if id(message) in self.stripped:
+                self.estimate[index] = quick_estimate(message)
+        self.prefix = list(itertools.accumulate(self.estimate, initial=0))
+        self.total_estimate = self.prefix[-1]
 
     def _spans(self, k: int) -> list[range]:
         """The first ``k`` reducible units as contiguous unit ranges, oldest first."""
@@ -234,10 +283,9 @@ class Compressor:
         results: list[int] = []
         assistants: list[int] = []
         for u in unit_indices:
-            unit = self.units[u]
-            if self.messages[unit.start].get("tool_calls"):
-                assistants.append(unit.start)
-                results.extend(range(unit.start + 1, unit.stop))
+            unit_results, unit_assistants = cheap_targets(self.messages, self.units[u])
+            results.extend(unit_results)
+            assistants.extend(unit_assistants)
         steps: list[tuple[UnitAction, Any, Sequence[int]]] = [
             ("deduped", dedupe_tool_outputs, results),
             ("masked", mask_tool_outputs, results),
@@ -348,22 +396,30 @@ class Compressor:
             texts.insert(0, text)
             covered = self._span_messages(span)
             block = summary_block(text, covered=len(covered))
-            output = _place(output, covered, block, self.profile)
+            output = _place(output, covered, block, self.profile, self.running)
             for unit in span:
                 self.actions[unit] = "summarized"
         return output, "\n\n".join(texts), fell_back, reason
 
 
 def _place(
-    output: list[RawMessage], covered: range, block: str, profile: Profile
+    output: list[RawMessage],
+    covered: range,
+    block: str,
+    profile: Profile,
+    running: RawMessage | None,
 ) -> list[RawMessage]:
-    """``output`` with the messages in ``covered`` replaced by the summary ``block``."""
+    """``output`` with the messages in ``covered`` replaced by the summary ``block``
+    (never merged into ``running``, the running tool loop's turn)."""
     before, after = output[: covered.start], output[covered.stop :]
     placement = choose_placement(
-        before[-1] if before else None, after[0] if after else None, profile
+        before[-1] if before else None,
+        after[0] if after else None,
+        profile,
+        running=running,
     )
-    if placement in ("user", "assistant"):
-        return [*before, {"role": placement, "content": block}, *after]
     if placement == "merge_next":
         return [*before, with_block(after[0], block, first=True), *after[1:]]
-    return [*before[:-1], with_block(before[-1], block, first=False), *after]
+    if placement == "merge_previous":
+        return [*before[:-1], with_block(before[-1], block, first=False), *after]
+    return [*before, *placed(placement, block), *after]

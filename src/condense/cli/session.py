@@ -39,6 +39,12 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--strict-budget", action="store_true", help="fail (exit 1) if the budget cannot be met"
     )
+    parser.add_argument(
+        "--keep-bound-thinking",
+        action="store_true",
+        help="keep Anthropic thinking blocks after the first edit (for accounts that do not "
+        "enforce thinking-block binding; by default they are removed and reported)",
+    )
     add_format(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stderr")
     parser.set_defaults(handler=handle)
@@ -70,6 +76,7 @@ def handle(args: argparse.Namespace) -> int:
                 summarizer=args.summarizer,
                 tail_tokens=args.tail_tokens,
                 strict_budget=args.strict_budget,
+                keep_bound_thinking=args.keep_bound_thinking,
             )
         except BudgetError as error:
             print(f"condense: {where(conversation)}: {error}", file=sys.stderr)
@@ -99,6 +106,10 @@ def _print_report(conversation: Conversation, report: CompressionReport, *, as_j
             "summarizer_fell_back": report.summarizer_fell_back,
             "fallback_reason": report.fallback_reason,
             "repairs": [str(change) for change in report.repairs],
+            "replay_removed": [
+                {"index": removal.index, "blocks": len(removal.blocks), "reason": removal.reason}
+                for removal in report.replay_removed
+            ],
         }
         print(json.dumps(record, ensure_ascii=False), file=sys.stderr)
     else:
