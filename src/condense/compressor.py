@@ -107,8 +107,9 @@ class Compressor:
         self.total_estimate = self.prefix[-1]
         self.adjusted: dict[int, int] = {}  # message index -> estimate change after a reduction
         self.exact: list[int] | None = None  # per-message counts, when all were counted
-        if self.total_estimate + REPLY_PRIMING_TOKENS <= self.budget:
-            self.exact = counter.counts(self.messages)  # likely fits: cheap to prove exactly
+        if self.total_estimate + REPLY_PRIMING_TOKENS <= 2 * self.budget:
+            # the estimate is too rough to tell: count, so a history that fits is kept
+            self.exact = counter.counts(self.messages)
         running = running_loop_turn(self.messages)
         # the running tool loop's turn: protected with its results, never merged into
         self.running = None if running is None else self.messages[running]
@@ -166,6 +167,12 @@ class Compressor:
             tokens=tokens,
             stripped=self.stripped,
         )
+
+    def _frozen(self) -> list[RawMessage]:
+        """Turns a summary is never merged into: the running loop's, and those whose
+        thinking was stripped (they stay recognisable as such in the report)."""
+        frozen = [message for message, _ in self.stripped.values()]
+        return frozen if self.running is None else [self.running, *frozen]
 
     def _strip_thinking(self) -> None:
         """Remove the thinking that reducing will unbind (see ``condense.reduce.thinking``):
@@ -396,7 +403,7 @@ class Compressor:
             texts.insert(0, text)
             covered = self._span_messages(span)
             block = summary_block(text, covered=len(covered))
-            output = _place(output, covered, block, self.profile, self.running)
+            output = _place(output, covered, block, self.profile, self._frozen())
             for unit in span:
                 self.actions[unit] = "summarized"
         return output, "\n\n".join(texts), fell_back, reason
@@ -407,16 +414,16 @@ def _place(
     covered: range,
     block: str,
     profile: Profile,
-    running: RawMessage | None,
+    frozen: Sequence[RawMessage],
 ) -> list[RawMessage]:
     """``output`` with the messages in ``covered`` replaced by the summary ``block``
-    (never merged into ``running``, the running tool loop's turn)."""
+    (never merged into one of ``frozen``)."""
     before, after = output[: covered.start], output[covered.stop :]
     placement = choose_placement(
         before[-1] if before else None,
         after[0] if after else None,
         profile,
-        running=running,
+        frozen=frozen,
     )
     if placement == "merge_next":
         return [*before, with_block(after[0], block, first=True), *after[1:]]

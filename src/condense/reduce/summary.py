@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Collection
 from typing import Any, Literal
 
 from condense.providers import Profile
@@ -70,7 +71,7 @@ def choose_placement(
     after: RawMessage | None,
     profile: Profile,
     *,
-    running: RawMessage | None = None,
+    frozen: Collection[RawMessage] = (),
 ) -> Placement:
     """Where a summary between ``before`` and ``after`` can go without breaking ``profile``.
 
@@ -78,7 +79,8 @@ def choose_placement(
     prepended to the next message (which keeps everything before it byte-identical for
     prompt caches), appended to the previous one, and last a bridge of two messages (the
     summary and a one-line turn of the other role). A message is merged into only when
-    :func:`mergeable` and it is not ``running``, the running tool loop's turn.
+    :func:`mergeable` and it is not one of ``frozen`` (the running tool loop's turn, and
+    turns whose thinking was removed: they were thinking-bearing turns).
     """
     before_role, after_role = _role(before), _role(after)
     opens = before_role in (None, "system", "developer")
@@ -99,9 +101,9 @@ def choose_placement(
     def into(message: RawMessage | None, roles: tuple[str, ...]) -> bool:
         return (
             message is not None
-            and message is not running
             and _role(message) in roles
             and mergeable(message)
+            and not any(message is other for other in frozen)
         )
 
     if fits(("user",)):

@@ -10,9 +10,10 @@ the thinking of the kept turns; thinking of earlier turns may be left out whole.
 
 :func:`unbind_thinking` does that: it finds the first message of the output that is not
 the caller's own message at the same position, and removes the thinking blocks of every
-later assistant turn — except the running tool loop's turn, which Anthropic requires to
-come back byte-identical, thinking included. Each removal is returned as a
-:class:`ThinkingRemoval` so the report can say what was left out and why.
+later assistant turn — except the running tool loop's turn (or a final assistant
+message), which Anthropic requires to come back byte-identical, thinking included. Each
+removal is returned as a :class:`ThinkingRemoval` so the report can say what was left out
+and why.
 
 The engine knows before it plans that a history over budget will be edited from its
 oldest reducible unit on, so it removes that thinking first with :func:`strip_thinking`
@@ -73,19 +74,28 @@ Stripped = Mapping[int, tuple[RawMessage, tuple[Any, ...]]]
 """``id(message) -> (message, removed blocks)`` for turns :func:`strip_thinking` made."""
 
 
+def final_turn(messages: Sequence[RawMessage]) -> int | None:
+    """The assistant turn Anthropic wants back verbatim, thinking first: the running tool
+    loop's turn, or the last message when it is an assistant message (a prefill)."""
+    running = running_loop_turn(messages)
+    if running is None and messages and messages[-1].get("role") == "assistant":
+        return len(messages) - 1
+    return running
+
+
 def strip_thinking(messages: Sequence[RawMessage], start: int) -> tuple[list[RawMessage], Stripped]:
     """``messages`` with the thinking removed from every assistant turn from ``start`` on,
-    except the running tool loop's turn; and what was removed, by the new turn's id.
+    except the :func:`final_turn`; and what was removed, by the new turn's id.
 
     A turn that held only thinking gets the one-line :data:`EMPTY_TURN` text, since a
     turn may not be empty. Turns without thinking are the same objects."""
-    running = running_loop_turn(messages)
+    final = final_turn(messages)
     out = list(messages)
     stripped: dict[int, tuple[RawMessage, tuple[Any, ...]]] = {}
     for index in range(start, len(out)):
         message = out[index]
         blocks = message.get(THINKING_BLOCKS) if message.get("role") == "assistant" else None
-        if not blocks or index == running:
+        if not blocks or index == final:
             continue
         unbound = {key: value for key, value in message.items() if key != THINKING_BLOCKS}
         if not unbound.get("tool_calls") and is_empty_content(unbound.get("content")):
@@ -99,7 +109,7 @@ def unbind_thinking(
     output: Sequence[RawMessage], original: Sequence[Any], *, stripped: Stripped | None = None
 ) -> tuple[list[RawMessage], tuple[ThinkingRemoval, ...]]:
     """``output`` with the thinking removed from every assistant turn after its first
-    edit relative to ``original``, except the running tool loop's turn; and every removal,
+    edit relative to ``original``, except the :func:`final_turn`; and every removal,
     including those ``stripped`` names (turns the engine already stripped).
 
     Turns before the first edit are the caller's own objects and keep their thinking: its
