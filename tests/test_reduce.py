@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from condense import validate
-from condense.planning import quick_estimate
 from condense.reduce import dedupe_tool_outputs, mask_tool_outputs, shrink_tool_arguments
+from condense.tokens import quick_estimate
 
 LOG = "\n".join(f"line {i}: collecting tests ... ok" for i in range(200))
 

@@ -23,7 +23,6 @@ from condense.planning import (
     cheap_savings,
     cheap_targets,
     layout,
-    quick_estimate,
     reducible_runs,
     running_exchange,
 )
@@ -44,7 +43,7 @@ from condense.summarizers import (
     get_summarizer,
     summarize_with_report,
 )
-from condense.tokens import TokenCounter
+from condense.tokens import TokenCounter, quick_estimate
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.types import RawMessage
 from condense.units import Unit, segment

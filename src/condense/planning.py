@@ -1,71 +1,21 @@
 """Planning over units: what is protected, what is reducible, and which span to summarize.
 
-Planning works on cheap token estimates; only what is kept is counted exactly later, so
+Planning works on cheap token estimates (``condense.tokens.quick_estimate``, which counts
+replayed reasoning like the exact count); only what is kept is counted exactly later, so
 the cost of planning grows with the number of messages, not with their size.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from condense.providers.base import REASONING_CONTENT, RESPONSES_ITEMS, THINKING_BLOCKS
 from condense.reduce.mask import MIN_MASKABLE_CHARS
-from condense.tokens.pieces import MEDIA_PART_TOKENS
 from condense.types import RawMessage
 from condense.units import Unit, UnitKind, carries_replay
 
 PLACEHOLDER_TOKENS = 60
 """A generous estimate of a masking placeholder's size."""
-
-
-def quick_estimate(message: Mapping[str, Any]) -> int:
-    """A very cheap token estimate of a canonical message, for planning only: ~4 ASCII
-    characters or ~3 UTF-8 bytes of other text per token, plus framing. Replayed
-    reasoning (thinking blocks, reasoning items, ``reasoning_content``) is sent too and is
-    estimated the same way. The plan is verified with the real tokenizer afterwards."""
-    total = 4
-    if message.get("role") == "assistant":
-        total += _replay_estimate(message)
-    content = message.get("content")
-    if type(content) is str:
-        total += _text_estimate(content)
-    elif isinstance(content, list):
-        for part in content:
-            text = part.get("text") if isinstance(part, dict) else None
-            total += _text_estimate(text) if isinstance(text, str) else MEDIA_PART_TOKENS
-    for call in message.get("tool_calls") or ():
-        function = call["function"]
-        total += 4 + _text_estimate(function["arguments"]) + len(function["name"]) // 3
-    return total
-
-
-def _replay_estimate(message: Mapping[str, Any]) -> int:
-    """Every string inside the message's replay state, estimated as text."""
-    total = 0
-    reasoning = message.get(REASONING_CONTENT)
-    if isinstance(reasoning, str):
-        total += _text_estimate(reasoning)
-    for key in (THINKING_BLOCKS, RESPONSES_ITEMS):
-        blocks = message.get(key)
-        if isinstance(blocks, list):
-            total += _strings_estimate(blocks)
-    return total
-
-
-def _strings_estimate(value: object) -> int:
-    if isinstance(value, str):
-        return _text_estimate(value)
-    if isinstance(value, dict):
-        return 2 + sum(_strings_estimate(v) for v in value.values())
-    if isinstance(value, list):
-        return sum(_strings_estimate(v) for v in value)
-    return 1
-
-
-def _text_estimate(text: str) -> int:
-    return len(text) >> 2 if text.isascii() else len(text.encode("utf-8", "replace")) // 3
 
 
 @dataclass(frozen=True, kw_only=True)
