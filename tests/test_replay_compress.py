@@ -1,0 +1,328 @@
+"""compress keeps replay state with its unit: the running Anthropic turn comes back
+verbatim, a summary is never spliced into a reasoning turn, replay turns are never
+shrunk, thinking unbound by an edit is removed and reported, and a Responses response
+stays whole."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from condense import Conversation, validate
+from condense.compress import compress
+from condense.providers import PROFILES
+from condense.reduce.summary import BRIDGE, choose_placement, find_summary, placed
+from condense.reduce.thinking import EMPTY_TURN, strip_thinking, unbind_thinking
+from condense.tokens import count_tokens
+from condense.units import UnitKind, carries_replay, segment
+
+SIGNATURE = "EqQBCkYIBxgCKkBp" * 12
+OUTPUT = "    1  order cache retry schema tenant worker queue invoice\n" * 60
+
+
+def _thinking(text: str) -> dict[str, Any]:
+    return {"type": "thinking", "thinking": text, "signature": SIGNATURE}
+
+
+def _loop(steps: int, *, final_argument: str = "small") -> dict[str, Any]:
+    """An Anthropic thinking tool loop that is still running: the last assistant turn
+    interleaves thinking, text and a write call whose argument is ``final_argument``."""
+    turns: list[dict[str, Any]] = [{"role": "user", "content": "Fix the failing checkout."}]
+    for n in range(steps):
+        turns.append(
+            {
+                "role": "assistant",
+                "content": [
+                    _thinking(f"step {n}: read the next file"),
+                    {"type": "text", "text": f"Reading file {n}."},
+                    {"type": "tool_use", "id": f"toolu_{n}", "name": "read", "input": {"n": n}},
+                ],
+            }
+        )
+        turns.append(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": OUTPUT}
+                ],
+            }
+        )
+    turns.append(
+        {
+            "role": "assistant",
+            "content": [
+                _thinking("now write the fix"),
+                {"type": "text", "text": "Writing the fix."},
+                _thinking("the argument must hold the whole file"),
+                {
+                    "type": "tool_use",
+                    "id": "toolu_final",
+                    "name": "write",
+                    "input": {"path": "app/checkout.py", "content": final_argument},
+                },
+            ],
+        }
+    )
+    turns.append(
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_final", "content": "ok"}],
+        }
+    )
+    return {"system": "You are a coding agent.", "messages": turns}
+
+
+def _final_tokens(conversation: Conversation) -> int:
+    return count_tokens(conversation.messages[-2:]) + count_tokens(conversation.messages[:2])
+
+
+@pytest.mark.parametrize("margin", [40, 150, 400])
+def test_the_running_turn_comes_back_byte_identical(margin: int) -> None:
+    body = _loop(8, final_argument="x = 1\n" * 400)
+    conversation = Conversation.read(body)
+    budget = _final_tokens(conversation) + margin  # a little above the running loop
+    result = compress(conversation.messages, budget=budget)
+    assert result.report.provider == "anthropic"
+    assert validate(result.messages, provider="anthropic") == []
+    dumped = conversation.dump(result.messages)
+    assert json.dumps(dumped["messages"][-2:]) == json.dumps(body["messages"][-2:])
+    assert dumped["messages"][-2] is body["messages"][-2]  # re-emitted, not re-serialized
+    for message in result.messages:  # the summary went into no reasoning turn
+        if find_summary(message) is not None:
+            assert not carries_replay(message) and not message.get("tool_calls")
+
+
+def test_a_running_turn_larger_than_the_budget_is_kept_and_reported() -> None:
+    body = _loop(3, final_argument="y" * 20_000)
+    conversation = Conversation.read(body)
+    result = compress(conversation.messages, budget=800)
+    assert not result.report.fits
+    assert result.report.protected_tokens > 800
+    assert result.messages[-2] is conversation.messages[-2]
+    assert result.messages[-1] is conversation.messages[-1]
+    assert validate(result.messages, provider="anthropic") == []
+
+
+def test_edited_history_loses_later_thinking_and_reports_each_turn() -> None:
+    conversation = Conversation.read(_loop(8))
+    messages = conversation.messages
+    result = compress(messages, budget=count_tokens(messages) // 2)
+    removed = result.report.replay_removed
+    assert removed, result.report.describe()
+    edited = removed[0].edited_at
+    assert all(r.edited_at == edited for r in removed)
+    assert result.messages[edited] is not messages[edited]
+    running = len(result.messages) - 2
+    for index, message in enumerate(result.messages):
+        if index > edited and index != running:
+            assert "thinking_blocks" not in message
+    assert result.messages[running]["thinking_blocks"] is messages[-2]["thinking_blocks"]
+    for removal in removed:  # each removal names its turn and carries the blocks
+        assert "thinking_blocks" not in result.messages[removal.index]
+        assert removal.blocks and all(b["type"] == "thinking" for b in removal.blocks)
+        assert "bound to an edited prefix" in removal.reason
+    assert "thinking removed from" in result.report.describe()
+    kept = compress(messages, budget=count_tokens(messages) // 2, keep_bound_thinking=True)
+    assert kept.report.replay_removed == ()
+    assert any("thinking_blocks" in m for m in kept.messages[:-2])
+
+
+def test_thinking_before_the_first_edit_and_after_a_resumed_prefix_stays() -> None:
+    messages = Conversation.read(_loop(8)).messages
+    first = compress(messages, budget=count_tokens(messages) // 2)
+    # the agent ran on the compressed history: new turns are bound to that prefix
+    grown = [
+        *first.messages,
+        {
+            "role": "assistant",
+            "content": "Fixed.",
+            "thinking_blocks": [_thinking("the fix is in")],
+        },
+        {"role": "user", "content": "Thanks, now add a test."},
+    ]
+    second = compress(grown, budget=count_tokens(grown) + 100)
+    assert all(a is b for a, b in zip(second.messages, grown, strict=True))
+    assert second.report.replay_removed == ()
+
+
+def test_strip_and_unbind_spare_the_final_turn_and_fill_an_empty_turn() -> None:
+    only_thinking = {"role": "assistant", "content": None, "thinking_blocks": [_thinking("a")]}
+    final = {"role": "assistant", "content": "done", "thinking_blocks": [_thinking("b")]}
+    history = [{"role": "user", "content": "go"}, only_thinking, {"role": "user", "content": "?"}]
+    stripped, found = strip_thinking([*history, final], 0)
+    assert stripped[1] == {"role": "assistant", "content": EMPTY_TURN}
+    assert stripped[3] is final  # a final assistant message keeps its thinking
+    assert [blocks for _, blocks in found.values()] == [tuple(only_thinking["thinking_blocks"])]
+    edited = [{"role": "user", "content": "go!"}, *history[1:], final]
+    out, removed = unbind_thinking(edited, [*history, final])
+    assert [r.index for r in removed] == [1] and removed[0].edited_at == 0
+    assert out[3] is final
+    same, none = unbind_thinking([*history, final], [*history, final])
+    assert none == () and all(a is b for a, b in zip(same, [*history, final], strict=True))
+
+
+# --- Responses ---------------------------------------------------------------------------
+
+
+def _reasoning(n: str) -> dict[str, Any]:
+    return {"type": "reasoning", "id": f"rs_{n}", "summary": [], "encrypted_content": SIGNATURE}
+
+
+def _responses_items() -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = [{"type": "message", "role": "user", "content": "Fix it."}]
+    for n in range(6):
+        items += [
+            _reasoning(f"{n}a"),
+            {
+                "type": "message",
+                "id": f"msg_{n}",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": f"Step {n}.", "annotations": []}],
+            },
+            _reasoning(f"{n}b"),
+            {
+                "type": "function_call",
+                "id": f"fc_{n}",
+                "call_id": f"call_{n}",
+                "name": "write",
+                "arguments": json.dumps({"path": "a.py", "content": "z" * 4000}),
+                "status": "completed",
+            },
+            {"type": "function_call_output", "call_id": f"call_{n}", "output": OUTPUT},
+        ]
+    return items
+
+
+def test_one_response_is_one_unit() -> None:
+    messages = Conversation.read(_responses_items()).messages
+    units = segment(messages)
+    assert [u.kind for u in units] == [UnitKind.USER] + [UnitKind.TOOL_EXCHANGE] * 6
+    assert all(len(u) == 3 for u in units[1:])  # message + calls + output
+    chat = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "a"},
+        {"role": "assistant", "content": "b"},
+    ]
+    assert len(segment(chat)) == 3  # plain chat replies stay separate units
+
+
+def test_responses_items_pass_through_whole() -> None:
+    items = _responses_items()
+    conversation = Conversation.read(items)
+    for budget in (1_500, 3_000, 6_000):
+        result = compress(conversation.messages, budget=budget)
+        assert result.report.provider == "responses"
+        assert "shrunk" not in result.report.actions
+        dumped = conversation.dump(result.messages)
+        assert validate(result.messages, provider="responses") == []
+        kept = [d for d in dumped if any(d is item for item in items)]
+        ids = [d.get("id") for d in kept if d.get("id")]
+        for n in range(6):  # a response's four items are all kept or all gone
+            assert {f"rs_{n}a", f"msg_{n}", f"rs_{n}b", f"fc_{n}"} & set(ids) in (
+                set(),
+                {f"rs_{n}a", f"msg_{n}", f"rs_{n}b", f"fc_{n}"},
+            )
+        assert all("status" in d for d in kept if d.get("type") == "function_call")
+        assert json.dumps(dumped[-5:]) == json.dumps(items[-5:])  # the running response
+
+
+# --- Gemini, DeepSeek --------------------------------------------------------------------
+
+
+def _chat(replay: str) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Fix it."}]
+    for n in range(8):
+        call: dict[str, Any] = {
+            "id": f"call_{n}",
+            "type": "function",
+            "function": {"name": "write", "arguments": json.dumps({"content": "q" * 6000})},
+        }
+        assistant: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
+        if replay == "gemini":
+            call["extra_content"] = {"google": {"thought_signature": SIGNATURE}}
+        elif replay == "deepseek":
+            assistant["reasoning_content"] = f"step {n}"
+        messages += [assistant, {"role": "tool", "tool_call_id": f"call_{n}", "content": "ok"}]
+    return messages
+
+
+@pytest.mark.parametrize(
+    ("replay", "provider"), [("gemini", "gemini-openai"), ("deepseek", "deepseek")]
+)
+def test_reasoning_turns_are_never_shrunk(replay: str, provider: str) -> None:
+    messages = _chat(replay)
+    result = compress(messages, budget=count_tokens(messages) * 2 // 3)
+    assert result.report.provider == provider
+    assert "shrunk" not in result.report.actions
+    assert validate(result.messages, provider=provider) == []
+    for message in result.messages:
+        if message.get("role") == "assistant" and message.get("tool_calls"):
+            assert any(message is m for m in messages)
+    plain = compress(_chat("none"), budget=count_tokens(messages) * 2 // 3, provider="openai")
+    assert "shrunk" in plain.report.actions  # the same history without replay state is
+
+
+# --- placement ---------------------------------------------------------------------------
+
+
+def test_placement_never_merges_into_replay_state_and_bridges_when_it_must() -> None:
+    anthropic, mistral = PROFILES["anthropic"], PROFILES["mistral"]
+    user = {"role": "user", "content": "next"}
+    thinking = {"role": "assistant", "content": "x", "thinking_blocks": [_thinking("t")]}
+    plain = {"role": "assistant", "content": "x"}
+    tool = {"role": "tool", "tool_call_id": "abcdefghi", "content": "r"}
+    assert choose_placement(user, plain, anthropic) == "merge_next"
+    assert choose_placement(user, thinking, anthropic) == "merge_previous"
+    assert choose_placement(user, plain, anthropic, frozen=[plain]) == "merge_previous"
+    assert choose_placement(thinking, user, anthropic) == "merge_next"
+    assert choose_placement(tool, user, mistral) == "assistant"  # no user after a tool
+    assert choose_placement(thinking, thinking, anthropic) == "user"
+    assert choose_placement(thinking, user, anthropic, frozen=[user]) == "bridge_user"
+    assert placed("bridge_user", "S") == [
+        {"role": "user", "content": "S"},
+        {"role": "assistant", "content": BRIDGE},
+    ]
+    assert choose_placement(tool, thinking, mistral) == "merge_previous"
+    assert choose_placement(tool, thinking, mistral, frozen=[tool]) == "bridge_assistant"
+
+
+# --- the command line ---------------------------------------------------------------------
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "condense", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_session_reports_removed_thinking_and_keeps_it_on_request(tmp_path: Path) -> None:
+    body = _loop(8)
+    source = tmp_path / "loop.json"
+    source.write_text(json.dumps(body), encoding="utf-8")
+    budget = str(count_tokens(Conversation.read(body).messages) // 2)
+    out = tmp_path / "out.json"
+    done = _run("session", str(source), "--budget", budget, "-o", str(out), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    assert report["provider"] == "anthropic"
+    assert report["replay_removed"] and all(
+        entry["blocks"] == 1 and "bound to an edited prefix" in entry["reason"]
+        for entry in report["replay_removed"]
+    )
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert written["messages"][-2:] == body["messages"][-2:]
+    kept = _run("session", str(source), "--budget", budget, "--json", "--keep-bound-thinking")
+    assert kept.returncode == 0, kept.stderr
+    assert json.loads(kept.stderr.strip().splitlines()[-1])["replay_removed"] == []
+    human = _run("session", str(source), "--budget", budget)
+    assert "thinking removed from" in human.stderr
