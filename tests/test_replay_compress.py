@@ -326,3 +326,29 @@ def test_session_reports_removed_thinking_and_keeps_it_on_request(tmp_path: Path
     assert json.loads(kept.stderr.strip().splitlines()[-1])["replay_removed"] == []
     human = _run("session", str(source), "--budget", budget)
     assert "thinking removed from" in human.stderr
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ({"role": "assistant", "content": "a", "thinking_blocks": [_thinking("t")]}, True),
+        ({"role": "assistant", "content": None, "responses_items": [_reasoning("1")]}, True),
+        ({"role": "assistant", "content": "a", "item_id": "msg_1"}, True),
+        ({"role": "assistant", "content": "", "reasoning_content": ""}, True),
+        (
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "c", "type": "function", "item_id": "fc_1"}],
+            },
+            True,
+        ),
+        (_chat("gemini")[1], True),
+        (_chat("none")[1], False),
+        ({"role": "user", "content": "a", "reasoning_content": "r"}, False),
+        ({"role": "tool", "tool_call_id": "c", "content": "r", "item_id": "x"}, False),
+        ("not a message", False),
+    ],
+)
+def test_what_carries_replay_state(message: Any, expected: bool) -> None:
+    assert carries_replay(message) is expected
