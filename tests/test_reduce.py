@@ -95,3 +95,20 @@ def test_shrink_reports_arguments_it_could_not_bring_under_max_chars() -> None:
     assert "chars cut" in first["template"]
     assert len(result.messages[3]["tool_calls"][0]["function"]["arguments"]) <= 300
     assert validate(result.messages, provider="strict") == []
+
+
+def test_mask_names_a_call_answered_through_its_call_id_alias() -> None:
+    from condense.reduce import mask_tool_outputs
+
+    call = {
+        "id": "fc_1",
+        "call_id": "call_1",
+        "type": "function",
+        "function": {"name": "bash", "arguments": '{"command": "make test"}'},
+    }
+    messages = [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "ok\n" * 200},
+    ]
+    masked = mask_tool_outputs(messages, [1], need=1, cost=quick_estimate).messages[1]
+    assert "bash `make test`" in masked["content"]

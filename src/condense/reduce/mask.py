@@ -22,6 +22,7 @@ from condense.reduce.base import (
     text_of,
 )
 from condense.types import RawMessage
+from condense.units import call_ids
 
 MIN_MASKABLE_CHARS = 240
 """Outputs shorter than this are left alone: a placeholder would save little."""
@@ -71,8 +72,9 @@ def _calls_before(messages: Sequence[RawMessage], candidates: Sequence[int]) -> 
         if back < 0:
             continue
         for call in messages[back].get("tool_calls") or ():
-            if isinstance(call, dict) and call.get("id") in wanted:
-                found[call["id"]] = call
+            for call_id in call_ids(call):  # its id, or the call_id alias results answer
+                if call_id in wanted:
+                    found[call_id] = call
     return found
 
 
