@@ -72,7 +72,7 @@ def test_compress_invariants(provider: str, messages: list[Any], budget: int) ->
     result = compress(messages, budget=budget, provider=provider, tail_tokens=budget // 4)
     assert messages == before, "compress mutated its input"
     assert validate(result.messages, provider=provider) == []
-    assert result.report.tokens_after == count_tokens(result.messages)
+    assert result.report.tokens_after == count_tokens(result.messages, media=result.report.media)
     assert result.report.fits == (result.report.tokens_after <= budget)
     repaired = repair(messages, provider=provider).messages
     if repaired and repaired[0].get("role") == "system":

@@ -39,7 +39,9 @@ def _compress(
     assert report.provider == expected, report.provider_reason
     assert report.repairs == ()  # the generated histories are valid as sent
     assert validate(result.messages, provider=expected) == []
-    assert report.tokens_after == count_tokens(result.messages, encoding=report.encoding)
+    assert report.tokens_after == count_tokens(
+        result.messages, encoding=report.encoding, media=report.media
+    )
     assert report.fits == (report.tokens_after <= budget)
     _replay_state_kept_whole(messages, result)
     _running_turn_untouched(messages, result)

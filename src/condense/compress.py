@@ -31,7 +31,14 @@ from typing import Any
 
 from condense.compressor import Compressor, UnitAction
 from condense.exceptions import CondenseRuntimeError, InputError, InvalidOutputError
-from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
+from condense.providers import (
+    DEFAULT_PROVIDER,
+    Profile,
+    ProviderChoice,
+    choose_provider,
+    media_billing,
+)
+from condense.providers.base import MediaBilling
 from condense.reduce.thinking import ThinkingRemoval, unbind_thinking
 from condense.repair import Change, repair
 from condense.summarizers import Summarizer
@@ -76,6 +83,8 @@ class CompressionReport:
     """The profile the output was made valid for."""
     provider_reason: str
     """Why that profile (with ``provider="auto"``: what in the history chose it)."""
+    media: MediaBilling = "openai"
+    """How images and documents are counted: the way that provider bills them."""
     tokens_after: int
     fits: bool
     protected_tokens: int
@@ -93,7 +102,7 @@ class CompressionReport:
     @functools.cached_property
     def tokens_before(self) -> int:
         """Exact tokens of the input (counted on first access, then cached)."""
-        return shared_counter(self.encoding).messages(self._input)
+        return shared_counter(self.encoding, media=self.media).messages(self._input)
 
     @property
     def actions(self) -> Mapping[str, int]:
@@ -184,7 +193,8 @@ def compress(
             raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
     choice = choose_provider(provider, messages=messages, model=model)
     profile = choice.profile
-    counter = shared_counter(encoding or encoding_for_model(model))
+    media = media_billing(profile)
+    counter = shared_counter(encoding or encoding_for_model(model), media=media)
     work, incremental = _resume_from(previous, messages, budget, profile, counter.encoding)
     engine = Compressor(
         repaired := repair(work, provider=choice),
@@ -214,6 +224,7 @@ def compress(
         encoding=counter.encoding,
         provider=profile.name,
         provider_reason=choice.reason,
+        media=media,
         tokens_after=after,
         fits=after <= budget,
         protected_tokens=outcome.protected_tokens,

@@ -101,7 +101,7 @@ class Compressor:
         self.bind_thinking = bind_thinking
         self.stripped: Stripped = {}
         self.units = segment(self.messages)
-        self.estimate = [quick_estimate(m) for m in self.messages]
+        self.estimate = [self._quick(m) for m in self.messages]
         self.prefix = list(itertools.accumulate(self.estimate, initial=0))
         self.total_estimate = self.prefix[-1]
         self.adjusted: dict[int, int] = {}  # message index -> estimate change after a reduction
@@ -123,6 +123,10 @@ class Compressor:
         self.actions: dict[int, UnitAction] = {}
 
     # -- tokens --------------------------------------------------------------------------
+
+    def _quick(self, message: RawMessage) -> int:
+        """A cheap estimate of ``message``, images billed like the exact count."""
+        return quick_estimate(message, media=self.counter.media)
 
     def _exact(self, messages: Sequence[RawMessage]) -> int:
         return self.counter.messages(messages)
@@ -184,7 +188,7 @@ class Compressor:
         self.current, self.stripped = strip_thinking(self.current, start)
         for index, message in enumerate(self.current):
             if id(message) in self.stripped:
-                self.estimate[index] = quick_estimate(message)
+                self.estimate[index] = self._quick(message)
         self.prefix = list(itertools.accumulate(self.estimate, initial=0))
         self.total_estimate = self.prefix[-1]
 
@@ -301,13 +305,13 @@ class Compressor:
         for action, strategy, candidates in steps:
             if need <= 0:
                 break
-            reduction = strategy(self.current, candidates, need=need, cost=quick_estimate)
+            reduction = strategy(self.current, candidates, need=need, cost=self._quick)
             self.current = reduction.messages
             need -= reduction.saved
             changed += len(reduction.changed)
             for index in reduction.changed:
                 self.actions.setdefault(self._unit_of(index), action)
-                new_estimate = quick_estimate(self.current[index])
+                new_estimate = self._quick(self.current[index])
                 self.adjusted[index] = new_estimate - self.estimate[index]
         return changed
 

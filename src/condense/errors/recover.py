@@ -40,7 +40,13 @@ from condense.compress import CompressionReport, compress
 from condense.errors.classify import classify
 from condense.errors.diagnosis import Action, Diagnosis
 from condense.exceptions import CondenseError, CondenseRuntimeError, InputError
-from condense.providers import DEFAULT_PROVIDER, Profile, choose_provider, get_profile
+from condense.providers import (
+    DEFAULT_PROVIDER,
+    Profile,
+    choose_provider,
+    get_profile,
+    media_billing,
+)
 from condense.repair import Change, repair
 from condense.summarizers import Summarizer
 from condense.summarizers.retry import RetryPolicy
@@ -509,7 +515,12 @@ class _Run:
 
     def _count(self, messages: Sequence[Any]) -> int | None:
         try:
-            return count_tokens(plain(messages), model=self.s.model, encoding=self.s.encoding)
+            return count_tokens(
+                plain(messages),
+                model=self.s.model,
+                encoding=self.s.encoding,
+                media=media_billing(self.s.profile),
+            )
         except (CondenseError, TypeError, ValueError, AttributeError):
             return None
 

@@ -38,7 +38,7 @@ from condense.providers import (
     responses,
     strict,
 )
-from condense.providers.base import Profile, Provider, Refusals
+from condense.providers.base import MediaBilling, Profile, Provider, Refusals
 from condense.providers.detect import AUTO, ProviderChoice, choose_provider
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "choose_provider",
     "get_profile",
     "get_provider",
+    "media_billing",
 ]
 
 PROVIDERS: Mapping[str, Provider] = {
@@ -93,6 +94,13 @@ def check_provider(provider: str | Profile) -> str | Profile:
         return provider
     get_profile(provider)
     return provider
+
+
+def media_billing(profile: Profile) -> MediaBilling:
+    """How the provider of ``profile`` bills images and documents (OpenAI's rules for a
+    profile built by hand)."""
+    known = PROVIDERS.get(profile.name)
+    return known.media if known is not None else "openai"
 
 
 def get_profile(provider: str | Profile) -> Profile:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from condense.providers import Profile
-from condense.providers.base import REPLAY_KEYS
 from condense.repair.ledger import Log, Slot
+from condense.units import carries_replay
 
 OPENING_USER = "(continuing an earlier conversation)"
 BRIDGE_TEXT = {
@@ -61,7 +61,7 @@ def _bridge_user_after_tool(slots: list[Slot], log: Log) -> list[Slot]:
 
 
 def _carries_replay(slot: Slot) -> bool:
-    return not REPLAY_KEYS.isdisjoint(slot.message)
+    return carries_replay(slot.message)
 
 
 def _systems_first(slots: list[Slot], log: Log) -> list[Slot]:
