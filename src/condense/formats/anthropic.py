@@ -62,9 +62,10 @@ from condense.formats._common import (
     require_list,
     tool_call_parts,
 )
+from condense.formats.locate import THINKING_KEY, Path, Place
 from condense.types import RawMessage
 
-THINKING_KEY = "thinking_blocks"
+ROOT = "messages"
 _THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 _SYSTEM_ROLES = ("system", "developer")
 _DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
@@ -85,32 +86,42 @@ def to_anthropic(messages: Sequence[RawMessage]) -> dict[str, Any]:
 
 
 def read(obj: object) -> Parsed:
-    """Canonical messages and their groups; see the module docstring."""
+    """Canonical messages, their groups and places; see the module docstring."""
     messages: list[RawMessage] = []
     groups: list[Group] = []
+    places: list[Place] = []
     if isinstance(obj, dict):
         turns = require_list(obj.get("messages"), "the 'messages' of an Anthropic request")
         if obj.get("system") is not None:
             system = _system_message(obj["system"])
             messages.append(system)
             groups.append(Group((system,), (), kind="system"))
+            places.append(_place(("system",), obj["system"], ("system",)))
     else:
         turns = require_list(obj, "an Anthropic message list")
     for index, turn in enumerate(turns):
         turn = require_dict(turn, "a message", index=index)
         role = turn.get("role")
         if role == "assistant":
-            made = [_assistant_message(turn)]
+            made = [_assistant_message(turn, (ROOT, index))]
         elif role == "user":
-            made = _user_messages(turn)
+            made = _user_messages(turn, (ROOT, index))
         else:
             raise FormatError(
                 f"unknown role {role!r}; Anthropic messages are 'user' or 'assistant'",
                 index=index,
             )
-        messages.extend(made)
-        groups.append(Group(tuple(made), (turn,)))
-    return Parsed(messages, tuple(groups))
+        messages.extend(message for message, _ in made)
+        places.extend(place for _, place in made)
+        groups.append(Group(tuple(message for message, _ in made), (turn,)))
+    return Parsed(messages, tuple(groups), tuple(places))
+
+
+def _place(path: Path, content: object, blocks: Path) -> Place:
+    """The place of a message at ``path`` whose content is the block list at ``blocks``."""
+    if not isinstance(content, list):
+        return Place(path)
+    return Place(path, parts=tuple((*blocks, j) for j in range(len(content))))
 
 
 def _system_message(system: object) -> RawMessage:
@@ -119,31 +130,41 @@ def _system_message(system: object) -> RawMessage:
     return {"role": "system", "content": system}
 
 
-def _assistant_message(turn: dict[str, Any]) -> RawMessage:
+def _assistant_message(turn: dict[str, Any], base: Path) -> tuple[RawMessage, Place]:
     content = turn.get("content")
     message: RawMessage = {"role": "assistant"}
     if not isinstance(content, list):
         message["content"] = content
         message.update(extras(turn, ("role", "content")))
-        return message
+        return message, Place(base)
     calls: list[dict[str, Any]] = []
     thinking: list[Any] = []
     rest: list[Any] = []
-    for block in content:
+    spots: dict[str, list[Path]] = {"calls": [], "replay": [], "parts": []}
+    for position, block in enumerate(content):
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "tool_use":
             calls.append(_tool_call(block))
+            spots["calls"].append((*base, "content", position))
         elif kind in _THINKING_TYPES:
             thinking.append(block)
+            spots["replay"].append((*base, "content", position))
         else:
             rest.append(block_to_part(block))
+            spots["parts"].append((*base, "content", position))
     message["content"] = _leftover(rest) if calls or thinking else rest
     if calls:
         message["tool_calls"] = calls
     if thinking:
         message[THINKING_KEY] = thinking
     message.update(extras(turn, ("role", "content")))
-    return message
+    place = Place(
+        base,
+        calls=tuple(spots["calls"]),
+        parts=tuple(spots["parts"]),
+        replay=tuple(spots["replay"]),
+    )
+    return message, place
 
 
 def _tool_call(block: dict[str, Any]) -> dict[str, Any]:
@@ -157,23 +178,28 @@ def _tool_call(block: dict[str, Any]) -> dict[str, Any]:
     return call
 
 
-def _user_messages(turn: dict[str, Any]) -> list[RawMessage]:
+def _user_messages(turn: dict[str, Any], base: Path) -> list[tuple[RawMessage, Place]]:
     content = turn.get("content")
     carried = extras(turn, ("role", "content"))
     if not isinstance(content, list):
-        return [{"role": "user", "content": content, **carried}]
-    results: list[RawMessage] = []
+        return [({"role": "user", "content": content, **carried}, Place(base))]
+    results: list[tuple[RawMessage, Place]] = []
     rest: list[Any] = []
-    for block in content:
+    parts: list[Path] = []
+    for position, block in enumerate(content):
+        spot = (*base, "content", position)
         if isinstance(block, dict) and block.get("type") == "tool_result":
-            results.append(_tool_message(block))
+            place = _place(spot, block.get("content"), (*spot, "content"))
+            results.append((_tool_message(block), place))
         else:
             rest.append(block_to_part(block))
+            parts.append(spot)
     if not results:
-        return [{"role": "user", "content": rest, **carried}]
+        return [({"role": "user", "content": rest, **carried}, Place(base, parts=tuple(parts)))]
     leftover = _leftover(rest)
     if leftover is not None or carried:
-        results.append({"role": "user", "content": [] if leftover is None else leftover, **carried})
+        message = {"role": "user", "content": [] if leftover is None else leftover, **carried}
+        results.append((message, Place(base, parts=tuple(parts))))
     return results
 
 

@@ -17,6 +17,7 @@ from condense.exceptions import FormatError, UnknownNameError
 from condense.formats import anthropic, openai, responses, sharegpt
 from condense.formats._common import Group, Parsed
 from condense.formats.detect import FORMATS, detect_format
+from condense.formats.locate import Locator, Place
 from condense.types import RawMessage
 
 Reader = Callable[[object], Parsed]
@@ -52,6 +53,7 @@ class Conversation:
     line: int | None = None
     _record: Any = field(default=None, repr=False, compare=False)
     _groups: tuple[Group, ...] = field(default=(), repr=False, compare=False)
+    _places: tuple[Place, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_format(self.format)
@@ -78,7 +80,19 @@ class Conversation:
             line=line,
             _record=record,
             _groups=parsed.groups,
+            _places=parsed.places,
         )
+
+    @property
+    def locator(self) -> Locator:
+        """Where each of ``messages`` came from in the record, for reports that name the
+        user's own file (``messages[3].content[1]``, ``input[7]``). A Conversation built
+        by hand knows no places beyond the canonical ones."""
+        root = {"anthropic": "messages", "responses": "input", "sharegpt": "conversations"}
+        name = root.get(self.format, "messages")
+        if self.format == "openai" and isinstance(self._record, dict):
+            name = openai.list_key(self._record)
+        return Locator(self.format, name, self._places, self._record)
 
     def dump(self, messages: Sequence[RawMessage] | None = None) -> Any:
         """The native form of ``messages`` (default: this conversation's own).

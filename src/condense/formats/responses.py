@@ -54,10 +54,10 @@ from condense.formats._common import (
     require_list,
     tool_call_parts,
 )
+from condense.formats.locate import ITEM_ID_KEY, ITEMS_KEY, Path, Place
 from condense.types import RawMessage
 
-ITEMS_KEY = "responses_items"
-ITEM_ID_KEY = "item_id"
+ROOT = "input"
 _TEXT_PARTS = ("input_text", "output_text")
 
 
@@ -76,14 +76,15 @@ def to_responses(messages: Sequence[RawMessage]) -> list[Any]:
 
 
 def read(obj: object) -> Parsed:
-    """Canonical messages and their groups; see the module docstring."""
+    """Canonical messages, their groups and places; see the module docstring."""
     if isinstance(obj, dict):
         if "input" not in obj:
             raise FormatError("a Responses request needs an 'input' array")
         items = obj["input"]
         if isinstance(items, str):
             message: RawMessage = {"role": "user", "content": items}
-            return Parsed([message], (Group((message,), (_message_item(message),)),))
+            group = Group((message,), (_message_item(message),))
+            return Parsed([message], (group,), (Place((ROOT,)),))
     else:
         items = obj
     reader = _Reader()
@@ -92,36 +93,41 @@ def read(obj: object) -> Parsed:
     return reader.finish()
 
 
+Indexed = tuple[int, Any]
+"""An item with its index in the input list."""
+
+
 class _Reader:
     """Folds items into messages; only assistant output needs state across items."""
 
     def __init__(self) -> None:
         self.messages: list[RawMessage] = []
         self.groups: list[Group] = []
-        self.pending: list[Any] = []  # reasoning/opaque items waiting for the next item
-        self.prefix: list[Any] = []  # the waiting items the open assistant message took
-        self.reply: dict[str, Any] | None = None  # its assistant message item, if any
-        self.calls: list[dict[str, Any]] = []  # its function_call items
+        self.places: list[Place] = []
+        self.pending: list[Indexed] = []  # reasoning/opaque items waiting for the next item
+        self.prefix: list[Indexed] = []  # the waiting items the open assistant message took
+        self.reply: Indexed | None = None  # its assistant message item, if any
+        self.calls: list[Indexed] = []  # its function_call items
 
     def add(self, item: dict[str, Any], index: int) -> None:
         kind = item.get("type", "message" if "role" in item else None)
         if kind == "message" and item.get("role") == "assistant":
             self.close()
             self.open()
-            self.reply = item
+            self.reply = (index, item)
         elif kind == "function_call":
             if self.reply is None and not self.calls:
                 self.open()
-            self.calls.append(item)
+            self.calls.append((index, item))
         elif kind == "message":
             self.close(alone=True)
-            self.emit(_message(item, index), item)
+            self.emit(_message(item, index), [(index, item)], _content_place(index, item))
         elif kind == "function_call_output":
             self.close(alone=True)
-            self.emit(_tool_message(item), item)
+            self.emit(_tool_message(item), [(index, item)], Place((ROOT, index)))
         elif isinstance(kind, str):  # reasoning and the item types chat has no form for
             self.close()
-            self.pending.append(item)
+            self.pending.append((index, item))
         else:
             raise FormatError(
                 f"input item has no 'type' and no 'role' (keys: {sorted(item)})", index=index
@@ -134,29 +140,47 @@ class _Reader:
         """Finish the open assistant message; with ``alone``, also give waiting items a
         message of their own (no assistant item follows them)."""
         if self.reply is not None or self.calls:
-            reply = self.reply or {}
+            index, reply = self.reply or (-1, {})
             message: RawMessage = {"role": "assistant", "content": None}
             if "content" in reply:
                 message["content"] = _content_in(reply["content"])
             if self.calls:
-                message["tool_calls"] = [_tool_call(item) for item in self.calls]
+                message["tool_calls"] = [_tool_call(item) for _, item in self.calls]
             if self.prefix:
-                message[ITEMS_KEY] = self.prefix
+                message[ITEMS_KEY] = [item for _, item in self.prefix]
             message.update(_carried(reply, ("type", "role", "content")))
+            own = self.reply or self.calls[0]
+            place = Place(
+                (ROOT, own[0]),
+                calls=tuple((ROOT, at) for at, _ in self.calls),
+                parts=_content_place(index, reply).parts if self.reply else (),
+                replay=tuple((ROOT, at) for at, _ in self.prefix),
+            )
             native = [*self.prefix, *([self.reply] if self.reply else []), *self.calls]
-            self.emit(message, *native)
+            self.emit(message, native, place)
             self.prefix, self.reply, self.calls = [], None, []
         if alone and self.pending:
             waiting, self.pending = self.pending, []
-            self.emit({"role": "assistant", "content": None, ITEMS_KEY: waiting}, *waiting)
+            message = {"role": "assistant", "content": None, ITEMS_KEY: [i for _, i in waiting]}
+            replay = tuple((ROOT, at) for at, _ in waiting)
+            self.emit(message, waiting, Place(replay[0], replay=replay))
 
-    def emit(self, message: RawMessage, *native: Any) -> None:
+    def emit(self, message: RawMessage, native: list[Indexed], place: Place) -> None:
         self.messages.append(message)
-        self.groups.append(Group((message,), native))
+        self.groups.append(Group((message,), tuple(item for _, item in native)))
+        self.places.append(place)
 
     def finish(self) -> Parsed:
         self.close(alone=True)
-        return Parsed(self.messages, tuple(self.groups))
+        return Parsed(self.messages, tuple(self.groups), tuple(self.places))
+
+
+def _content_place(index: int, item: dict[str, Any]) -> Place:
+    content = item.get("content")
+    path: Path = (ROOT, index)
+    if not isinstance(content, list):
+        return Place(path)
+    return Place(path, parts=tuple((*path, "content", j) for j in range(len(content))))
 
 
 def _carried(item: dict[str, Any], mapped: Sequence[str]) -> dict[str, Any]:
