@@ -163,16 +163,13 @@ def test_to_anthropic_from_chat_messages() -> None:
         {"type": "tool_use", "id": "call_1", "name": "read", "input": {"p": "a.py"}},
         {"type": "tool_use", "id": "call_2", "name": "read", "input": {"p": "b.py"}},
     ]
+    # a tool_result has no ``name`` and an image no ``detail``: neither is written
     assert results == {
         "role": "user",
         "content": [
-            {"type": "tool_result", "tool_use_id": "call_2", "content": "B", "name": "read"},
-            {"type": "tool_result", "tool_use_id": "call_1", "content": "A", "name": "read"},
-            {
-                "type": "image",
-                "source": {"type": "url", "url": "https://x.test/a.png"},
-                "detail": "high",
-            },
+            {"type": "tool_result", "tool_use_id": "call_2", "content": "B"},
+            {"type": "tool_result", "tool_use_id": "call_1", "content": "A"},
+            {"type": "image", "source": {"type": "url", "url": "https://x.test/a.png"}},
         ],
     }
     assert note == {"role": "user", "content": "Mid-conversation note."}
@@ -180,7 +177,9 @@ def test_to_anthropic_from_chat_messages() -> None:
     assert back[0] == {"role": "system", "content": native["system"]}  # documented: merged
     assert back[2]["content"] is None  # documented: "" next to tool calls reads back as None
     assert back[2]["tool_calls"] == messages[3]["tool_calls"]
-    assert back[3:6] == messages[4:7]
+    assert back[3:5] == [{k: v for k, v in m.items() if k != "name"} for m in messages[4:6]]
+    image = {"url": IMAGE["url"]}
+    assert back[5] == {"role": "user", "content": [{"type": "image_url", "image_url": image}]}
     assert back[6] == {"role": "user", "content": "Mid-conversation note."}
 
 

@@ -12,9 +12,11 @@ The canonical form is the OpenAI Chat Completions message list as plain dicts. A
 are unchanged (same objects) verbatim, so ``load(x).dump() == x``. The pure ``from_*`` /
 ``to_*`` functions document their normalizations in their modules.
 
-Fields an adapter does not map are carried, not dropped: unknown keys of a native turn,
-block or item ride on the canonical message, tool call or content part made from it, and
-back. Beyond that, the adapters add these keys to canonical messages (``EXTENSION_KEYS``):
+Fields an adapter does not map are carried on reading: unknown keys of a native turn,
+block or item ride on the canonical message, tool call or content part made from it.
+Unchanged turns go back verbatim; a turn written afresh gets only the keys its API
+accepts (each module lists what it drops: a tool message's ``name`` has no slot in an
+Anthropic ``tool_result`` or a Responses ``function_call_output``). Beyond that, the adapters add these keys to canonical messages (``EXTENSION_KEYS``):
 
 - ``thinking_blocks`` (assistant) — Anthropic ``thinking``/``redacted_thinking`` blocks
   of the turn, verbatim and in order, signatures included;
