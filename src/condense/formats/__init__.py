@@ -16,7 +16,9 @@ Fields an adapter does not map are carried on reading: unknown keys of a native 
 block or item ride on the canonical message, tool call or content part made from it.
 Unchanged turns go back verbatim; a turn written afresh gets only the keys its API
 accepts (each module lists what it drops: a tool message's ``name`` has no slot in an
-Anthropic ``tool_result`` or a Responses ``function_call_output``). Beyond that, the adapters add these keys to canonical messages (``EXTENSION_KEYS``):
+Anthropic ``tool_result`` or a Responses ``function_call_output``).
+
+Beyond that, the adapters add these keys to canonical messages (``EXTENSION_KEYS``):
 
 - ``thinking_blocks`` (assistant) — Anthropic ``thinking``/``redacted_thinking`` blocks
   of the turn, verbatim and in order, signatures included;

@@ -358,6 +358,12 @@ def _text(message: dict[str, Any]) -> bool:
     return bool(content) and isinstance(content, str | list)
 
 
+def _ends_with_user(gathering: list[tuple[int, Any]]) -> bool:
+    """True when a user message joined since the latest result: the next one has a turn
+    of its own (only text among or right after the results joins them)."""
+    return bool(gathering) and gathering[-1][1].get("role") == "user"
+
+
 def _role_of(message: object) -> object:
     return message.get("role") if isinstance(message, dict) else None
 
@@ -415,16 +421,17 @@ def _turns(
     messages: Sequence[Any], start: int, *, base: int, collect: bool, lenient: bool
 ) -> tuple[list[Any], list[Place | None]]:
     """Fresh turns for ``messages`` (the first is message ``start``, written as turn
-    ``base``). The tool results after an assistant turn and the user text among them make
-    one user turn, results first; ``collect`` says the run starts right after an
-    assistant turn with tool calls."""
+    ``base``). The tool results after an assistant turn, the user text among them and
+    one user message right after them make one user turn, results first; ``collect``
+    says the run starts right after an assistant turn with tool calls."""
     turns: list[Any] = []
     places: list[Place | None] = [None] * len(messages)
     gathering: list[tuple[int, Any]] = []  # the messages of the user turn being gathered
     for offset, message in enumerate(messages):
         index = start + offset
         role = _role(message, index, lenient)
-        if role == "tool" or (role == "user" and (collect or gathering) and _text(message)):
+        joins = role == "user" and (collect or gathering) and _text(message)
+        if role == "tool" or (joins and not _ends_with_user(gathering)):
             gathering.append((offset, message))
             continue
         _gathered(gathering, turns, places, base, lenient)

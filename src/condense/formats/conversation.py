@@ -31,6 +31,20 @@ ADAPTERS: dict[str, tuple[Reader, Writer]] = {
 }
 
 
+Layout = Callable[[Sequence[Any]], tuple[Any, tuple[Place | None, ...]]]
+LAYOUTS: dict[str, Layout] = {"anthropic": anthropic.layout, "responses": responses.layout}
+ROOTS = {"anthropic": "messages", "responses": "input", "sharegpt": "conversations"}
+
+
+def layout_locator(format: str, messages: Sequence[Any]) -> Locator:
+    """Where each of ``messages`` would sit in a request written fresh in ``format``
+    (the canonical places for ``openai``); never raises."""
+    if format not in LAYOUTS:
+        return Locator(check_format(format), ROOTS.get(format, "messages"))
+    native, places = LAYOUTS[format](messages)
+    return Locator(format, ROOTS[format], places, native)
+
+
 def check_format(format: str, *, auto: bool = False) -> str:
     """``format`` if it names an adapter (or is ``"auto"`` when allowed)."""
     if (auto and format == "auto") or format in FORMATS:
@@ -88,8 +102,7 @@ class Conversation:
         """Where each of ``messages`` came from in the record, for reports that name the
         user's own file (``messages[3].content[1]``, ``input[7]``). A Conversation built
         by hand knows no places beyond the canonical ones."""
-        root = {"anthropic": "messages", "responses": "input", "sharegpt": "conversations"}
-        name = root.get(self.format, "messages")
+        name = ROOTS.get(self.format, "messages")
         if self.format == "openai" and isinstance(self._record, dict):
             name = openai.list_key(self._record)
         return Locator(self.format, name, self._places, self._record)

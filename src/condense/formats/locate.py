@@ -101,14 +101,15 @@ def native_words(text: str) -> str:
 class Locator:
     """The places of a conversation's canonical messages in its native record.
 
-    ``places`` is aligned with the conversation's messages; a canonical (OpenAI chat)
-    record needs none, its paths are the canonical ones under ``root``. ``record`` is
-    the native record, read to name the type of a block in a path.
+    ``places`` is aligned with the conversation's messages (``None`` where a message's
+    place is not known); a canonical (OpenAI chat) record needs none, its paths are the
+    canonical ones under ``root``. ``record`` is the native record, read to name the
+    type of a block in a path.
     """
 
     format: str
     root: str = "messages"
-    places: tuple[Place, ...] = ()
+    places: tuple[Place | None, ...] = ()
     record: Any = None
 
     def place(self, index: int) -> Place | None:

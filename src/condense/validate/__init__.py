@@ -53,7 +53,9 @@ def validate(
 
     ``provider="auto"`` (the default) lets the history and ``model`` choose the profile
     (see :func:`condense.providers.choose_provider`). An empty list means the provider
-    will accept the history's structure. The input is only read.
+    will accept the history's structure. The input is only read. Each violation's
+    ``provider_error`` uses the paths of the request that provider receives (for
+    Anthropic, the turns and blocks condense would write; see :mod:`.report`).
 
     ``messages`` may be a loaded :class:`~condense.formats.Conversation`: then its format
     also chooses the profile (an Anthropic file gets Anthropic's rules), and each
@@ -65,9 +67,10 @@ def validate(
         choice = choose_provider(
             provider, messages=messages.messages, format=messages.format, model=model
         )
-        return localize(check(messages.messages, choice.profile), choice.profile, messages)
+        found = check(messages.messages, choice.profile)
+        return localize(found, choice.profile, messages.messages, conversation=messages)
     choice = choose_provider(provider, messages=messages, model=model)
-    return check(messages, choice.profile)
+    return localize(check(messages, choice.profile), choice.profile, messages)
 
 
 def check(messages: Sequence[Any], profile: Profile) -> list[Violation]:

@@ -1,10 +1,10 @@
 """A ``Violation``: one broken rule, with the provider's own words where known.
 
-Rules find violations on canonical messages. When the history was read from a file,
-``localize`` restates each one in the terms of that file: ``location`` names the turn,
-block or item (``messages[3].content[1]``, ``input[7]``), and when the file is in the
-profile's own wire format the provider's text is filled with the file's paths, spelled
-the provider's way (Anthropic ``messages.3.content.1``, Responses ``input[7]``).
+Rules find violations on canonical messages. ``localize`` restates them in the user's
+terms: the provider's text gets the paths of the request that provider receives, spelled
+its way (Anthropic ``messages.3.content.1``, Responses ``input[7]``, OpenAI chat
+``messages.3.tool_calls.0``); when the history was read from a file, ``location`` names
+the turn, block or item in it (``messages[3].content[1]``, ``input[7]``).
 """
 
 from __future__ import annotations
@@ -77,52 +77,77 @@ def violation(profile: Profile, index: int, code: str, detail: str, **fields: st
 
 # --- in the user's own terms ------------------------------------------------------------
 
-_REPLAY_KEYS = frozenset({THINKING_KEY, ITEMS_KEY})
-# The paths in the profiles' error texts, and what stands for them in a native file.
+_EXTENSION_KEYS = frozenset({THINKING_KEY, ITEMS_KEY, ITEM_ID_KEY})
+# The paths in the profiles' error texts, and what stands for them in a native request.
 _MESSAGE_PATHS = {"anthropic": "messages.{index}", "responses": "input[{index}]"}
 _BLOCK_PATHS = {"anthropic": "messages.{index}.content.{block}"}
 
 
+def wire_format(profile: Profile) -> str:
+    """The wire format requests to ``profile``'s provider are written in."""
+    return profile.name if profile.name in _MESSAGE_PATHS else "openai"
+
+
 def localize(
-    found: Sequence[Violation], profile: Profile, conversation: Conversation
+    found: Sequence[Violation],
+    profile: Profile,
+    messages: Sequence[Any],
+    *,
+    conversation: Conversation | None = None,
 ) -> list[Violation]:
-    """``found`` (violations of ``profile`` in ``conversation.messages``) restated in the
-    terms of the conversation's file; see the module docstring."""
-    locator = conversation.locator
-    own_format = conversation.format in ("openai", profile.name)
-    return [
-        _localize(v, profile, locator, conversation.messages, own_format=own_format) for v in found
-    ]
+    """``found`` (violations of ``profile`` in ``messages``) in the user's own terms.
+
+    The provider's text gets the paths of the request that provider receives: the file's
+    own when it is in the provider's wire format, else those of the request condense
+    would write. With a ``conversation`` (``messages`` are its messages), ``location``
+    names the place in its file and no text names condense's internal keys.
+    """
+    if not found:
+        return []
+    from condense.formats.conversation import layout_locator
+
+    wire = wire_format(profile)
+    source = conversation.locator if conversation is not None else None
+    paths: Locator | None = None
+    if source is not None and source.format == wire:
+        paths = source
+    elif wire in _MESSAGE_PATHS:
+        paths = layout_locator(wire, messages)
+    return [_localize(v, profile, messages, source, paths) for v in found]
 
 
 def _localize(
     found: Violation,
     profile: Profile,
-    locator: Locator,
     messages: Sequence[Any],
-    *,
-    own_format: bool,
+    source: Locator | None,
+    paths: Locator | None,
 ) -> Violation:
     fields = dict(found.fields)
     message = messages[found.index] if 0 <= found.index < len(messages) else None
     call, part = _number(fields.get("call")), _number(fields.get("block"))
     key = _bare_key(fields.get("key"), call, part)
+    ident = fields.get("id")
     error = found.provider_error
-    if key in _REPLAY_KEYS:  # state the file holds as blocks or items, not as a key
-        spot = locator.first_replay(found.index) or locator.spot(found.index)
-        key, error = None, None
-    else:
-        spot = locator.spot(found.index, message, call=call, part=part, ident=fields.get("id"))
-        key = "id" if key == ITEM_ID_KEY else key
-    if spot is None:
-        return found
     template = profile.errors.get(found.code)
-    if own_format and template is not None and locator.format in _MESSAGE_PATHS:
-        error = _native_text(template, fields, spot, key, locator)
-    native = locator.format != "openai"
+    if key in _EXTENSION_KEYS:
+        error = None  # condense's own key: no provider ever sees it under that name
+    elif paths is not None and template is not None:
+        spot = paths.spot(found.index, message, call=call, part=part, ident=ident)
+        if spot is not None:
+            error = _native_text(template, fields, spot, key, paths)
+    if source is None:
+        return replace(found, provider_error=error)
+    if key in (THINKING_KEY, ITEMS_KEY):  # the file holds these as blocks or items
+        where = source.first_replay(found.index) or source.spot(found.index)
+        key = None
+    else:
+        where = source.spot(found.index, message, call=call, part=part, ident=ident)
+        key = "id" if key == ITEM_ID_KEY else key
+    native = source.format != "openai"
     return replace(
         found,
-        location=human(spot) + (f".{key}" if key else ""),
+        location=None if where is None else human(where) + (f".{key}" if key else ""),
         detail=native_words(found.detail) if native else found.detail,
         provider_error=native_words(error) if native and error else error,
     )
@@ -131,7 +156,7 @@ def _localize(
 def _native_text(
     template: str, fields: dict[str, str], spot: Path, key: str | None, locator: Locator
 ) -> str:
-    """The provider's text with the file's own paths, in the provider's spelling."""
+    """The provider's text with the request's own paths, in the provider's spelling."""
     turn = top(spot)
     inside = spot[len(turn) :]
     if locator.format == "anthropic":
@@ -141,7 +166,7 @@ def _native_text(
         relative = ".".join(filter(None, (dotted(inside), kind, key)))
     else:
         message, block = human(turn), human(spot)
-        relative = ".".join(filter(None, (human(inside).lstrip("."), key)))
+        relative = ".".join(filter(None, (human(inside), key)))
     if isinstance(turn[-1], int):
         fields["index"] = str(turn[-1])
     fields["key"] = relative or fields.get("key", "…")
