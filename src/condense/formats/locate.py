@@ -151,6 +151,16 @@ class Locator:
                 return found
         return place.path
 
+    def ends(self, index: int) -> tuple[Path, Path] | None:
+        """The first and the last native object of message ``index`` (a Responses
+        assistant message spans its reasoning, message and function_call items)."""
+        place = self.place(index)
+        if place is None:
+            return None
+        spots = [place.path, *(top(p) for p in (*place.calls, *place.replay))]
+        spots.sort(key=lambda path: [step for step in path if isinstance(step, int)])
+        return spots[0], spots[-1]
+
     def first_replay(self, index: int) -> Path | None:
         """The place of the first replay item of message ``index``, if it has any."""
         place = self.place(index)
