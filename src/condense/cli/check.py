@@ -33,11 +33,12 @@ def handle(args: argparse.Namespace) -> int:
     for conversation in conversations:
         choice = provider_for(args, conversation)
         chosen.append(str(choice))
-        for violation in validate(conversation.messages, provider=choice):
+        for violation in validate(conversation, provider=choice):
             found.append(
                 {
                     "source": conversation.source,
                     "line": conversation.line,
+                    "location": violation.location or f"message {violation.index}",
                     "index": violation.index,
                     "code": violation.code,
                     "detail": violation.detail,
@@ -50,7 +51,7 @@ def handle(args: argparse.Namespace) -> int:
     else:
         for item in found:
             where = item["source"] + (f":{item['line']}" if item["line"] is not None else "")
-            print(f"{where}: message {item['index']}: {item['detail']} [{item['code']}]")
+            print(f"{where}: {item['location']}: {item['detail']} [{item['code']}]")
             if item["provider_error"]:
                 print(f"    {item['provider']} would answer: {item['provider_error']}")
         records = len(conversations)

@@ -184,8 +184,12 @@ class Locator:
 
 
 def _find_id(message: dict[str, Any], place: Place, ident: str) -> Path | None:
+    """The place of the call, part or replay item of ``message`` whose id is ``ident``
+    (a Responses item id names the message's own item)."""
+    if message.get(ITEM_ID_KEY) == ident:
+        return place.path
     for key, paths, id_keys in (
-        ("tool_calls", place.calls, ("id",)),
+        ("tool_calls", place.calls, ("id", ITEM_ID_KEY)),
         ("content", place.parts, ("id", "tool_use_id")),
         (THINKING_KEY, place.replay, ("id",)),
         (ITEMS_KEY, place.replay, ("id",)),
