@@ -108,11 +108,10 @@ def localize(
 
     wire = wire_format(profile)
     source = conversation.locator if conversation is not None else None
-    paths: Locator | None = None
-    if source is not None and source.format == wire:
-        paths = source
-    elif wire in _MESSAGE_PATHS:
-        paths = layout_locator(wire, messages)
+    paths: Locator | None = None  # None: the canonical paths are the request's own
+    if wire in _MESSAGE_PATHS:
+        own = source is not None and source.format == wire
+        paths = source if own else layout_locator(wire, messages)
     return [_localize(v, profile, messages, source, paths) for v in found]
 
 
