@@ -506,9 +506,7 @@ def _assistant_turn(
     for position, call in enumerate(require_list(calls or [], "'tool_calls'", index=index)):
         spots.append((*path, "content", len(blocks)))
         blocks.append(_tool_use(call, index, position, lenient))
-    place = Place(
-        path, calls=tuple(spots), parts=parts if isinstance(content, list) else (), replay=replay
-    )
+    place = Place(path, calls=tuple(spots), parts=parts, replay=replay)
     return {"role": "assistant", "content": blocks}, place
 
 

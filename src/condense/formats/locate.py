@@ -157,7 +157,10 @@ class Locator:
         place = self.place(index)
         if place is None:
             return None
-        spots = [place.path, *(top(p) for p in (*place.calls, *place.replay))]
+        first = place.path
+        if place.parts and place.parts[0][-1] != 0 and top(place.parts[0]) == place.path:
+            first = place.parts[0]  # the user's text after the results of its turn
+        spots = [first, *(top(p) for p in (*place.calls, *place.replay))]
         spots.sort(key=lambda path: [step for step in path if isinstance(step, int)])
         return spots[0], spots[-1]
 
