@@ -28,6 +28,7 @@ from condense.formats import (
     to_responses,
     to_sharegpt,
 )
+from condense.validate import validate
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 DATA = Path(__file__).resolve().parent / "data" / "formats"
@@ -253,6 +254,14 @@ def test_openai_corpus_survives_every_other_format(path: Path) -> None:
         )
         # ShareGPT: ids are positional
         assert _positional(from_sharegpt(to_sharegpt(messages))) == _positional(messages)
+        # what is written is what the APIs accept: no ``name`` on a result, nothing unknown
+        for turn in to_anthropic(messages)["messages"]:
+            assert turn.keys() == {"role", "content"}
+            for block in turn["content"] if isinstance(turn["content"], list) else ():
+                if block["type"] == "tool_result":
+                    assert block.keys() <= {"type", "tool_use_id", "content", "is_error"}
+        for item in to_responses(messages):
+            assert "name" not in item or item["type"] == "function_call"
 
 
 def test_the_corpus_helpers_can_fail() -> None:
@@ -441,3 +450,32 @@ def test_detect_format(obj: Any, expected: str) -> None:
 def test_detect_format_explains_what_it_cannot_tell(obj: Any, message: str) -> None:
     with pytest.raises(FormatError, match=message):
         detect_format(obj)
+
+
+def test_gemini_thought_signatures_pass_through_the_chat_adapter() -> None:
+    """Gemini's OpenAI-compatible endpoint keeps ``extra_content`` on tool calls: loading
+    and dumping a chat history never touches it, even for a changed message."""
+    signature = {"google": {"thought_signature": "CtwBAdHtim9+" * 20}}
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+        "extra_content": signature,
+    }
+    record = {
+        "model": "gemini-3-pro-preview",
+        "messages": [
+            {"role": "user", "content": "Weather in Paris?"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "18 °C"},
+        ],
+    }
+    snapshot = copy.deepcopy(record)
+    conversation = load(record)
+    dumped = conversation.dump()
+    assert dumped == snapshot
+    assert dumped["messages"][1]["tool_calls"][0] is call
+    edited = [*conversation.messages, {"role": "assistant", "content": "18 °C."}]
+    assert conversation.dump(edited)["messages"][1]["tool_calls"][0]["extra_content"] is signature
+    assert validate(conversation) == []
+    assert record == snapshot
