@@ -6,6 +6,7 @@ the CLI."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -333,3 +334,21 @@ def test_a_stub_joins_the_turn_of_the_other_results() -> None:
     assert len(dumped["messages"]) == len(body["messages"])
     assert all(a is b for a, b in zip(dumped["messages"][3:], body["messages"][3:], strict=True))
     assert validate(load(dumped)) == []
+
+
+def test_a_message_not_read_from_the_file_has_no_place_in_it() -> None:
+    """Places follow the message objects: an edited copy has none (its provider text is
+    that of the request condense would write), every other message keeps its own."""
+    conversation = load(_fixture("anthropic_agent.json"))
+    messages = list(conversation.messages)
+    messages[4] = {**messages[4], "name": "run"}  # an edited copy of a tool result
+    del messages[8]
+    edited = dataclasses.replace(conversation, messages=messages)
+    assert edited.locator.spot(3) == ("messages", 2, "content", 0)
+    assert edited.locator.spot(4) is None
+    assert edited.locator.spot(8) == ("messages", 6)
+    [found] = validate(edited)
+    assert (found.location, str(found)) == (None, f"message 4: {found.detail} [unknown_key]")
+    assert found.provider_error == (
+        "messages.2.content.1.tool_result.name: Extra inputs are not permitted"
+    )

@@ -100,12 +100,20 @@ class Conversation:
     @property
     def locator(self) -> Locator:
         """Where each of ``messages`` came from in the record, for reports that name the
-        user's own file (``messages[3].content[1]``, ``input[7]``). A Conversation built
-        by hand knows no places beyond the canonical ones."""
+        user's own file (``messages[3].content[1]``, ``input[7]``). A message that was not
+        read from the record (one put in by hand, or a copy) has no place; a
+        Conversation built by hand knows no places beyond the canonical ones."""
         name = ROOTS.get(self.format, "messages")
         if self.format == "openai" and isinstance(self._record, dict):
             name = openai.list_key(self._record)
-        return Locator(self.format, name, self._places, self._record)
+        read = [message for group in self._groups for message in group.messages]
+        places: tuple[Place | None, ...] = self._places
+        if len(read) != len(self.messages) or any(
+            a is not b for a, b in zip(read, self.messages, strict=False)
+        ):
+            found = {id(message): place for message, place in zip(read, places, strict=True)}
+            places = tuple(found.get(id(message)) for message in self.messages)
+        return Locator(self.format, name, places, self._record)
 
     def dump(self, messages: Sequence[RawMessage] | None = None) -> Any:
         """The native form of ``messages`` (default: this conversation's own).

@@ -108,10 +108,11 @@ def localize(
 
     wire = wire_format(profile)
     source = conversation.locator if conversation is not None else None
-    paths: Locator | None = None  # None: the canonical paths are the request's own
+    paths: list[Locator] = []  # empty: the canonical paths are the request's own
     if wire in _MESSAGE_PATHS:
-        own = source is not None and source.format == wire
-        paths = source if own else layout_locator(wire, messages)
+        if source is not None and source.format == wire:
+            paths.append(source)  # the file is the request: its own paths
+        paths.append(layout_locator(wire, messages))  # where condense would write them
     return [_localize(v, profile, messages, source, paths) for v in found]
 
 
@@ -120,7 +121,7 @@ def _localize(
     profile: Profile,
     messages: Sequence[Any],
     source: Locator | None,
-    paths: Locator | None,
+    paths: Sequence[Locator],
 ) -> Violation:
     fields = dict(found.fields)
     message = messages[found.index] if 0 <= found.index < len(messages) else None
@@ -131,10 +132,12 @@ def _localize(
     template = profile.errors.get(found.code)
     if key in _EXTENSION_KEYS:
         error = None  # condense's own key: no provider ever sees it under that name
-    elif paths is not None and template is not None:
-        spot = paths.spot(found.index, message, call=call, part=part, ident=ident)
-        if spot is not None:
-            error = _native_text(template, fields, spot, key, paths)
+    elif template is not None:
+        for locator in paths:
+            spot = locator.spot(found.index, message, call=call, part=part, ident=ident)
+            if spot is not None:
+                error = _native_text(template, fields, spot, key, locator)
+                break
     if source is None:
         return replace(found, provider_error=error)
     if key in (THINKING_KEY, ITEMS_KEY):  # the file holds these as blocks or items
