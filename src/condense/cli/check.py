@@ -17,6 +17,8 @@ def register(commands: Any) -> None:
         "check",
         help="list the violations of a provider's rules (exit 1 if any)",
         description="Validate a history (JSON) or many (JSONL) against a provider profile. "
+        "Each violation names its place in the file (messages[3].content[1], input[7]) and "
+        "quotes the provider's error with that provider's own paths. "
         "Exit code 0: valid; 1: violations found; 2: unreadable input.",
     )
     parser.add_argument("file", help="JSON or JSONL file, or - for stdin")
