@@ -130,8 +130,9 @@ def _localize(
     ident = fields.get("id")
     error = found.provider_error
     template = profile.errors.get(found.code)
-    if key in _EXTENSION_KEYS:
-        error = None  # condense's own key: no provider ever sees it under that name
+    native = source is not None and source.format != "openai"
+    if key in _EXTENSION_KEYS and native:
+        error = None  # condense's own key for the file's state: no provider sees that name
     elif template is not None:
         for locator in paths:
             spot = locator.spot(found.index, message, call=call, part=part, ident=ident)
@@ -146,7 +147,6 @@ def _localize(
     else:
         where = source.spot(found.index, message, call=call, part=part, ident=ident)
         key = "id" if key == ITEM_ID_KEY else key
-    native = source.format != "openai"
     return replace(
         found,
         location=None if where is None else human(where) + (f".{key}" if key else ""),
