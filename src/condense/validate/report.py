@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from condense.formats.conversation import Conversation, layout_locator
 from condense.formats.locate import (
     ITEM_ID_KEY,
     ITEMS_KEY,
@@ -25,9 +26,6 @@ from condense.formats.locate import (
     top,
 )
 from condense.providers import Profile
-
-if TYPE_CHECKING:
-    from condense.formats import Conversation
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,8 +102,6 @@ def localize(
     """
     if not found:
         return []
-    from condense.formats.conversation import layout_locator
-
     wire = wire_format(profile)
     source = conversation.locator if conversation is not None else None
     paths: list[Locator] = []  # empty: the canonical paths are the request's own
