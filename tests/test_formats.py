@@ -28,6 +28,7 @@ from condense.formats import (
     to_responses,
     to_sharegpt,
 )
+from condense.validate import validate
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 DATA = Path(__file__).resolve().parent / "data" / "formats"
@@ -215,16 +216,52 @@ def _merge_assistant_pairs(messages: list[dict[str, Any]]) -> list[dict[str, Any
     return out
 
 
+# The keys each adapter writes (documented in its module): the rest has no slot in the
+# target API, which refuses unknown keys (tau-bench and OpenHands send ``name`` on tool
+# results, ToolBench ``valid`` on user messages).
+WRITTEN_KEYS = {
+    "anthropic": {
+        "tool": {"role", "tool_call_id", "content", "is_error", "cache_control"},
+        "other": {"role", "content", "tool_calls", "thinking_blocks"},
+    },
+    "responses": {
+        "tool": {"role", "tool_call_id", "content", "item_id", "status"},
+        "other": {"role", "content", "tool_calls", "responses_items", "item_id", "status"},
+    },
+}
+
+
+def _written(messages: list[dict[str, Any]], format: str) -> list[dict[str, Any]]:
+    keys = WRITTEN_KEYS[format]
+    return [
+        {k: v for k, v in m.items() if k in keys["tool" if m["role"] == "tool" else "other"]}
+        for m in messages
+    ]
+
+
 @pytest.mark.parametrize("path", OPENAI_FILES, ids=_name)
 def test_openai_corpus_survives_every_other_format(path: Path) -> None:
     for conversation in load_records(path):
         messages = conversation.messages
-        # Anthropic: lossless but for argument spelling and "" next to tool calls
-        assert _positional(from_anthropic(to_anthropic(messages))) == _positional(messages)
+        # Anthropic: lossless but for argument spelling, "" next to tool calls and the
+        # keys Anthropic has no slot for
+        assert _positional(from_anthropic(to_anthropic(messages))) == _positional(
+            _written(messages, "anthropic")
+        )
         # Responses: arguments and ids are kept verbatim
-        assert from_responses(to_responses(messages)) == _merge_assistant_pairs(messages)
+        assert from_responses(to_responses(messages)) == _merge_assistant_pairs(
+            _written(messages, "responses")
+        )
         # ShareGPT: ids are positional
         assert _positional(from_sharegpt(to_sharegpt(messages))) == _positional(messages)
+        # what is written is what the APIs accept: no ``name`` on a result, nothing unknown
+        for turn in to_anthropic(messages)["messages"]:
+            assert turn.keys() == {"role", "content"}
+            for block in turn["content"] if isinstance(turn["content"], list) else ():
+                if block["type"] == "tool_result":
+                    assert block.keys() <= {"type", "tool_use_id", "content", "is_error"}
+        for item in to_responses(messages):
+            assert "name" not in item or item["type"] == "function_call"
 
 
 def test_the_corpus_helpers_can_fail() -> None:
@@ -236,6 +273,8 @@ def test_the_corpus_helpers_can_fail() -> None:
     moved = [messages[0], {**messages[1], "tool_call_id": "b"}]
     assert _positional(messages) != _positional(moved)
     assert _merge_assistant_pairs(messages) == messages
+    named = [messages[0], {**messages[1], "name": "f"}]
+    assert _written(named, "anthropic") == messages != named
 
 
 # --- loading -----------------------------------------------------------------------------
@@ -411,3 +450,32 @@ def test_detect_format(obj: Any, expected: str) -> None:
 def test_detect_format_explains_what_it_cannot_tell(obj: Any, message: str) -> None:
     with pytest.raises(FormatError, match=message):
         detect_format(obj)
+
+
+def test_gemini_thought_signatures_pass_through_the_chat_adapter() -> None:
+    """Gemini's OpenAI-compatible endpoint keeps ``extra_content`` on tool calls: loading
+    and dumping a chat history never touches it, even for a changed message."""
+    signature = {"google": {"thought_signature": "CtwBAdHtim9+" * 20}}
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+        "extra_content": signature,
+    }
+    record = {
+        "model": "gemini-3-pro-preview",
+        "messages": [
+            {"role": "user", "content": "Weather in Paris?"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "18 °C"},
+        ],
+    }
+    snapshot = copy.deepcopy(record)
+    conversation = load(record)
+    dumped = conversation.dump()
+    assert dumped == snapshot
+    assert dumped["messages"][1]["tool_calls"][0] is call
+    edited = [*conversation.messages, {"role": "assistant", "content": "18 °C."}]
+    assert conversation.dump(edited)["messages"][1]["tool_calls"][0]["extra_content"] is signature
+    assert validate(conversation) == []
+    assert record == snapshot

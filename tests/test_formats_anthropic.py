@@ -163,16 +163,13 @@ def test_to_anthropic_from_chat_messages() -> None:
         {"type": "tool_use", "id": "call_1", "name": "read", "input": {"p": "a.py"}},
         {"type": "tool_use", "id": "call_2", "name": "read", "input": {"p": "b.py"}},
     ]
+    # a tool_result has no ``name`` and an image no ``detail``: neither is written
     assert results == {
         "role": "user",
         "content": [
-            {"type": "tool_result", "tool_use_id": "call_2", "content": "B", "name": "read"},
-            {"type": "tool_result", "tool_use_id": "call_1", "content": "A", "name": "read"},
-            {
-                "type": "image",
-                "source": {"type": "url", "url": "https://x.test/a.png"},
-                "detail": "high",
-            },
+            {"type": "tool_result", "tool_use_id": "call_2", "content": "B"},
+            {"type": "tool_result", "tool_use_id": "call_1", "content": "A"},
+            {"type": "image", "source": {"type": "url", "url": "https://x.test/a.png"}},
         ],
     }
     assert note == {"role": "user", "content": "Mid-conversation note."}
@@ -180,7 +177,9 @@ def test_to_anthropic_from_chat_messages() -> None:
     assert back[0] == {"role": "system", "content": native["system"]}  # documented: merged
     assert back[2]["content"] is None  # documented: "" next to tool calls reads back as None
     assert back[2]["tool_calls"] == messages[3]["tool_calls"]
-    assert back[3:6] == messages[4:7]
+    assert back[3:5] == [{k: v for k, v in m.items() if k != "name"} for m in messages[4:6]]
+    image = {"url": IMAGE["url"]}
+    assert back[5] == {"role": "user", "content": [{"type": "image_url", "image_url": image}]}
     assert back[6] == {"role": "user", "content": "Mid-conversation note."}
 
 
@@ -220,3 +219,109 @@ def test_errors_name_the_message() -> None:
         Conversation(messages=[], format="anthropic", source="x.jsonl", line=4).dump(
             [{"role": "user", "content": "a"}, {"role": "robot", "content": "b"}]
         )
+
+
+def _tau_call(call_id: str) -> dict[str, Any]:
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "get_user_details", "arguments": '{"user_id": "mia_li_3668"}'},
+    }
+
+
+def test_to_anthropic_writes_only_what_the_api_accepts() -> None:
+    """tau-bench, OpenHands and SWE-agent put ``name`` on tool results; DeepSeek adds
+    ``reasoning_content``, Gemini ``extra_content``: none has a slot in Anthropic."""
+    signed = {**_tau_call("call_2"), "extra_content": {"google": {"thought_signature": "s"}}}
+    messages = [
+        {"role": "user", "content": "Change my flight.", "name": "mia"},
+        {
+            "role": "assistant",
+            "content": "Let me look.",
+            "reasoning_content": "The user wants…",
+            "refusal": None,
+            "tool_calls": [{**_tau_call("call_1"), "cache_control": {"type": "ephemeral"}}, signed],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "name": "get_user_details", "content": "{}"},
+        {
+            "role": "tool",
+            "tool_call_id": "call_2",
+            "name": "get_user_details",
+            "content": [{"type": "text", "text": "{}", "annotations": []}],
+            "is_error": True,
+        },
+    ]
+    turns = to_anthropic(messages)["messages"]
+    assert turns[0] == {"role": "user", "content": "Change my flight."}
+    assert turns[1] == {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Let me look."},
+            {
+                "type": "tool_use",
+                "id": "call_1",
+                "name": "get_user_details",
+                "input": {"user_id": "mia_li_3668"},
+                "cache_control": {"type": "ephemeral"},
+            },
+            {
+                "type": "tool_use",
+                "id": "call_2",
+                "name": "get_user_details",
+                "input": {"user_id": "mia_li_3668"},
+            },
+        ],
+    }
+    assert turns[2] == {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "call_1", "content": "{}"},
+            {
+                "type": "tool_result",
+                "tool_use_id": "call_2",
+                "content": [{"type": "text", "text": "{}"}],
+                "is_error": True,
+            },
+        ],
+    }
+
+
+def test_every_result_of_one_turn_goes_in_one_user_message_before_any_text() -> None:
+    messages = [
+        {"role": "user", "content": "Read a and b."},
+        {"role": "assistant", "content": None, "tool_calls": [_call("a", "{}"), _call("b", "{}")]},
+        {"role": "tool", "tool_call_id": "a", "content": "A"},
+        {"role": "user", "content": "(the user typed while the tools ran)"},
+        {"role": "tool", "tool_call_id": "b", "content": "B"},
+        {"role": "user", "content": "Next question."},
+    ]
+    turns = to_anthropic(messages)["messages"]
+    assert [t["role"] for t in turns] == ["user", "assistant", "user"]
+    kinds = [b["type"] for b in turns[2]["content"]]
+    assert kinds == ["tool_result", "tool_result", "text", "text"]
+    assert [b.get("text") for b in turns[2]["content"][2:]] == [
+        "(the user typed while the tools ran)",
+        "Next question.",
+    ]
+    # one user message joins after the results; the next one is a turn of its own
+    more = to_anthropic([*messages, {"role": "user", "content": "And another."}])["messages"]
+    assert more[3] == {"role": "user", "content": "And another."}
+
+
+def test_a_new_result_joins_the_unchanged_turn_of_results(request_body: dict[str, Any]) -> None:
+    """A stub for a lost result must join the turn holding the other results: that
+    turn is written afresh, every other turn stays the original object."""
+    body = copy.deepcopy(request_body)
+    body["messages"][2]["content"] = body["messages"][2]["content"][:1]  # only one result
+    conversation = load(body)
+    messages = list(conversation.messages)
+    stub = {"role": "tool", "tool_call_id": "toolu_01B7kR2mNv", "content": "[no result]"}
+    messages.insert(4, stub)
+    turns = conversation.dump(messages)["messages"]
+    assert len(turns) == len(body["messages"])
+    assert [b.get("tool_use_id") for b in turns[2]["content"]] == [
+        "toolu_01A9pQ3sLx",
+        "toolu_01B7kR2mNv",
+    ]
+    assert all(turns[i] is body["messages"][i] for i in (0, 1, 3, 4, 5, 6))
+    assert conversation.dump() == body  # unchanged: verbatim

@@ -107,10 +107,27 @@ def _positional(messages: list[Any]) -> list[Any]:
     return out
 
 
+def _without_detail(messages: list[Any]) -> list[Any]:
+    """Anthropic image blocks have no ``detail``: the writer leaves it out."""
+    out = []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, list):
+            content = [
+                {**p, "image_url": {"url": p["image_url"]["url"]}}
+                if p.get("type") == "image_url"
+                else p
+                for p in content
+            ]
+            message = {**message, "content": content}
+        out.append(message)
+    return out
+
+
 @QUICK
 @given(conversations(thinking=True))
 def test_anthropic_round_trip_is_lossless(messages: list[Any]) -> None:
-    assert from_anthropic(to_anthropic(messages)) == messages
+    assert from_anthropic(to_anthropic(messages)) == _without_detail(messages)
 
 
 @QUICK

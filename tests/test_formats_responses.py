@@ -155,6 +155,9 @@ def test_a_string_input_is_one_user_message() -> None:
     ]
 
 
+IMAGE = {"url": "https://x.test/a.png", "detail": "high"}
+
+
 def test_to_responses_from_chat_messages() -> None:
     messages = [
         {"role": "system", "content": "Rules."},
@@ -183,14 +186,62 @@ def test_to_responses_from_chat_messages() -> None:
     ]
     assert items[1]["content"] == [{"type": "input_text", "text": "hi"}]
     assert items[2] == {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}
-    assert items[4] == {
-        "type": "function_call_output",
-        "call_id": "c1",
-        "output": "one",
-        "name": "f",
-    }
+    # the Responses API has no ``name`` on a function_call_output: it is not written
+    assert items[4] == {"type": "function_call_output", "call_id": "c1", "output": "one"}
     assert items[6]["content"] == [{"type": "output_text", "text": "done"}]
-    assert from_responses(items) == messages
+    unnamed = [{k: v for k, v in m.items() if k != "name"} for m in messages]
+    assert from_responses(items) == unnamed
+
+
+def test_to_responses_writes_only_what_the_api_accepts() -> None:
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "f", "arguments": "{}", "strict": True},
+        "extra_content": {"google": {"thought_signature": "sig"}},
+        "item_id": "fc_1",
+        "status": "completed",
+    }
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {}}]},
+        {
+            "role": "assistant",
+            "content": "On it.",
+            "name": "bot",
+            "reasoning_content": "think",
+            "refusal": None,
+            "phase": "commentary",
+            "item_id": "msg_1",
+            "tool_calls": [call],
+        },
+        {"role": "tool", "tool_call_id": "c1", "name": "f", "content": "one", "weight": 1},
+        {"role": "user", "content": [{"type": "image_url", "image_url": IMAGE}], "name": "u"},
+    ]
+    items = to_responses(messages)
+    assert items == [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": "On it.",
+            "id": "msg_1",
+            "phase": "commentary",
+        },
+        {
+            "type": "function_call",
+            "call_id": "c1",
+            "name": "f",
+            "arguments": "{}",
+            "id": "fc_1",
+            "status": "completed",
+        },
+        {"type": "function_call_output", "call_id": "c1", "output": "one"},
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_image", "image_url": IMAGE["url"], "detail": "high"}],
+        },
+    ]
 
 
 def test_errors_name_the_item() -> None:

@@ -17,6 +17,8 @@ def register(commands: Any) -> None:
         "check",
         help="list the violations of a provider's rules (exit 1 if any)",
         description="Validate a history (JSON) or many (JSONL) against a provider profile. "
+        "Each violation names its place in the file (messages[3].content[1], input[7]) and "
+        "quotes the provider's error with that provider's own paths. "
         "Exit code 0: valid; 1: violations found; 2: unreadable input.",
     )
     parser.add_argument("file", help="JSON or JSONL file, or - for stdin")
@@ -33,11 +35,12 @@ def handle(args: argparse.Namespace) -> int:
     for conversation in conversations:
         choice = provider_for(args, conversation)
         chosen.append(str(choice))
-        for violation in validate(conversation.messages, provider=choice):
+        for violation in validate(conversation, provider=choice):
             found.append(
                 {
                     "source": conversation.source,
                     "line": conversation.line,
+                    "location": violation.location or f"message {violation.index}",
                     "index": violation.index,
                     "code": violation.code,
                     "detail": violation.detail,
@@ -50,7 +53,7 @@ def handle(args: argparse.Namespace) -> int:
     else:
         for item in found:
             where = item["source"] + (f":{item['line']}" if item["line"] is not None else "")
-            print(f"{where}: message {item['index']}: {item['detail']} [{item['code']}]")
+            print(f"{where}: {item['location']}: {item['detail']} [{item['code']}]")
             if item["provider_error"]:
                 print(f"    {item['provider']} would answer: {item['provider_error']}")
         records = len(conversations)

@@ -35,7 +35,7 @@ def handle(args: argparse.Namespace) -> int:
     for conversation in conversations:
         choice = provider_for(args, conversation)
         chosen.append(str(choice))
-        result = repair(conversation.messages, provider=choice)
+        result = repair(conversation, provider=choice)
         healed.append((conversation, conversation.dump(result.messages)))
         total += len(result.changes)
         for change in result.changes:
@@ -44,6 +44,7 @@ def handle(args: argparse.Namespace) -> int:
                     "source": conversation.source,
                     "line": conversation.line,
                     "action": change.action,
+                    "location": change.location,
                     "index": change.index,
                     "output_index": change.output_index,
                     "code": change.code,

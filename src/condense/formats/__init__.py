@@ -12,9 +12,13 @@ The canonical form is the OpenAI Chat Completions message list as plain dicts. A
 are unchanged (same objects) verbatim, so ``load(x).dump() == x``. The pure ``from_*`` /
 ``to_*`` functions document their normalizations in their modules.
 
-Fields an adapter does not map are carried, not dropped: unknown keys of a native turn,
-block or item ride on the canonical message, tool call or content part made from it, and
-back. Beyond that, the adapters add these keys to canonical messages (``EXTENSION_KEYS``):
+Fields an adapter does not map are carried on reading: unknown keys of a native turn,
+block or item ride on the canonical message, tool call or content part made from it.
+Unchanged turns go back verbatim; a turn written afresh gets only the keys its API
+accepts (each module lists what it drops: a tool message's ``name`` has no slot in an
+Anthropic ``tool_result`` or a Responses ``function_call_output``).
+
+Beyond that, the adapters add these keys to canonical messages (``EXTENSION_KEYS``):
 
 - ``thinking_blocks`` (assistant) — Anthropic ``thinking``/``redacted_thinking`` blocks
   of the turn, verbatim and in order, signatures included;
@@ -23,22 +27,26 @@ back. Beyond that, the adapters add these keys to canonical messages (``EXTENSIO
 - ``item_id`` (any message or tool call) — the ``id`` of the Responses item it came from.
 
 Validators that reject unknown keys should allow these when the history is going back
-to the format that produced them.
+to the format that produced them. Reports never name them: ``Conversation.locator`` says
+where each canonical message (and each of its calls, parts and replay items) sits in the
+user's own file, and ``locate.native_words`` says what that file calls the state these
+keys hold.
 """
 
 from condense.formats.anthropic import from_anthropic, to_anthropic
 from condense.formats.conversation import Conversation
 from condense.formats.detect import FORMATS, detect_format
 from condense.formats.loading import load, load_records, parse_text
+from condense.formats.locate import EXTENSION_KEYS, Locator, Place
 from condense.formats.responses import from_responses, to_responses
 from condense.formats.sharegpt import from_sharegpt, to_sharegpt
-
-EXTENSION_KEYS = frozenset({"thinking_blocks", "responses_items", "item_id"})
 
 __all__ = [
     "EXTENSION_KEYS",
     "FORMATS",
     "Conversation",
+    "Locator",
+    "Place",
     "detect_format",
     "from_anthropic",
     "from_responses",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from condense.exceptions import FormatError
+from condense.formats.locate import Place
 from condense.types import RawMessage
 
 
@@ -35,10 +36,13 @@ class Group:
 
 @dataclass(frozen=True, slots=True)
 class Parsed:
-    """What an adapter's ``read`` returns: canonical messages and their groups."""
+    """What an adapter's ``read`` returns: canonical messages, their groups and, one per
+    message, the place in the native record it came from (empty when the messages are
+    the native ones)."""
 
     messages: list[RawMessage]
     groups: tuple[Group, ...] = ()
+    places: tuple[Place, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

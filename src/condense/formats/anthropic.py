@@ -34,23 +34,39 @@ Writing (``to_anthropic``) inverts this. Normalizations (all invisible to
   next to tool calls reads back as a string.
 - ``arguments`` is parsed and stored as ``input``; it reads back re-encoded (same JSON
   value, possibly different spacing). Arguments that are not JSON raise FormatError.
-- Consecutive tool messages share one user turn, and a user message right after them
-  joins that turn as text after the results (the API requires results in the next turn).
-  Other consecutive same-role messages stay separate turns (the API merges them).
+- Every tool result answering an assistant turn, and the user text among or right after
+  them, make one user turn: all results first, in order, then the text (the API wants
+  every result in the next turn, before any text). A new result next to an unchanged
+  turn of results joins it, and that turn is then written fresh. An empty user message
+  stays a turn of its own. Other consecutive same-role messages stay separate turns (the
+  API merges them).
 - A missing or null content is written as ``[]``.
-- Keys Anthropic has no slot for (a tool message's ``name``, ``detail`` of an image, any
-  unknown key) are carried onto the turn or block, so the round trip is lossless; the
-  Messages API rejects unknown keys, so strip them before sending a converted history.
+- Only what the Messages API accepts is written: a turn has ``role`` and ``content``; a
+  ``tool_use`` block ``id``, ``name``, ``input``, ``cache_control``; a ``tool_result``
+  block ``tool_use_id``, ``content``, ``is_error``, ``cache_control``; a text block
+  ``text``, ``cache_control``, ``citations``; an image block ``source``,
+  ``cache_control``. So these are dropped: ``name`` on any message (tau-bench, OpenHands
+  and SWE-agent put it on tool results), ``reasoning_content`` (DeepSeek/Kimi reasoning
+  has no signature, so it cannot be replayed as thinking), ``refusal``, ``audio``,
+  Gemini's ``extra_content`` on calls, Responses item ids and ``status``, an image's
+  ``detail``, the keys of a non-leading system message, and any unknown key. Blocks of
+  other types (documents, server tool blocks) are written as they are. Turns read from
+  an Anthropic file that reach the writer unchanged are emitted verbatim, keys and all.
+
+``read`` also records where each canonical message came from (``Place``: the turn, the
+``tool_result`` block of a tool message, the block of each call, part and thinking
+block); ``layout`` says where a fresh write puts each message.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from condense.exceptions import FormatError
 from condense.formats._common import (
+    Fresh,
     Group,
     Parsed,
     describe,
@@ -62,9 +78,11 @@ from condense.formats._common import (
     require_list,
     tool_call_parts,
 )
+from condense.formats.locate import THINKING_KEY, Path, Place
+from condense.providers.anthropic import TEXT_BLOCK_KEYS
 from condense.types import RawMessage
 
-THINKING_KEY = "thinking_blocks"
+ROOT = "messages"
 _THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 _SYSTEM_ROLES = ("system", "developer")
 _DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
@@ -85,32 +103,42 @@ def to_anthropic(messages: Sequence[RawMessage]) -> dict[str, Any]:
 
 
 def read(obj: object) -> Parsed:
-    """Canonical messages and their groups; see the module docstring."""
+    """Canonical messages, their groups and places; see the module docstring."""
     messages: list[RawMessage] = []
     groups: list[Group] = []
+    places: list[Place] = []
     if isinstance(obj, dict):
         turns = require_list(obj.get("messages"), "the 'messages' of an Anthropic request")
         if obj.get("system") is not None:
             system = _system_message(obj["system"])
             messages.append(system)
             groups.append(Group((system,), (), kind="system"))
+            places.append(_place(("system",), obj["system"], ("system",)))
     else:
         turns = require_list(obj, "an Anthropic message list")
     for index, turn in enumerate(turns):
         turn = require_dict(turn, "a message", index=index)
         role = turn.get("role")
         if role == "assistant":
-            made = [_assistant_message(turn)]
+            made = [_assistant_message(turn, (ROOT, index))]
         elif role == "user":
-            made = _user_messages(turn)
+            made = _user_messages(turn, (ROOT, index))
         else:
             raise FormatError(
                 f"unknown role {role!r}; Anthropic messages are 'user' or 'assistant'",
                 index=index,
             )
-        messages.extend(made)
-        groups.append(Group(tuple(made), (turn,)))
-    return Parsed(messages, tuple(groups))
+        messages.extend(message for message, _ in made)
+        places.extend(place for _, place in made)
+        groups.append(Group(tuple(message for message, _ in made), (turn,)))
+    return Parsed(messages, tuple(groups), tuple(places))
+
+
+def _place(path: Path, content: object, blocks: Path) -> Place:
+    """The place of a message at ``path`` whose content is the block list at ``blocks``."""
+    if not isinstance(content, list):
+        return Place(path)
+    return Place(path, parts=tuple((*blocks, j) for j in range(len(content))))
 
 
 def _system_message(system: object) -> RawMessage:
@@ -119,31 +147,41 @@ def _system_message(system: object) -> RawMessage:
     return {"role": "system", "content": system}
 
 
-def _assistant_message(turn: dict[str, Any]) -> RawMessage:
+def _assistant_message(turn: dict[str, Any], base: Path) -> tuple[RawMessage, Place]:
     content = turn.get("content")
     message: RawMessage = {"role": "assistant"}
     if not isinstance(content, list):
         message["content"] = content
         message.update(extras(turn, ("role", "content")))
-        return message
+        return message, Place(base)
     calls: list[dict[str, Any]] = []
     thinking: list[Any] = []
     rest: list[Any] = []
-    for block in content:
+    spots: dict[str, list[Path]] = {"calls": [], "replay": [], "parts": []}
+    for position, block in enumerate(content):
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "tool_use":
             calls.append(_tool_call(block))
+            spots["calls"].append((*base, "content", position))
         elif kind in _THINKING_TYPES:
             thinking.append(block)
+            spots["replay"].append((*base, "content", position))
         else:
             rest.append(block_to_part(block))
+            spots["parts"].append((*base, "content", position))
     message["content"] = _leftover(rest) if calls or thinking else rest
     if calls:
         message["tool_calls"] = calls
     if thinking:
         message[THINKING_KEY] = thinking
     message.update(extras(turn, ("role", "content")))
-    return message
+    place = Place(
+        base,
+        calls=tuple(spots["calls"]),
+        parts=tuple(spots["parts"]),
+        replay=tuple(spots["replay"]),
+    )
+    return message, place
 
 
 def _tool_call(block: dict[str, Any]) -> dict[str, Any]:
@@ -157,23 +195,28 @@ def _tool_call(block: dict[str, Any]) -> dict[str, Any]:
     return call
 
 
-def _user_messages(turn: dict[str, Any]) -> list[RawMessage]:
+def _user_messages(turn: dict[str, Any], base: Path) -> list[tuple[RawMessage, Place]]:
     content = turn.get("content")
     carried = extras(turn, ("role", "content"))
     if not isinstance(content, list):
-        return [{"role": "user", "content": content, **carried}]
-    results: list[RawMessage] = []
+        return [({"role": "user", "content": content, **carried}, Place(base))]
+    results: list[tuple[RawMessage, Place]] = []
     rest: list[Any] = []
-    for block in content:
+    parts: list[Path] = []
+    for position, block in enumerate(content):
+        spot = (*base, "content", position)
         if isinstance(block, dict) and block.get("type") == "tool_result":
-            results.append(_tool_message(block))
+            place = _place(spot, block.get("content"), (*spot, "content"))
+            results.append((_tool_message(block), place))
         else:
             rest.append(block_to_part(block))
+            parts.append(spot)
     if not results:
-        return [{"role": "user", "content": rest, **carried}]
+        return [({"role": "user", "content": rest, **carried}, Place(base, parts=tuple(parts)))]
     leftover = _leftover(rest)
     if leftover is not None or carried:
-        results.append({"role": "user", "content": [] if leftover is None else leftover, **carried})
+        message = {"role": "user", "content": [] if leftover is None else leftover, **carried}
+        results.append((message, Place(base, parts=tuple(parts))))
     return results
 
 
@@ -223,58 +266,147 @@ def block_to_part(block: Any) -> Any:
 
 # --- writing ----------------------------------------------------------------------------
 
+TURN_KEYS = ("role", "content")
+TOOL_USE_KEYS = ("type", "id", "name", "input", "cache_control")
+TOOL_RESULT_KEYS = ("type", "tool_use_id", "content", "is_error", "cache_control")
+IMAGE_KEYS = ("type", "source", "cache_control")
+TEXT_KEYS = tuple(sorted(TEXT_BLOCK_KEYS))
+"""The keys the Messages API accepts on each object the writer makes."""
+
 
 def write(record: object, groups: Sequence[Group], messages: Sequence[RawMessage]) -> Any:
     """The native form of ``messages``, reusing unchanged turns of ``record`` verbatim."""
+    native, _ = _write(record, groups, messages)
+    return native
+
+
+def layout(messages: Sequence[Any]) -> tuple[Any, tuple[Place | None, ...]]:
+    """The request a fresh write of ``messages`` makes, and where each message lands in
+    it (``None`` for one that cannot be written). Never raises: what the writer would
+    refuse (arguments that are not JSON, malformed calls) is laid out as best it can."""
+    return _write(None, (), messages, lenient=True)
+
+
+def _write(
+    record: object,
+    groups: Sequence[Group],
+    messages: Sequence[Any],
+    *,
+    lenient: bool = False,
+) -> tuple[Any, tuple[Place | None, ...]]:
     lead = 0
-    while lead < len(messages) and _role(messages[lead], lead) in _SYSTEM_ROLES:
+    while lead < len(messages) and _role(messages[lead], lead, lenient) in _SYSTEM_ROLES:
         lead += 1
     system_groups = [group for group in groups if group.kind == "system"]
     turn_groups = [group for group in groups if group.kind != "system"]
     turns: list[Any] = []
-    for run in plan(messages[lead:], turn_groups):
+    places: list[Place | None] = []
+    for run in _joined(plan(messages[lead:], turn_groups)):
         if isinstance(run, Group):
             turns.extend(run.native)
-        else:
-            turns.extend(_turns(run.messages, lead + run.start))
+            places.extend([None] * len(run.messages))  # their places are the record's own
+            continue
+        before = messages[lead + run.start - 1] if lead + run.start > 0 else None
+        made, made_places = _turns(
+            run.messages, lead + run.start, base=len(turns), collect=_calls(before), lenient=lenient
+        )
+        turns.extend(made)
+        places.extend(made_places)
     out: dict[str, Any] = dict(record) if isinstance(record, dict) else {}
     if lead:
         header = list(plan(messages[:lead], system_groups))
+        system, system_places = _system_value(messages[:lead], lenient)
         if isinstance(record, dict) and len(header) == 1 and isinstance(header[0], Group):
-            out["system"] = record["system"]
-        else:
-            out["system"] = _system_value(messages[:lead])
+            system = record["system"]
+        out["system"] = system
+        places[:0] = system_places
     elif out.get("system") is not None:
         del out["system"]  # the system prompt was removed
     if not isinstance(record, dict) and not lead and record is not None:
-        return turns
+        return turns, tuple(places)
     out["messages"] = turns
+    return out, tuple(places)
+
+
+def _joined(runs: Iterable[Group | Fresh]) -> list[Group | Fresh]:
+    """``runs`` with each verbatim turn that a fresh tool result must join made fresh
+    too: every result answering one assistant turn goes in one user turn."""
+    out: list[Group | Fresh] = []
+    position = 0
+    for run in runs:
+        start = run.start if isinstance(run, Fresh) else position
+        position = start + len(run.messages)
+        if out and _joins(out[-1], run):
+            previous = out.pop()
+            start -= len(previous.messages)
+            run = Fresh(start, [*previous.messages, *run.messages])
+        out.append(run)
     return out
 
 
-def _role(message: object, index: int) -> object:
+def _joins(earlier: Group | Fresh, later: Group | Fresh) -> bool:
+    if isinstance(earlier, Group) and isinstance(later, Group):
+        return False  # an unchanged file stays as it was
+    last, first = earlier.messages[-1], later.messages[0]
+    return _role_of(first) == "tool" and _role_of(last) in ("tool", "user")
+
+
+def _text(message: dict[str, Any]) -> bool:
+    """True when a user message has content to add to a turn (an empty one stays a turn
+    of its own, so that no message is lost)."""
+    content = message.get("content")
+    return bool(content) and isinstance(content, str | list)
+
+
+def _ends_with_user(gathering: list[tuple[int, Any]]) -> bool:
+    """True when a user message joined since the latest result: the next one has a turn
+    of its own (only text among or right after the results joins them)."""
+    return bool(gathering) and gathering[-1][1].get("role") == "user"
+
+
+def _role_of(message: object) -> object:
+    return message.get("role") if isinstance(message, dict) else None
+
+
+def _calls(message: object) -> bool:
+    """True for an assistant message with tool calls (its results open the next turn)."""
+    return (
+        isinstance(message, dict)
+        and message.get("role") == "assistant"
+        and bool(message.get("tool_calls"))
+    )
+
+
+def _role(message: object, index: int, lenient: bool = False) -> object:
+    if lenient:
+        return _role_of(message)
     return require_dict(message, "a message", index=index).get("role")
 
 
-def _system_value(messages: Sequence[RawMessage]) -> Any:
+def _system_value(messages: Sequence[Any], lenient: bool = False) -> tuple[Any, list[Place | None]]:
     if len(messages) == 1:
         content = messages[0].get("content")
         if isinstance(content, list):
-            return [part_to_block(part) for part in content]
-        return "" if content is None else content
+            place = Place(("system",), parts=tuple(("system", j) for j in range(len(content))))
+            return [part_to_block(part) for part in content], [place]
+        return ("" if content is None else content), [Place(("system",))]
     blocks: list[Any] = []
+    places: list[Place | None] = []
     for index, message in enumerate(messages):
-        blocks.extend(_blocks(message.get("content"), index))
-    return blocks
+        made = _blocks(message.get("content"), index, lenient)
+        parts = tuple(("system", len(blocks) + j) for j in range(len(made)))
+        places.append(Place(parts[0] if parts else ("system",), parts=parts))
+        blocks.extend(made)
+    return blocks, places
 
 
-def _blocks(content: object, index: int) -> list[Any]:
+def _blocks(content: object, index: int, lenient: bool = False) -> list[Any]:
     """Content as a list of blocks: a non-empty string is one text block."""
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     if isinstance(content, list):
         return [part_to_block(part) for part in content]
-    if content is None:
+    if content is None or lenient:
         return []
     raise FormatError(f"content must be a string or an array, got {describe(content)}", index=index)
 
@@ -285,64 +417,113 @@ def _content(content: object) -> Any:
     return [] if content is None else content
 
 
-def _turns(messages: Sequence[RawMessage], start: int) -> list[Any]:
+def _turns(
+    messages: Sequence[Any], start: int, *, base: int, collect: bool, lenient: bool
+) -> tuple[list[Any], list[Place | None]]:
+    """Fresh turns for ``messages`` (the first is message ``start``, written as turn
+    ``base``). The tool results after an assistant turn, the user text among them and
+    one user message right after them make one user turn, results first; ``collect``
+    says the run starts right after an assistant turn with tool calls."""
     turns: list[Any] = []
-    results: dict[str, Any] | None = None  # the user turn holding the latest tool results
+    places: list[Place | None] = [None] * len(messages)
+    gathering: list[tuple[int, Any]] = []  # the messages of the user turn being gathered
     for offset, message in enumerate(messages):
         index = start + offset
-        role = _role(message, index)
-        carried = extras(message, ("role", "content"))
-        if role == "tool":
-            if results is None:
-                results = {"role": "user", "content": []}
-                turns.append(results)
-            results["content"].append(_tool_result(message))
+        role = _role(message, index, lenient)
+        joins = role == "user" and (collect or gathering) and _text(message)
+        if role == "tool" or (joins and not _ends_with_user(gathering)):
+            gathering.append((offset, message))
             continue
-        content = message.get("content")
-        if role == "user" and results is not None and content and isinstance(content, str | list):
-            results["content"].extend(_blocks(content, index))
-            results.update(carried)
-            results = None
-            continue
-        results = None
+        _gathered(gathering, turns, places, base, lenient)
+        gathering, collect = [], False
+        turn_path: Path = (ROOT, base + len(turns))
         if role == "assistant":
-            turns.append(_assistant_turn(message, index))
+            turn, places[offset] = _assistant_turn(message, index, turn_path, lenient)
+            collect = bool(message.get("tool_calls"))
         elif role == "user" or role in _SYSTEM_ROLES:
-            turns.append({"role": "user", "content": _content(message.get("content")), **carried})
+            content = message.get("content")
+            turn = {"role": "user", "content": _content(content)}
+            places[offset] = _place(turn_path, content, (*turn_path, "content"))
+        elif lenient:
+            continue
         else:
             raise FormatError(f"unknown role {role!r}", index=index)
-    return turns
+        turns.append(turn)
+    _gathered(gathering, turns, places, base, lenient)
+    return turns, places
 
 
-def _assistant_turn(message: RawMessage, index: int) -> dict[str, Any]:
+def _gathered(
+    gathering: list[tuple[int, Any]],
+    turns: list[Any],
+    places: list[Place | None],
+    base: int,
+    lenient: bool,
+) -> None:
+    """Append the gathered messages: with tool results, one user turn holding every
+    result, then the text of the user messages; without, one turn per user message."""
+    if not any(message.get("role") == "tool" for _, message in gathering):
+        for offset, message in gathering:
+            turn_path: Path = (ROOT, base + len(turns))
+            content = message.get("content")
+            turns.append({"role": "user", "content": _content(content)})
+            places[offset] = _place(turn_path, content, (*turn_path, "content"))
+        return
+    turn_path = (ROOT, base + len(turns))
+    blocks: list[Any] = []
+    for offset, message in gathering:
+        if message.get("role") == "tool":
+            spot = (*turn_path, "content", len(blocks))
+            places[offset] = _place(spot, message.get("content"), (*spot, "content"))
+            blocks.append(_tool_result(message))
+    for offset, message in gathering:
+        if message.get("role") != "tool":
+            made = _blocks(message.get("content"), offset, lenient)
+            parts = tuple((*turn_path, "content", len(blocks) + j) for j in range(len(made)))
+            places[offset] = Place(turn_path, parts=parts)
+            blocks.extend(made)
+    turns.append({"role": "user", "content": blocks})
+
+
+def _assistant_turn(
+    message: RawMessage, index: int, path: Path, lenient: bool
+) -> tuple[dict[str, Any], Place]:
     thinking = message.get(THINKING_KEY)
     calls = message.get("tool_calls")
     blocks: list[Any] = list(thinking) if isinstance(thinking, list) else []
-    mapped = ["role", "content"]
-    if blocks:
-        mapped.append(THINKING_KEY)
-    if calls:
-        mapped.append("tool_calls")
-    carried = extras(message, mapped)
     content = message.get("content")
     if not blocks and not calls:
-        return {"role": "assistant", "content": _content(content), **carried}
-    blocks.extend(_blocks(content, index))
+        return {"role": "assistant", "content": _content(content)}, _place(
+            path, content, (*path, "content")
+        )
+    replay = tuple((*path, "content", j) for j in range(len(blocks)))
+    made = _blocks(content, index, lenient)
+    parts = tuple((*path, "content", len(blocks) + j) for j in range(len(made)))
+    blocks.extend(made)
+    if not isinstance(calls, list) and lenient:
+        calls = []
+    spots: list[Path] = []
     for position, call in enumerate(require_list(calls or [], "'tool_calls'", index=index)):
-        blocks.append(_tool_use(call, index, position))
-    return {"role": "assistant", "content": blocks, **carried}
+        spots.append((*path, "content", len(blocks)))
+        blocks.append(_tool_use(call, index, position, lenient))
+    place = Place(path, calls=tuple(spots), parts=parts, replay=replay)
+    return {"role": "assistant", "content": blocks}, place
 
 
-def _tool_use(call: object, index: int, position: int) -> dict[str, Any]:
-    checked, function = tool_call_parts(call, index=index, position=position)
+def _tool_use(call: object, index: int, position: int, lenient: bool) -> dict[str, Any]:
+    try:
+        checked, function = tool_call_parts(call, index=index, position=position)
+        arguments = parse_arguments(function.get("arguments"), index=index, call=position)
+    except FormatError:
+        if not lenient:
+            raise
+        return {"type": "tool_use"}
     block: dict[str, Any] = {"type": "tool_use"}
     if "id" in checked:
         block["id"] = checked["id"]
     block["name"] = function.get("name")
-    block["input"] = parse_arguments(function.get("arguments"), index=index, call=position)
-    block.update(extras(function, ("name", "arguments", *block)))
-    block.update(extras(checked, ("id", "type", "function", *block)))
-    return block
+    block["input"] = arguments
+    return _with(block, checked, TOOL_USE_KEYS)
 
 
 def _tool_result(message: RawMessage) -> dict[str, Any]:
@@ -354,13 +535,23 @@ def _tool_result(message: RawMessage) -> dict[str, Any]:
         block["content"] = (
             [part_to_block(part) for part in content] if isinstance(content, list) else content
         )
-    block.update(extras(message, ("role", "tool_call_id", "content")))
+    return _with(block, message, TOOL_RESULT_KEYS)
+
+
+def _with(block: dict[str, Any], source: dict[str, Any], accepted: Sequence[str]) -> dict[str, Any]:
+    """``block`` plus the keys of ``source`` the API accepts on it and ``block`` lacks."""
+    block.update((key, source[key]) for key in accepted if key in source and key not in block)
     return block
 
 
 def part_to_block(part: Any) -> Any:
-    """An OpenAI ``image_url`` part as an Anthropic image block; other parts unchanged."""
-    if not isinstance(part, dict) or part.get("type") != "image_url":
+    """An OpenAI part as an Anthropic block: ``image_url`` as an image block, a text part
+    with only the keys a text block may have; any other part unchanged."""
+    if not isinstance(part, dict):
+        return part
+    if part.get("type") == "text":
+        return part if part.keys() <= TEXT_BLOCK_KEYS else _with({}, part, TEXT_KEYS)
+    if part.get("type") != "image_url":
         return part
     image = part.get("image_url")
     if not isinstance(image, dict) or not isinstance(image.get("url"), str):
@@ -372,9 +563,4 @@ def part_to_block(part: Any) -> Any:
         if match
         else {"type": "url", "url": url}
     )
-    return {
-        "type": "image",
-        "source": source,
-        **extras(image, ("url",)),
-        **extras(part, ("type", "image_url")),
-    }
+    return _with({"type": "image", "source": source}, part, IMAGE_KEYS)

@@ -17,6 +17,7 @@ from condense.exceptions import FormatError, UnknownNameError
 from condense.formats import anthropic, openai, responses, sharegpt
 from condense.formats._common import Group, Parsed
 from condense.formats.detect import FORMATS, detect_format
+from condense.formats.locate import Locator, Place
 from condense.types import RawMessage
 
 Reader = Callable[[object], Parsed]
@@ -28,6 +29,20 @@ ADAPTERS: dict[str, tuple[Reader, Writer]] = {
     "responses": (responses.read, responses.write),
     "sharegpt": (sharegpt.read, sharegpt.write),
 }
+
+
+Layout = Callable[[Sequence[Any]], tuple[Any, tuple[Place | None, ...]]]
+LAYOUTS: dict[str, Layout] = {"anthropic": anthropic.layout, "responses": responses.layout}
+ROOTS = {"anthropic": "messages", "responses": "input", "sharegpt": "conversations"}
+
+
+def layout_locator(format: str, messages: Sequence[Any]) -> Locator:
+    """Where each of ``messages`` would sit in a request written fresh in ``format``
+    (the canonical places for ``openai``); never raises."""
+    if format not in LAYOUTS:
+        return Locator(check_format(format), ROOTS.get(format, "messages"))
+    native, places = LAYOUTS[format](messages)
+    return Locator(format, ROOTS[format], places, native)
 
 
 def check_format(format: str, *, auto: bool = False) -> str:
@@ -52,6 +67,7 @@ class Conversation:
     line: int | None = None
     _record: Any = field(default=None, repr=False, compare=False)
     _groups: tuple[Group, ...] = field(default=(), repr=False, compare=False)
+    _places: tuple[Place, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_format(self.format)
@@ -78,7 +94,26 @@ class Conversation:
             line=line,
             _record=record,
             _groups=parsed.groups,
+            _places=parsed.places,
         )
+
+    @property
+    def locator(self) -> Locator:
+        """Where each of ``messages`` came from in the record, for reports that name the
+        user's own file (``messages[3].content[1]``, ``input[7]``). A message that was not
+        read from the record (one put in by hand, or a copy) has no place; a
+        Conversation built by hand knows no places beyond the canonical ones."""
+        name = ROOTS.get(self.format, "messages")
+        if self.format == "openai" and isinstance(self._record, dict):
+            name = openai.list_key(self._record)
+        read = [message for group in self._groups for message in group.messages]
+        places: tuple[Place | None, ...] = self._places
+        if len(read) != len(self.messages) or any(
+            a is not b for a, b in zip(read, self.messages, strict=False)
+        ):
+            found = {id(message): place for message, place in zip(read, places, strict=True)}
+            places = tuple(found.get(id(message)) for message in self.messages)
+        return Locator(self.format, name, places, self._record)
 
     def dump(self, messages: Sequence[RawMessage] | None = None) -> Any:
         """The native form of ``messages`` (default: this conversation's own).

@@ -33,9 +33,21 @@ Writing (``to_responses``) inverts this and always writes ``"type"``. Normalizat
   item; its other keys (if any) move to the first ``function_call``.
 - Two consecutive assistant messages, the first without tool calls and the second without
   content, read back as one (Responses cannot tell them from one turn).
-- Keys with no Responses slot (a tool message's ``name``, …) are carried onto the item,
-  so the round trip is lossless; the API rejects unknown keys, so strip them before
-  sending a converted history.
+- Only what the Responses API accepts is written: a message item has ``role``,
+  ``content``, ``id``, ``status`` and ``phase``; a ``function_call`` ``call_id``,
+  ``name``, ``arguments``, ``id``, ``status``; a ``function_call_output`` ``call_id``,
+  ``output``, ``id``, ``status``; an ``input_text`` part ``text``, an ``output_text``
+  part ``text``, ``annotations``, ``logprobs``; an ``input_image`` ``image_url``,
+  ``detail``, ``file_id``. So these are dropped: a tool message's ``name``, ``name`` and
+  ``reasoning_content`` / ``refusal`` / ``audio`` on messages, Gemini's
+  ``extra_content`` and other extra keys on calls, Anthropic's ``cache_control`` /
+  ``is_error`` / ``citations``, and any unknown key. Other part and item types (and the
+  ``responses_items`` a message carries) are written as they are. Items read from a
+  Responses file that reach the writer unchanged are emitted verbatim, keys and all.
+
+``read`` also records where each canonical message came from (``Place``: the message
+item, or the first ``function_call``; each call's item; its reasoning items); ``layout``
+says where a fresh write puts each message.
 """
 
 from __future__ import annotations
@@ -54,10 +66,10 @@ from condense.formats._common import (
     require_list,
     tool_call_parts,
 )
+from condense.formats.locate import ITEM_ID_KEY, ITEMS_KEY, Path, Place
 from condense.types import RawMessage
 
-ITEMS_KEY = "responses_items"
-ITEM_ID_KEY = "item_id"
+ROOT = "input"
 _TEXT_PARTS = ("input_text", "output_text")
 
 
@@ -76,14 +88,15 @@ def to_responses(messages: Sequence[RawMessage]) -> list[Any]:
 
 
 def read(obj: object) -> Parsed:
-    """Canonical messages and their groups; see the module docstring."""
+    """Canonical messages, their groups and places; see the module docstring."""
     if isinstance(obj, dict):
         if "input" not in obj:
             raise FormatError("a Responses request needs an 'input' array")
         items = obj["input"]
         if isinstance(items, str):
             message: RawMessage = {"role": "user", "content": items}
-            return Parsed([message], (Group((message,), (_message_item(message),)),))
+            group = Group((message,), (_message_item(message),))
+            return Parsed([message], (group,), (Place((ROOT,)),))
     else:
         items = obj
     reader = _Reader()
@@ -92,36 +105,41 @@ def read(obj: object) -> Parsed:
     return reader.finish()
 
 
+Indexed = tuple[int, Any]
+"""An item with its index in the input list."""
+
+
 class _Reader:
     """Folds items into messages; only assistant output needs state across items."""
 
     def __init__(self) -> None:
         self.messages: list[RawMessage] = []
         self.groups: list[Group] = []
-        self.pending: list[Any] = []  # reasoning/opaque items waiting for the next item
-        self.prefix: list[Any] = []  # the waiting items the open assistant message took
-        self.reply: dict[str, Any] | None = None  # its assistant message item, if any
-        self.calls: list[dict[str, Any]] = []  # its function_call items
+        self.places: list[Place] = []
+        self.pending: list[Indexed] = []  # reasoning/opaque items waiting for the next item
+        self.prefix: list[Indexed] = []  # the waiting items the open assistant message took
+        self.reply: Indexed | None = None  # its assistant message item, if any
+        self.calls: list[Indexed] = []  # its function_call items
 
     def add(self, item: dict[str, Any], index: int) -> None:
         kind = item.get("type", "message" if "role" in item else None)
         if kind == "message" and item.get("role") == "assistant":
             self.close()
             self.open()
-            self.reply = item
+            self.reply = (index, item)
         elif kind == "function_call":
             if self.reply is None and not self.calls:
                 self.open()
-            self.calls.append(item)
+            self.calls.append((index, item))
         elif kind == "message":
             self.close(alone=True)
-            self.emit(_message(item, index), item)
+            self.emit(_message(item, index), [(index, item)], _content_place(index, item))
         elif kind == "function_call_output":
             self.close(alone=True)
-            self.emit(_tool_message(item), item)
+            self.emit(_tool_message(item), [(index, item)], Place((ROOT, index)))
         elif isinstance(kind, str):  # reasoning and the item types chat has no form for
             self.close()
-            self.pending.append(item)
+            self.pending.append((index, item))
         else:
             raise FormatError(
                 f"input item has no 'type' and no 'role' (keys: {sorted(item)})", index=index
@@ -134,29 +152,47 @@ class _Reader:
         """Finish the open assistant message; with ``alone``, also give waiting items a
         message of their own (no assistant item follows them)."""
         if self.reply is not None or self.calls:
-            reply = self.reply or {}
+            index, reply = self.reply or (-1, {})
             message: RawMessage = {"role": "assistant", "content": None}
             if "content" in reply:
                 message["content"] = _content_in(reply["content"])
             if self.calls:
-                message["tool_calls"] = [_tool_call(item) for item in self.calls]
+                message["tool_calls"] = [_tool_call(item) for _, item in self.calls]
             if self.prefix:
-                message[ITEMS_KEY] = self.prefix
+                message[ITEMS_KEY] = [item for _, item in self.prefix]
             message.update(_carried(reply, ("type", "role", "content")))
+            own = self.reply or self.calls[0]
+            place = Place(
+                (ROOT, own[0]),
+                calls=tuple((ROOT, at) for at, _ in self.calls),
+                parts=_content_place(index, reply).parts if self.reply else (),
+                replay=tuple((ROOT, at) for at, _ in self.prefix),
+            )
             native = [*self.prefix, *([self.reply] if self.reply else []), *self.calls]
-            self.emit(message, *native)
+            self.emit(message, native, place)
             self.prefix, self.reply, self.calls = [], None, []
         if alone and self.pending:
             waiting, self.pending = self.pending, []
-            self.emit({"role": "assistant", "content": None, ITEMS_KEY: waiting}, *waiting)
+            message = {"role": "assistant", "content": None, ITEMS_KEY: [i for _, i in waiting]}
+            replay = tuple((ROOT, at) for at, _ in waiting)
+            self.emit(message, waiting, Place(replay[0], replay=replay))
 
-    def emit(self, message: RawMessage, *native: Any) -> None:
+    def emit(self, message: RawMessage, native: list[Indexed], place: Place) -> None:
         self.messages.append(message)
-        self.groups.append(Group((message,), native))
+        self.groups.append(Group((message,), tuple(item for _, item in native)))
+        self.places.append(place)
 
     def finish(self) -> Parsed:
         self.close(alone=True)
-        return Parsed(self.messages, tuple(self.groups))
+        return Parsed(self.messages, tuple(self.groups), tuple(self.places))
+
+
+def _content_place(index: int, item: dict[str, Any]) -> Place:
+    content = item.get("content")
+    path: Path = (ROOT, index)
+    if not isinstance(content, list):
+        return Place(path)
+    return Place(path, parts=tuple((*path, "content", j) for j in range(len(content))))
 
 
 def _carried(item: dict[str, Any], mapped: Sequence[str]) -> dict[str, Any]:
@@ -224,6 +260,16 @@ def _part_in(part: Any) -> Any:
 
 # --- writing ----------------------------------------------------------------------------
 
+MESSAGE_KEYS = ("type", "role", "content", "id", "status", "phase")
+FUNCTION_CALL_KEYS = ("type", "call_id", "name", "arguments", "id", "status")
+OUTPUT_KEYS = ("type", "call_id", "output", "id", "status")
+TEXT_KEYS = {
+    "input_text": ("type", "text"),
+    "output_text": ("type", "text", "annotations", "logprobs"),
+}
+IMAGE_KEYS = ("type", "image_url", "detail", "file_id")
+"""The keys the Responses API accepts on each item and part the writer makes."""
+
 
 def write(record: object, groups: Sequence[Group], messages: Sequence[RawMessage]) -> Any:
     """The native form of ``messages``, reusing unchanged items of ``record`` verbatim."""
@@ -237,47 +283,55 @@ def write(record: object, groups: Sequence[Group], messages: Sequence[RawMessage
             items.extend(run.native)
             continue
         for offset, message in enumerate(run.messages):
-            items.extend(_items(message, run.start + offset))
+            items.extend(_items(message, run.start + offset, len(items))[0])
     if isinstance(record, dict):
         return {**record, "input": items}
     return items
 
 
-def _items(message: object, index: int) -> list[Any]:
+def layout(messages: Sequence[Any]) -> tuple[Any, tuple[Place | None, ...]]:
+    """The items a fresh write of ``messages`` makes, and where each message lands among
+    them (``None`` for one that cannot be written). Never raises."""
+    items: list[Any] = []
+    places: list[Place | None] = []
+    for index, message in enumerate(messages):
+        try:
+            made, place = _items(message, index, len(items))
+        except FormatError:
+            places.append(None)
+            continue
+        items.extend(made)
+        places.append(place)
+    return items, tuple(places)
+
+
+def _items(message: object, index: int, at: int) -> tuple[list[Any], Place]:
+    """The items of one message (the first is item ``at``) and where its parts went."""
     message = require_dict(message, "a message", index=index)
     role = message.get("role")
+    own: Path = (ROOT, at)
     if role == "tool":
         item: dict[str, Any] = {"type": "function_call_output"}
         if "tool_call_id" in message:
             item["call_id"] = message["tool_call_id"]
         if "content" in message:
             item["output"] = _content_out(message["content"], "tool")
-        item.update(_uncarried(message, ("role", "tool_call_id", "content")))
-        return [item]
+        return [_with(item, message, OUTPUT_KEYS)], Place(own)
     if role != "assistant":
         if not isinstance(role, str):
             raise FormatError(f"message has role {describe(role)}", index=index)
-        return [_message_item(message)]
+        return [_message_item(message)], _content_place(at, message)
     prefix = message.get(ITEMS_KEY)
     calls = message.get("tool_calls")
     items = list(prefix) if isinstance(prefix, list) else []
-    mapped = ["role", "content"]
-    if items:
-        mapped.append(ITEMS_KEY)
-    if calls:
-        mapped.append("tool_calls")
-    carried = _uncarried(message, mapped)
-    content = message.get("content")
-    if content is not None or not (calls or items):
-        items.append(
-            {
-                "type": "message",
-                "role": "assistant",
-                "content": _content_out(content, "assistant"),
-                **carried,
-            }
-        )
+    replay = tuple((ROOT, at + j) for j in range(len(items)))
+    reply: Place | None = None
+    carried = _native_keys(message)
+    if message.get("content") is not None or not (calls or items):
+        reply = _content_place(at + len(items), message)
+        items.append(_message_item(message))
         carried = {}
+    spots: list[Path] = []
     for position, call in enumerate(require_list(calls or [], "'tool_calls'", index=index)):
         checked, function = tool_call_parts(call, index=index, position=position)
         item = {"type": "function_call"}
@@ -285,29 +339,31 @@ def _items(message: object, index: int) -> list[Any]:
             item["call_id"] = checked["id"]
         item["name"] = function.get("name")
         item["arguments"] = function.get("arguments")
-        item.update(extras(function, ("name", "arguments", *item)))
-        item.update(_uncarried(checked, ("id", "type", "function", *item)))
-        for key, value in carried.items():  # the message's keys, when it had no item
-            item.setdefault(key, value)
+        _with(item, _native_keys(extras(checked, ("id",))), FUNCTION_CALL_KEYS)
+        items.append(_with(item, carried, FUNCTION_CALL_KEYS))  # the message's, if no item
         carried = {}
-        items.append(item)
-    return items
+        spots.append((ROOT, at + len(items) - 1))
+    main = reply.path if reply else (spots or replay or [own])[0]
+    parts = reply.parts if reply else ()
+    return items, Place(main, calls=tuple(spots), parts=parts, replay=replay)
 
 
 def _message_item(message: RawMessage) -> dict[str, Any]:
     item: dict[str, Any] = {"type": "message", "role": message["role"]}
     if "content" in message:
         item["content"] = _content_out(message["content"], message["role"])
-    item.update(_uncarried(message, ("role", "content")))
+    return _with(item, _native_keys(message), MESSAGE_KEYS)
+
+
+def _native_keys(message: dict[str, Any]) -> dict[str, Any]:
+    """A canonical message's or call's keys under their item names (``item_id`` as ``id``)."""
+    return {("id" if key == ITEM_ID_KEY else key): value for key, value in message.items()}
+
+
+def _with(item: dict[str, Any], source: dict[str, Any], accepted: Sequence[str]) -> dict[str, Any]:
+    """``item`` plus the keys of ``source`` the API accepts on it and ``item`` lacks."""
+    item.update((key, source[key]) for key in accepted if key in source and key not in item)
     return item
-
-
-def _uncarried(message: dict[str, Any], mapped: Sequence[str]) -> dict[str, Any]:
-    """Unmapped canonical keys for an item, with ``item_id`` back as ``id``."""
-    return {
-        ("id" if key == ITEM_ID_KEY else key): value
-        for key, value in extras(message, mapped).items()
-    }
 
 
 def _content_out(content: object, role: str) -> Any:
@@ -322,13 +378,8 @@ def _part_out(part: Any, text_type: str) -> Any:
         return part
     kind = part.get("type")
     if kind == "text":
-        return {"type": text_type, **extras(part, ("type",))}
+        return _with({"type": text_type}, part, TEXT_KEYS[text_type])
     image = part.get("image_url")
     if kind == "image_url" and isinstance(image, dict) and isinstance(image.get("url"), str):
-        return {
-            "type": "input_image",
-            "image_url": image["url"],
-            **extras(image, ("url",)),
-            **extras(part, ("type", "image_url")),
-        }
+        return _with({"type": "input_image", "image_url": image["url"]}, image, IMAGE_KEYS)
     return part

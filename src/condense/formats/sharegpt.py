@@ -57,7 +57,10 @@ from condense.formats._common import (
     require_list,
     tool_call_parts,
 )
+from condense.formats.locate import Place
 from condense.types import RawMessage
+
+ROOT = "conversations"
 
 _ROLES = {
     "system": "system",
@@ -104,6 +107,7 @@ def read(obj: object) -> Parsed:
     """Canonical messages and their groups; see the module docstring."""
     messages: list[RawMessage] = []
     groups: list[Group] = []
+    places: list[Place] = []
     waiting: list[str] = []  # ids of the latest gpt turn's calls not answered yet
     for index, turn in enumerate(turns_of(obj)):
         role, value = _role_value(turn, index)
@@ -131,7 +135,8 @@ def read(obj: object) -> Parsed:
             waiting = []
         messages.extend(made)
         groups.append(Group(tuple(made), (turn,), kind=kind))
-    return Parsed(messages, tuple(groups))
+        places.extend(Place((ROOT, index)) for _ in made)
+    return Parsed(messages, tuple(groups), tuple(places))
 
 
 def _role_value(turn: object, index: int) -> tuple[str, str]:

@@ -38,7 +38,8 @@ PROFILE = Profile(
             "system": _ITEM_KEYS,
             "developer": _ITEM_KEYS,
             "user": _ITEM_KEYS,
-            "assistant": _ITEM_KEYS | {RESPONSES_ITEMS},
+            # ``phase`` (commentary / final_answer) is replayed on assistant items
+            "assistant": _ITEM_KEYS | {RESPONSES_ITEMS, "phase"},
             "tool": _ITEM_KEYS,
         }
     ),

@@ -23,12 +23,16 @@ input always gives the same output, and ``repair(repair(x).messages) == repair(x
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from condense.exceptions import InputError, InvalidOutputError
+from condense.formats import Conversation
+from condense.formats.locate import human, native_words
 from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
-from condense.repair.ledger import Action, Change, Log, RepairResult
+from condense.repair.ledger import Action, Change, Locate, Log, RepairResult, Side
 from condense.repair.normalize import normalize_all
 from condense.repair.order import OPENING_USER, fix_order
 from condense.repair.pairing import STUB_RESULT, pair_results
@@ -39,7 +43,7 @@ __all__ = ["OPENING_USER", "STUB_RESULT", "Action", "Change", "RepairResult", "r
 
 
 def repair(
-    messages: Sequence[Any],
+    messages: Sequence[Any] | Conversation,
     *,
     provider: str | Profile | ProviderChoice = DEFAULT_PROVIDER,
     model: str | None = None,
@@ -48,13 +52,30 @@ def repair(
 
     ``provider="auto"`` (the default) lets the history and ``model`` choose the profile;
     ``RepairResult.provider`` and ``provider_reason`` say which and why.
+
+    ``messages`` may be a loaded :class:`~condense.formats.Conversation`: its format then
+    also chooses the profile, each change's ``location`` names the place in the user's
+    file (``messages[3].content[1]``, ``input[7]``, ``before messages[4]``) and no reason
+    names condense's internal keys. Write the result back with
+    ``conversation.dump(result.messages)``.
     """
+    if isinstance(messages, Conversation):
+        conversation = messages
+        choice = choose_provider(
+            provider, messages=messages.messages, format=messages.format, model=model
+        )
+        return _repair(conversation.messages, choice, conversation)
     if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
         raise InputError(
             f"repair expects a list of messages, got {type(messages).__name__}; "
             "use condense.load() to read a file or another wire format"
         )
-    choice = choose_provider(provider, messages=messages, model=model)
+    return _repair(messages, choose_provider(provider, messages=messages, model=model), None)
+
+
+def _repair(
+    messages: Sequence[Any], choice: ProviderChoice, conversation: Conversation | None
+) -> RepairResult:
     profile = choice.profile
     if not messages:
         raise InputError("the history is empty: every provider refuses a request without messages")
@@ -76,9 +97,39 @@ def repair(
     leftover = check(repaired, profile)
     if leftover:
         raise InvalidOutputError(profile.name, leftover)
+    if conversation is None:
+        changes = log.changes(slots)
+    else:
+        locate = _locator(conversation)
+        changes = tuple(
+            replace(c, reason=_in_file_terms(c.reason, locate, conversation.format))
+            for c in log.changes(slots, locate=locate)
+        )
     return RepairResult(
         messages=repaired,
-        changes=log.changes(slots),
+        changes=changes,
         provider=profile.name,
         provider_reason=choice.reason,
     )
+
+
+def _locator(conversation: Conversation) -> Locate:
+    """Input message index → its place in the conversation's file."""
+    locator = conversation.locator
+
+    def locate(index: int, side: Side) -> str | None:
+        ends = locator.ends(index)
+        spot = locator.spot(index) if side == "at" else ends and ends[side == "last"]
+        return None if spot is None else human(spot)
+
+    return locate
+
+
+_MESSAGE_INDEX = re.compile(r"\bmessage (\d+)\b")
+
+
+def _in_file_terms(reason: str, locate: Locate, format: str) -> str:
+    """A change's reason naming the file's places (reasons name input messages as
+    ``message N``) and no internal key."""
+    reason = _MESSAGE_INDEX.sub(lambda m: locate(int(m[1]), "at") or m[0], reason)
+    return reason if format == "openai" else native_words(reason)

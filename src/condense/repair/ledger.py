@@ -9,11 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from condense.types import RawMessage
 
 Action = Literal["drop", "insert", "move", "merge", "rewrite"]
+Side = Literal["at", "first", "last"]
+
+
+class Locate(Protocol):
+    """Names the place of input message ``index`` in the user's file: the message
+    (``"at"``), or its first or last native object (an insertion goes before or after)."""
+
+    def __call__(self, index: int, side: Side) -> str | None: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -23,6 +31,9 @@ class Change:
     ``index`` is the message's index in the input (``None`` for an inserted message) and
     ``output_index`` its index in the output (``None`` for a dropped one; for a merge,
     the message it was merged into). ``message`` carries a dropped message whole.
+    ``location`` names the message's place in the user's file when the history was
+    repaired as a ``Conversation`` (``messages[3].content[1]``, ``input[7]``; for an
+    inserted message, where it goes: ``before messages[4]``).
     """
 
     action: Action
@@ -31,8 +42,11 @@ class Change:
     code: str
     reason: str
     message: Any = None
+    location: str | None = None
 
     def __str__(self) -> str:
+        if self.location is not None:
+            return f"{self.action} {self.location}: {self.reason} [{self.code}]"
         where = f"message {self.index}" if self.index is not None else "new message"
         if self.output_index is not None and self.output_index != self.index:
             where += f" (now {self.output_index})"
@@ -96,16 +110,41 @@ class Log:
     ) -> None:
         self._entries.append((action, slot, into, code, reason, message))
 
-    def changes(self, final: Sequence[Slot]) -> tuple[Change, ...]:
+    def changes(self, final: Sequence[Slot], *, locate: Locate | None = None) -> tuple[Change, ...]:
+        """The changes, given the final order of the slots. ``locate`` names the place of
+        an input message in the user's file; an inserted message is then placed before
+        (or after) the nearest message that came from the input."""
         position = {id(slot): i for i, slot in enumerate(final)}
-        return tuple(
-            Change(
-                action=action,
-                index=slot.origin,
-                output_index=position.get(id(into if into is not None else slot)),
-                code=code,
-                reason=reason,
-                message=message,
+        out = []
+        for action, slot, into, code, reason, message in self._entries:
+            at = position.get(id(into if into is not None else slot))
+            location = None
+            if locate is not None:
+                location = _where(slot, at, final, locate)
+            out.append(
+                Change(
+                    action=action,
+                    index=slot.origin,
+                    output_index=at,
+                    code=code,
+                    reason=reason,
+                    message=message,
+                    location=location,
+                )
             )
-            for action, slot, into, code, reason, message in self._entries
-        )
+        return tuple(out)
+
+
+def _where(slot: Slot, at: int | None, final: Sequence[Slot], locate: Locate) -> str | None:
+    """The place of ``slot``'s message in the user's file, or the place it goes."""
+    if slot.origin is not None:
+        return locate(slot.origin, "at")
+    if at is None:
+        return None
+    after = next((s.origin for s in final[at + 1 :] if s.origin is not None), None)
+    if after is not None:
+        where = locate(after, "first")
+        return None if where is None else f"before {where}"
+    before = next((s.origin for s in reversed(final[:at]) if s.origin is not None), None)
+    where = None if before is None else locate(before, "last")
+    return None if where is None else f"after {where}"

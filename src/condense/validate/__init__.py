@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from condense.formats import Conversation
 from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
 from condense.validate.blocks import block_violations
 from condense.validate.fast import plainly_valid
@@ -26,7 +27,7 @@ from condense.validate.messages import (
 from condense.validate.order import order_violations
 from condense.validate.pairing import pairing_violations
 from condense.validate.replay import replay_violations
-from condense.validate.report import Violation
+from condense.validate.report import Violation, localize
 
 __all__ = [
     "ROLES",
@@ -43,7 +44,7 @@ __all__ = [
 
 
 def validate(
-    messages: Sequence[Any],
+    messages: Sequence[Any] | Conversation,
     *,
     provider: str | Profile | ProviderChoice = DEFAULT_PROVIDER,
     model: str | None = None,
@@ -52,10 +53,24 @@ def validate(
 
     ``provider="auto"`` (the default) lets the history and ``model`` choose the profile
     (see :func:`condense.providers.choose_provider`). An empty list means the provider
-    will accept the history's structure. The input is only read.
+    will accept the history's structure. The input is only read. Each violation's
+    ``provider_error`` uses the paths of the request that provider receives (for
+    Anthropic, the turns and blocks condense would write; see :mod:`.report`).
+
+    ``messages`` may be a loaded :class:`~condense.formats.Conversation`: then its format
+    also chooses the profile (an Anthropic file gets Anthropic's rules), and each
+    violation's ``location`` names the place in the user's file (``messages[3].content[1]``,
+    ``input[7]``), its ``provider_error`` uses that file's paths when the file is in the
+    provider's own format, and no text names condense's internal keys.
     """
+    if isinstance(messages, Conversation):
+        choice = choose_provider(
+            provider, messages=messages.messages, format=messages.format, model=model
+        )
+        found = check(messages.messages, choice.profile)
+        return localize(found, choice.profile, messages.messages, conversation=messages)
     choice = choose_provider(provider, messages=messages, model=model)
-    return check(messages, choice.profile)
+    return localize(check(messages, choice.profile), choice.profile, messages)
 
 
 def check(messages: Sequence[Any], profile: Profile) -> list[Violation]:
