@@ -1,8 +1,12 @@
-"""A strict OpenAI-compatible server on 127.0.0.1: it refuses what a real provider refuses.
+"""A strict fake provider on 127.0.0.1: it refuses what a real provider refuses.
 
-``StrictProvider("anthropic", context_window=8000)`` serves ``/v1/chat/completions``
-like :class:`~condense.testing.FakeProvider`, but checks every request the way the named
-provider does, before any scripted answer:
+``StrictProvider("anthropic", context_window=8000)`` serves ``/v1/chat/completions``,
+Anthropic's ``/v1/messages`` (and ``/v1/messages/count_tokens``) and ``/v1/responses``
+like :class:`~condense.testing.FakeProvider`, streaming and not, but checks every request
+the way the provider does, before any scripted answer. Chat requests follow the named
+provider; ``/v1/messages`` always follows Anthropic's rules and ``/v1/responses``
+OpenAI's Responses rules, whatever the name (they are those providers' own endpoints).
+Anthropic requests also need ``max_tokens``. For each request:
 
 1. the history is validated with condense's profile for that provider, and the first
    violation is answered with the provider's own HTTP status, error body shape and error
@@ -32,6 +36,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from condense.exceptions import FormatError
 from condense.profiles import PROFILES, Profile
 from condense.testing.fake_provider import (
     Fail,
@@ -42,6 +47,7 @@ from condense.testing.fake_provider import (
     default_responder,
     estimate_request_tokens,
 )
+from condense.testing.wire import request_messages
 from condense.validate import Violation, argument_problem, validate
 
 __all__ = ["PROVIDERS", "Refusal", "StrictProvider", "count_request_tokens"]
@@ -51,13 +57,15 @@ Body = dict[str, Any]
 
 @dataclass(frozen=True, kw_only=True)
 class Refusal:
-    """One request the server refused: its position in ``requests`` and why."""
+    """One request the server refused: its position among the bodies of its API
+    (``FakeProvider.bodies(api)``; ``requests`` for chat) and why."""
 
     request: int
     status: int
     code: str
     message: str
     index: int | None = None
+    api: str = "chat"
 
 
 def count_request_tokens(body: Mapping[str, Any]) -> int:
@@ -346,7 +354,6 @@ class StrictProvider(FakeProvider):
         super().__init__(
             script=script,
             responder=responder,
-            validator=self._check,
             token_counter=token_counter,
             require_api_key=require_api_key,
             models=models,
@@ -373,30 +380,54 @@ class StrictProvider(FakeProvider):
 
     # -- the gate -------------------------------------------------------------------------
 
-    def _check(self, body: dict[str, Any]) -> tuple[int, Body] | None:
-        messages = body.get("messages")
-        if not isinstance(messages, list) or not messages:
-            return self._refuse("missing_messages", "'messages' must be a non-empty array")
-        violations = validate(messages, self.dialect.profile)
+    def _gate(self, api: str, body: dict[str, Any]) -> tuple[int, Body] | None:
+        """Check a request the way the provider of its API does (see the module doc)."""
+        dialect = self._dialect_for(api)
+        try:
+            messages = request_messages(api, body)
+        except FormatError as error:
+            return self._refuse(
+                "unreadable", f"{_field(api)}: {error.reason}", dialect=dialect, api=api
+            )
+        if not messages:
+            what = f"'{_field(api)}' must be a non-empty array"
+            return self._refuse("missing_messages", what, dialect=dialect, api=api)
+        if api == "anthropic" and not _positive_int(body.get("max_tokens")):
+            return self._refuse(
+                "missing_max_tokens", "max_tokens: Field required", dialect=dialect, api=api
+            )
+        violations = validate(messages, dialect.profile)
         if violations:
             first = violations[0]
-            return self._refuse(first.code, self._wording(first, messages), first.index)
+            text = self._wording(first, messages, dialect)
+            return self._refuse(first.code, text, first.index, dialect=dialect, api=api)
         if self.window is None:
             return None
-        prompt = self.token_counter(body)
-        output = _max_tokens(body)
+        prompt = self._count(api, body)
+        output = _max_tokens(body) if api != "count_tokens" else None
         figures = {"prompt": prompt, "window": self.window, "output": output or 0}
         if prompt > self.window:
-            text = self.dialect.overflow.format(total=prompt + (output or 0), **figures)
-            return self._refuse("context_overflow", text, code=self.dialect.overflow_code)
-        template = self.dialect.output_limit
+            text = dialect.overflow.format(total=prompt + (output or 0), **figures)
+            return self._refuse(
+                "context_overflow", text, code=dialect.overflow_code, dialect=dialect, api=api
+            )
+        template = dialect.output_limit
         if template is not None and output and prompt + output > self.window:
             text = template.format(total=prompt + output, **figures)
-            return self._refuse("output_limit", text, code=self.dialect.overflow_code)
+            return self._refuse(
+                "output_limit", text, code=dialect.overflow_code, dialect=dialect, api=api
+            )
         return None
 
-    def _wording(self, violation: Violation, messages: list[Any]) -> str:
-        d = self.dialect
+    def _dialect_for(self, api: str) -> _Dialect:
+        """Anthropic's and Responses' own endpoints follow their provider; chat the server's."""
+        if api in ("anthropic", "count_tokens"):
+            return PROVIDERS["anthropic"]
+        if api == "responses":
+            return PROVIDERS["responses"]
+        return self.dialect
+
+    def _wording(self, violation: Violation, messages: list[Any], d: _Dialect) -> str:
         template = d.texts.get(violation.code)
         if template is None and violation.provider_error and not d.own_words:
             return violation.provider_error
@@ -412,13 +443,21 @@ class StrictProvider(FakeProvider):
         return (template or d.generic).format_map(fields)
 
     def _refuse(
-        self, reason: str, message: str, index: int | None = None, *, code: str | None = None
+        self,
+        reason: str,
+        message: str,
+        index: int | None = None,
+        *,
+        code: str | None = None,
+        dialect: _Dialect | None = None,
+        api: str = "chat",
     ) -> tuple[int, Body]:
-        d = self.dialect
+        d = dialect or self.dialect
         code = code or d.codes.get(reason) or d.code
         param = None if index is None else f"messages.[{index}]"
         refusal = Refusal(
-            request=len(self.requests) - 1,
+            request=len(self.bodies(api)) - 1,
+            api=api,
             status=d.rejection_status,
             code=reason,
             message=message,
@@ -448,8 +487,16 @@ def _broken_call_id(message: object) -> str:
 
 
 def _max_tokens(body: Mapping[str, Any]) -> int | None:
-    for key in ("max_completion_tokens", "max_tokens"):
+    for key in ("max_completion_tokens", "max_tokens", "max_output_tokens"):
         value = body.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        if isinstance(value, int) and _positive_int(value):
             return value
     return None
+
+
+def _positive_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _field(api: str) -> str:
+    return "input" if api == "responses" else "messages"
