@@ -108,13 +108,15 @@ class ProxySettings:
             raise InputError(f"margin must be in [0, 0.5), not {self.margin}")
 
     def route(self, path: str, model: str | None) -> Upstream:
-        """The upstream for a request (the first that takes it, else the first that takes
-        its path, else the first)."""
+        """The upstream for a request: the first that takes its path and model, else the
+        first whose paths take it whatever the model (a request with no model, such as
+        ``GET /v1/models``), else the first."""
         for upstream in self.upstreams:
             if upstream.takes(path, model):
                 return upstream
+        route = path.split("?", 1)[0]
         for upstream in self.upstreams:
-            if upstream.takes(path, None) or not upstream.paths:
+            if not upstream.paths or any(fnmatch.fnmatchcase(route, p) for p in upstream.paths):
                 return upstream
         return self.upstreams[0]
 

@@ -179,6 +179,8 @@ class FakeProvider:
         self.require_api_key = require_api_key
         self.models = tuple(models)
         self.log: list[RecordedRequest] = []
+        self.cut_streams = 0
+        """Streams whose client went away before their last event."""
         self._script: deque[Step] = deque(script)
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -422,7 +424,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.write(event)
                 self.wfile.flush()
         except OSError:
-            pass
+            with self.server.provider._lock:
+                self.server.provider.cut_streams += 1
 
     # -- plumbing ------------------------------------------------------------------------
 
