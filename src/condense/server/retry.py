@@ -57,11 +57,6 @@ class Retry:
     tokens_after: int | None
 
 
-def diagnose(status: int, raw: bytes, headers: Mapping[str, str]) -> Diagnosis:
-    """What an upstream error answer means (its body decoded as its headers say)."""
-    return classify(_refusal(status, raw, headers))
-
-
 def plan_retry(
     prepared: Prepared,
     status: int,
@@ -102,6 +97,9 @@ def plan_retry(
         )
     except (RecoveryError, CondenseError):
         return None
+    attempt = result.attempts[0]
+    if attempt.action is Action.COMPRESS and diagnosis.category not in _SIZE:
+        return None  # an unexplained refusal is no reason to cut the history
     messages = result.messages
     try:
         body = dump_body(prepared.conversation, messages)
@@ -109,7 +107,6 @@ def plan_retry(
         return None
     if body == prepared.body:
         return None
-    attempt = result.attempts[0]
     try:
         after: int | None = count_tokens(messages, model=prepared.model)
     except (CondenseError, TypeError, ValueError):

@@ -35,6 +35,7 @@ Every request that reaches the server is recorded in :attr:`FakeProvider.log`;
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import socket
 import threading
@@ -126,8 +127,9 @@ TokenCounter = Callable[[dict[str, Any]], int]
 
 @dataclass(frozen=True, kw_only=True)
 class RecordedRequest:
-    """One request as received. Header names are lower case; ``json`` is ``None`` when the
-    body is not JSON."""
+    """One request as received. Header names are lower case; ``body`` is the bytes as
+    sent (still compressed when the request says ``Content-Encoding: gzip``/``zstd``) and
+    ``json`` the parsed body, ``None`` when it is not JSON."""
 
     method: str
     path: str
@@ -432,8 +434,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _read_and_record(self) -> RecordedRequest:
         raw = self._read_body()
         try:
-            parsed = json.loads(raw) if raw else None
-        except ValueError:
+            parsed = (
+                json.loads(_decoded(raw, self.headers.get("Content-Encoding"))) if raw else None
+            )
+        except (ValueError, OSError, EOFError):
             parsed = None
         request = RecordedRequest(
             method=self.command,
@@ -475,6 +479,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except OSError:
             self.close_connection = True
+
+
+def _decoded(raw: bytes, coding: str | None) -> bytes:
+    """A request body with its ``gzip`` or ``zstd`` coding undone (as providers accept)."""
+    coding = (coding or "").strip().lower()
+    if coding == "gzip":
+        return gzip.decompress(raw)
+    if coding == "zstd":
+        import zstandard
+
+        return bytes(zstandard.ZstdDecompressor().stream_reader(raw).read())
+    return raw
 
 
 def _bearer(header: str | None) -> str | None:
