@@ -78,7 +78,7 @@ class Proxy:
         return JSONResponse(
             {
                 "requests": self.journal.recent(),
-                "upstreams": [u.url for u in self.settings.upstreams],
+                "upstreams": list(dict.fromkeys(u.base for u in self.settings.upstreams)),
                 "conversations": len(self.memory),
             },
             headers={"cache-control": "no-store"},
