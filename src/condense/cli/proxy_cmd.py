@@ -8,6 +8,7 @@ flag > ``CONDENSE_*`` environment variable > ``--config`` file > default.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import socket
 import sys
@@ -104,6 +105,11 @@ def handle(args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=5,
         backlog=2048,
     )
+    # Parsed request bodies are large trees without cycles: collect cyclic garbage less
+    # often, and never rescan what was loaded at start-up (fewer pauses in the p99).
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
     uvicorn.Server(config).run(sockets=[sock])
     return 0
 
