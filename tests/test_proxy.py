@@ -22,7 +22,7 @@ import pytest
 from condense import validate
 from condense.exceptions import FormatError
 from condense.formats import from_anthropic, from_responses, to_anthropic, to_responses
-from condense.testing import Reply, StrictProvider
+from condense.testing import Fail, FakeProvider, Reply, StrictProvider
 from condense.testing.sessions import synthetic_session
 from proxy_support import RunningProxy, running_proxy, strings_in
 
@@ -688,3 +688,55 @@ def test_one_json_line_per_request_without_content_or_credentials(proxy: Running
     assert record["tokens_before"] > 0 and record["latency_ms"] > 0
     text = proxy.log_path.read_text(encoding="utf-8")
     assert secret not in text and "sk-test" not in text and "LEAK" not in text
+
+
+def test_gemini_thought_signatures_are_never_stripped(tmp_path: Path) -> None:
+    signed = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "bash", "arguments": '{"command": "ls"}'},
+        "extra_content": {"google": {"thought_signature": "CiQBjz1rX0sig=="}},
+    }
+    history = [ASK, _asks({"tool_calls": [signed]}), _tool("call_1")]
+    body = json.dumps({"model": "gemini-3-pro-preview", "messages": history}).encode()
+    with FakeProvider() as plain, running_proxy(["--upstream", _root(plain)], tmp_path) as proxy:
+        reply = httpx2.post(f"{proxy.url}/v1/chat/completions", content=body)
+        assert reply.status_code == 200
+        assert [r.body for r in plain.log] == [body]  # sent as it came, signature and all
+        [record] = proxy.wait_for_log(1)
+        assert any("replay state" in note for note in record["notes"])
+
+
+def test_a_retry_never_strips_thinking_blocks(
+    proxy: RunningProxy, upstream: StrictProvider
+) -> None:
+    thinking = {"type": "thinking", "thinking": "Let me list them.", "signature": "EqQBCkYIBxgC"}
+    native = {
+        "messages": [
+            {"role": "user", "content": "List the files."},
+            {
+                "role": "assistant",
+                "content": [
+                    thinking,
+                    {"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "a"}],
+            },
+        ]
+    }
+    refusal = {
+        "type": "error",
+        "error": {
+            "type": "invalid_request_error",
+            "message": "messages.1.content.0: invalid block",
+        },
+    }
+    upstream.push(Fail(400, refusal))
+    start = len(upstream.log)
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        _anthropic(proxy).messages.create(model="claude-fake", max_tokens=64, **native)
+    assert caught.value.body["error"]["message"] == "messages.1.content.0: invalid block"
+    assert len(_since(upstream, start)) == 1  # no retry without the thinking block

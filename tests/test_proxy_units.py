@@ -259,3 +259,25 @@ def test_cli_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: P
     missing = tmp_path / "absent.toml"
     assert main(["proxy", "--config", str(missing)]) == 2
     assert "cannot read the config file" in capsys.readouterr().err
+
+
+_THINKING = {"type": "thinking", "thinking": "plan", "signature": "sig=="}
+
+
+def test_replay_guard_tells_moves_from_edits() -> None:
+    from condense.server.replay import compression_keeps_replay, repair_keeps_replay
+
+    turn = {"role": "assistant", "content": "x", "thinking_blocks": [_THINKING]}
+    old = {"role": "assistant", "content": "y", "reasoning_content": "because"}
+    ask = {"role": "user", "content": "hi"}
+    history = [ask, old, ask, turn]
+    assert repair_keeps_replay(history, [ask, ask, old, turn])  # moved, not changed
+    stripped = {k: v for k, v in turn.items() if k != "thinking_blocks"}
+    assert not repair_keeps_replay(history, [ask, old, ask, stripped])
+    edited = {**turn, "thinking_blocks": [{**_THINKING, "thinking": "other"}]}
+    assert not repair_keeps_replay(history, [ask, old, ask, edited])
+    assert compression_keeps_replay(history, [ask, turn])  # an earlier turn left out whole
+    assert not compression_keeps_replay(history, [ask, old, ask, stripped])  # the latest turn
+    assert not compression_keeps_replay(history, [ask, edited])
+    signed = {"role": "assistant", "tool_calls": [{"id": "c", "extra_content": {"g": 1}}]}
+    assert not repair_keeps_replay([signed], [{"role": "assistant", "tool_calls": [{"id": "c"}]}])

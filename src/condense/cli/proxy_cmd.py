@@ -115,28 +115,25 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def print_env(tool: str, url: str) -> str:
-    """The settings that point ``tool`` at the proxy at ``url``."""
+    """The settings that point ``tool`` at the proxy at ``url``, as shell lines (alternatives
+    as comments), so ``eval "$(condense proxy --print-env TOOL)"`` applies them."""
     if tool == "claude":
         return f"export ANTHROPIC_BASE_URL={url}"
+    lines = [f"export OPENAI_BASE_URL={url}/v1"]
     if tool == "codex":
-        return (
-            f"export OPENAI_BASE_URL={url}/v1\n"
-            "# or, in ~/.codex/config.toml:\n"
-            'model_provider = "condense"\n'
-            "[model_providers.condense]\n"
-            'name = "condense proxy"\n'
-            f'base_url = "{url}/v1"\n'
-            'env_key = "OPENAI_API_KEY"\n'
-            'wire_api = "responses"\n'
-            "supports_websockets = false"
-        )
-    if tool == "hermes":
-        return (
-            f"export OPENAI_BASE_URL={url}/v1\n"
-            "# or, in ~/.hermes/config.yaml, under model:\n"
-            f"#   base_url: {url}/v1"
-        )
-    return f"export OPENAI_BASE_URL={url}/v1"
+        lines += [
+            "# or a provider of its own in ~/.codex/config.toml:",
+            '#   model_provider = "condense"',
+            "#   [model_providers.condense]",
+            '#   name = "condense proxy"',
+            f'#   base_url = "{url}/v1"',
+            '#   env_key = "OPENAI_API_KEY"',
+            '#   wire_api = "responses"',
+            "#   supports_websockets = false",
+        ]
+    elif tool == "hermes":
+        lines += ["# or in ~/.hermes/config.yaml, under model:", f"#   base_url: {url}/v1"]
+    return "\n".join(lines)
 
 
 def _settings(args: argparse.Namespace) -> Any:

@@ -131,16 +131,20 @@ class Proxy:
             and reply.status_code not in (_NOT_RETRIED)
         ):
             error_raw = await _read_raw(reply)
-            retry = await anyio.to_thread.run_sync(
-                functools.partial(
-                    plan_retry,
-                    prepared,
-                    reply.status_code,
-                    error_raw,
-                    reply.headers,
-                    learned=self.learned,
+            try:
+                retry = await anyio.to_thread.run_sync(
+                    functools.partial(
+                        plan_retry,
+                        prepared,
+                        reply.status_code,
+                        error_raw,
+                        reply.headers,
+                        learned=self.learned,
+                    )
                 )
-            )
+            except Exception as error:  # a condense bug: the client gets the refusal as it came
+                outcome.notes += (f"condense failed planning a retry: {type(error).__name__}",)
+                retry = None
             if retry is None:
                 return self._whole(outcome, reply, error_raw)
             outcome.retry = retry
@@ -256,7 +260,7 @@ class _Outcome:
         headers = {"x-condense-provider": p.provider}
         if p.repairs:
             headers["x-condense-repaired"] = str(p.repairs)
-        if p.compressed:
+        if p.compressed or p.reused:
             headers["x-condense-compressed"] = f"{p.tokens_before}->{p.tokens_after}"
         if p.reused:
             headers["x-condense-reused"] = "compressed-head"

@@ -30,6 +30,7 @@ from condense.server.apis import Api
 from condense.server.codec import BodyDecodingError, decode
 from condense.server.config import ProxySettings, Upstream
 from condense.server.memory import ConversationMemory, Entry, conversation_key
+from condense.server.replay import compression_keeps_replay, repair_keeps_replay
 from condense.server.routing import choose_provider
 from condense.server.windows import LearnedWindows, builtin_window
 from condense.tokens import count_text, count_tokens, encoding_for_model
@@ -136,6 +137,11 @@ class Preparer:
         except CondenseError as error:  # repair could not heal it: send it as it came
             notes.append(f"repair failed: {error}")
             work = Work(conversation, messages)
+        if work.repairs and not repair_keeps_replay(messages, work.messages):
+            notes.append("repair not applied: it would edit replay state (thinking, signatures)")
+            work = Work(conversation, messages)
+            if entry is not None:
+                work.reuse(entry)
         after = _count(work.messages, model, extra)
         state = entry.state if entry is not None else None
         if limit is not None and budget is not None and after > limit:
@@ -152,9 +158,12 @@ class Preparer:
             except CondenseError as error:
                 notes.append(f"compression failed: {error}")
             else:
-                work.messages, state = result.messages, result.state
-                work.compressed = True
-                after = _count(work.messages, model, extra)
+                if compression_keeps_replay(work.messages, result.messages):
+                    work.messages, state = result.messages, result.state
+                    work.compressed = True
+                    after = _count(work.messages, model, extra)
+                else:
+                    notes.append("compression not applied: it would edit replay state")
         if (
             key is not None
             and budget is not None

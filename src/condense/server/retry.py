@@ -24,6 +24,7 @@ from condense.errors import Action, Category, Diagnosis, RecoveryError, classify
 from condense.exceptions import CondenseError
 from condense.server.codec import BodyDecodingError, decode
 from condense.server.prepare import Prepared, dump_body
+from condense.server.replay import compression_keeps_replay, repair_keeps_replay
 from condense.server.windows import LearnedWindows
 from condense.summarizers.retry import RetryPolicy
 from condense.tokens import count_tokens
@@ -101,6 +102,9 @@ def plan_retry(
     if attempt.action is Action.COMPRESS and diagnosis.category not in _SIZE:
         return None  # an unexplained refusal is no reason to cut the history
     messages = result.messages
+    keeps = repair_keeps_replay if attempt.action is Action.REPAIR else compression_keeps_replay
+    if not keeps(prepared.messages, messages):
+        return None  # the provider would refuse edited replay state anyway
     try:
         body = dump_body(prepared.conversation, messages)
     except CondenseError:
