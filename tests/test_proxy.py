@@ -9,6 +9,7 @@ import gzip
 import json
 import re
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ import anthropic
 import httpx2
 import openai
 import pytest
+import zstandard
 
 from condense import validate
 from condense.exceptions import FormatError
@@ -310,11 +312,12 @@ VALID = {
 
 
 @pytest.mark.parametrize("path", sorted(VALID))
-@pytest.mark.parametrize("coding", [None, "gzip"])
+@pytest.mark.parametrize("coding", [None, "gzip", "zstd"])
 def test_valid_requests_arrive_byte_identical(
     proxy: RunningProxy, upstream: StrictProvider, path: str, coding: str | None
 ) -> None:
-    body = VALID[path] if coding is None else gzip.compress(VALID[path])
+    compressors = {"gzip": gzip.compress, "zstd": zstandard.ZstdCompressor().compress}
+    body = VALID[path] if coding is None else compressors[coding](VALID[path])
     headers = {"content-type": "application/json"} | (
         {"content-encoding": coding} if coding else {}
     )
@@ -740,3 +743,30 @@ def test_a_retry_never_strips_thinking_blocks(
         _anthropic(proxy).messages.create(model="claude-fake", max_tokens=64, **native)
     assert caught.value.body["error"]["message"] == "messages.1.content.0: invalid block"
     assert len(_since(upstream, start)) == 1  # no retry without the thinking block
+
+
+def test_64_clients_connecting_at_once_are_all_answered(proxy: RunningProxy) -> None:
+    barrier = threading.Barrier(64)
+    statuses: list[int] = []
+
+    def one(number: int) -> None:
+        with httpx2.Client(timeout=30) as client:
+            barrier.wait()
+            body = {"model": "fake-model", "messages": [_user(f"client {number}")]}
+            statuses.append(client.post(f"{proxy.url}/v1/chat/completions", json=body).status_code)
+
+    threads = [threading.Thread(target=one, args=(n,)) for n in range(64)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert statuses == [200] * 64
+
+
+def test_sigterm_stops_the_proxy_with_exit_0(tmp_path: Path) -> None:
+    with FakeProvider() as plain, running_proxy(["--upstream", _root(plain)], tmp_path) as proxy:
+        process = proxy.process
+        process.terminate()
+        _, stderr = process.communicate(timeout=10)
+    assert process.returncode == 0
+    assert f"condense: proxy at {proxy.url}" in stderr and "live page" in stderr

@@ -254,6 +254,8 @@ def test_cli_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert "no upstream" in capsys.readouterr().err
     assert main(["proxy", "--upstream", "localhost:8000"]) == 2
     assert "must be http(s)://" in capsys.readouterr().err
+    assert main(["proxy", "--upstream", "http://x", "--provider", "nope"]) == 2
+    assert "unknown provider 'nope'" in capsys.readouterr().err
     assert main(["proxy", "--upstream", "http://x", "--context-window", "0"]) == 2
     assert "--context-window" in capsys.readouterr().err
     missing = tmp_path / "absent.toml"

@@ -8,8 +8,10 @@ flag > ``CONDENSE_*`` environment variable > ``--config`` file > default.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
+import signal
 import socket
 import sys
 from typing import Any
@@ -110,8 +112,18 @@ def handle(args: argparse.Namespace) -> int:
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)
-    uvicorn.Server(config).run(sockets=[sock])
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM and then re-raises the signal with
+    # the handlers it found; these make a stop (also one before uvicorn is up) an exit 0.
+    for name in ("SIGINT", "SIGTERM"):
+        signal.signal(getattr(signal, name), _stop)
+    with contextlib.suppress(SystemExit):
+        uvicorn.Server(config).run(sockets=[sock])
+    print("condense: proxy stopped", file=sys.stderr)
     return 0
+
+
+def _stop(*_: object) -> None:
+    raise SystemExit(0)
 
 
 def print_env(tool: str, url: str) -> str:
