@@ -27,8 +27,8 @@ from __future__ import annotations
 import fnmatch
 import json
 import tomllib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -86,9 +86,10 @@ class Upstream:
 @dataclass(frozen=True, kw_only=True)
 class ProxySettings:
     """Everything the proxy app needs. ``margin`` is the share of a window kept free when
-    deciding to compress; ``memory`` how many conversations are remembered (LRU);
-    ``recent`` how many requests the live page shows; ``timeout`` the seconds an
-    upstream may stay silent."""
+    deciding to compress; ``memory`` how many conversations are remembered (LRU) and
+    ``memory_bytes`` the request bytes they may add up to (their parsed histories take a
+    few times that in memory); ``recent`` how many requests the live page shows;
+    ``timeout`` the seconds an upstream may stay silent."""
 
     upstreams: tuple[Upstream, ...]
     host: str = "127.0.0.1"
@@ -96,10 +97,9 @@ class ProxySettings:
     log_path: str | None = None
     margin: float = 0.05
     memory: int = 256
-    memory_bytes: int = 512 * 1024 * 1024
+    memory_bytes: int = 256 * 1024 * 1024
     recent: int = 200
     timeout: float = 600.0
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.upstreams:

@@ -61,7 +61,7 @@ class ConversationMemory:
     """A thread-safe LRU of :class:`Entry`, at most ``maxsize`` entries and about
     ``maxbytes`` bytes of requests."""
 
-    def __init__(self, *, maxsize: int = 256, maxbytes: int = 512 * 1024 * 1024) -> None:
+    def __init__(self, *, maxsize: int = 256, maxbytes: int = 256 * 1024 * 1024) -> None:
         self.maxsize = maxsize
         self.maxbytes = maxbytes
         self._entries: OrderedDict[str, Entry] = OrderedDict()

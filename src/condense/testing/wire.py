@@ -55,17 +55,12 @@ _ANTHROPIC_STOP = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "to
 
 
 def api_for_path(path: str) -> str | None:
-    """The API a request path speaks (``None`` for a path no fake serves)."""
-    route = path.split("?", 1)[0].rstrip("/")
-    if route.endswith("/chat/completions"):
-        return "chat"
-    if route.endswith("/messages/count_tokens"):
-        return "count_tokens"
-    if route.endswith("/messages"):
-        return "anthropic"
-    if route.endswith("/responses"):
-        return "responses"
-    return None
+    """The API a request path speaks (``None`` for a path no fake serves); the same
+    lookup as the proxy's (:func:`condense.server.apis.api_for_path`)."""
+    from condense.server.apis import api_for_path as lookup
+
+    api = lookup(path)
+    return api.name if api is not None else None
 
 
 def request_messages(api: str, body: Mapping[str, Any]) -> list[Any]:
