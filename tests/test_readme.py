@@ -54,6 +54,8 @@ def test_cli_examples_run_in_order(workdir: Path) -> None:
             continue  # needs a local LLM server (see the README)
         if argv[1] == "serve-fake":
             continue  # a server that runs until Ctrl-C; tests/test_strict_provider.py runs it
+        if argv[1] == "proxy" and "--print-env" not in argv:
+            continue  # a server that runs until Ctrl-C; tests/test_proxy.py runs it
         done = subprocess.run(
             [sys.executable, "-m", "condense", *argv[1:]],
             capture_output=True,

@@ -9,7 +9,7 @@ from condense.providers import AUTO, PROFILES, ProviderChoice, choose_provider
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from condense.cli import check, dataset_cmd, repair_cmd, serve_fake, session
+    from condense.cli import check, dataset_cmd, proxy_cmd, repair_cmd, serve_fake, session
 
     parser = argparse.ArgumentParser(
         prog="condense",
@@ -17,7 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check and heal broken histories.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (session, check, repair_cmd, serve_fake, dataset_cmd):
+    for command in (session, check, repair_cmd, serve_fake, dataset_cmd, proxy_cmd):
         command.register(commands)
     return parser
 

@@ -84,7 +84,8 @@ def choose_provider(
         for candidate in PROVIDERS.values():
             if any(pattern in host for pattern in candidate.hosts):
                 reason = f"upstream {urlsplit(upstream).netloc or upstream!r}"
-                return ProviderChoice(profile=candidate.profile, reason=reason)
+                name = _chat_endpoint(candidate.name) if chat else candidate.name
+                return ProviderChoice(profile=PROFILES[name], reason=reason)
     found = _replay_signal(messages)
     if found is not None:
         name, reason = found
@@ -108,10 +109,13 @@ def provider_for_model(model: str, *, chat: bool = True) -> str | None:
     for name in names:
         for candidate in PROVIDERS.values():
             if any(name.startswith(prefix) for prefix in candidate.models):
-                if candidate.name == "gemini" and chat:
-                    return "gemini-openai"
-                return candidate.name
+                return _chat_endpoint(candidate.name) if chat else candidate.name
     return None
+
+
+def _chat_endpoint(name: str) -> str:
+    """The profile of ``name``'s OpenAI-compatible endpoint, for a chat history."""
+    return "gemini-openai" if name == "gemini" else name
 
 
 def _host_path(url: str) -> str:

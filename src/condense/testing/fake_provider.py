@@ -8,37 +8,44 @@ against this server instead::
         ...
         assert fake.requests[-1]["model"] == "fake-model"
 
-It serves ``POST /v1/chat/completions`` (plain JSON, or server-sent events when the
-request says ``"stream": true``, ending in ``data: [DONE]``) and ``GET /v1/models``.
-Each chat request is answered, in this order, by:
+It serves ``POST /v1/chat/completions``, Anthropic's ``POST /v1/messages`` (and
+``/v1/messages/count_tokens``) and ``POST /v1/responses``, each in its own API's shape
+(plain JSON, or that API's server-sent events when the request says ``"stream": true``;
+see :mod:`condense.testing.wire`), and ``GET /v1/models``. Each request is answered, in
+this order, by:
 
-1. ``require_api_key`` — a 401 unless ``Authorization: Bearer <key>`` matches;
-2. a 400 if the body is not a JSON object;
-3. ``validator(body)`` — return ``(status, error_body)`` to reject the request, or
-   ``None`` to let it through (provider profiles plug in here);
+1. ``require_api_key`` — a 401 unless ``Authorization: Bearer <key>`` (or Anthropic's
+   ``x-api-key: <key>``) matches;
+2. a 400 if the body is not a JSON object (a request of that API);
+3. ``validator(body)`` — for chat requests: return ``(status, error_body)`` to reject
+   the request, or ``None`` to let it through (:class:`StrictProvider` checks every API);
 4. ``context_window`` — a 400 ``context_length_exceeded`` when
-   ``token_counter(body)`` (default: characters / 4 of the messages) is larger;
+   ``token_counter(body)`` (default: characters / 4 of the messages) is larger (other
+   APIs are counted on their history as chat messages);
 5. the next scripted step (:class:`Reply`, :class:`Fail`, :class:`Delay`,
    :class:`Truncated`, :class:`Empty`, :class:`Disconnect`), queued with ``script=`` or
    :meth:`FakeProvider.push`;
 6. when the queue is empty, ``responder(body)``, which returns a text or a step.
 
 Every request that reaches the server is recorded in :attr:`FakeProvider.log`;
-:attr:`FakeProvider.requests` is the list of parsed chat-completion bodies.
+:attr:`FakeProvider.requests` is the list of parsed chat-completion bodies and
+:meth:`FakeProvider.bodies` those of any API.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import socket
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from condense.testing import wire
 
 __all__ = [
     "Delay",
@@ -57,11 +64,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Reply:
-    """A 200 answer with ``text`` and ``finish_reason``."""
+    """A 200 answer with ``text`` and ``finish_reason``.
+
+    A streamed reply waits ``pause`` seconds before each event after the first, sending
+    the API's idle keep-alive first when ``keepalive`` is set.
+    """
 
     text: str = "ok"
     finish_reason: str = "stop"
     headers: Mapping[str, str] = field(default_factory=dict)
+    pause: float = 0.0
+    keepalive: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,8 +127,9 @@ TokenCounter = Callable[[dict[str, Any]], int]
 
 @dataclass(frozen=True, kw_only=True)
 class RecordedRequest:
-    """One request as received. Header names are lower case; ``json`` is ``None`` when the
-    body is not JSON."""
+    """One request as received. Header names are lower case; ``body`` is the bytes as
+    sent (still compressed when the request says ``Content-Encoding: gzip``/``zstd``) and
+    ``json`` the parsed body, ``None`` when it is not JSON."""
 
     method: str
     path: str
@@ -126,7 +140,7 @@ class RecordedRequest:
 
 def default_responder(body: dict[str, Any]) -> str:
     """The answer when nothing is scripted: names the number of messages received."""
-    messages = body.get("messages")
+    messages = body.get("messages", body.get("input"))
     count = len(messages) if isinstance(messages, list) else 0
     return f"fake summary of {count} messages"
 
@@ -136,26 +150,12 @@ def estimate_request_tokens(body: dict[str, Any]) -> int:
     return len(json.dumps(body.get("messages", []), ensure_ascii=False)) // 4
 
 
-_ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-}
-
-
-def error_body(status: int, message: str | None = None, code: str | None = None) -> dict[str, Any]:
-    """An OpenAI-style error body: ``{"error": {"message", "type", "param", "code"}}``."""
-    return {
-        "error": {
-            "message": message or f"fake provider error {status}",
-            "type": _ERROR_TYPES.get(status, "server_error"),
-            "param": None,
-            "code": code,
-        }
-    }
+def error_body(
+    status: int, message: str | None = None, code: str | None = None, *, api: str = "chat"
+) -> dict[str, Any]:
+    """An error body in ``api``'s shape; for chat and Responses the OpenAI one,
+    ``{"error": {"message", "type", "param", "code"}}``."""
+    return wire.error_body(api, status, message or f"fake provider error {status}", code=code)
 
 
 class FakeProvider:
@@ -181,6 +181,8 @@ class FakeProvider:
         self.require_api_key = require_api_key
         self.models = tuple(models)
         self.log: list[RecordedRequest] = []
+        self.cut_streams = 0
+        """Streams whose client went away before their last event."""
         self._script: deque[Step] = deque(script)
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -212,11 +214,16 @@ class FakeProvider:
     @property
     def requests(self) -> list[dict[str, Any]]:
         """The parsed JSON bodies of the chat-completion requests received, oldest first."""
+        return self.bodies("chat")
+
+    def bodies(self, api: str) -> list[dict[str, Any]]:
+        """The parsed JSON bodies received for ``api`` (``chat``, ``anthropic``,
+        ``count_tokens`` or ``responses``), oldest first."""
         with self._lock:
             return [
                 r.json
                 for r in self.log
-                if r.path.endswith("/chat/completions") and isinstance(r.json, dict)
+                if wire.api_for_path(r.path) == api and isinstance(r.json, dict)
             ]
 
     @property
@@ -265,13 +272,24 @@ class FakeProvider:
         answer = self.responder(body)
         return Reply(answer) if isinstance(answer, str) else answer
 
-    def _gate(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
-        if self.validator is not None:
+    def _count(self, api: str, body: dict[str, Any]) -> int:
+        """The prompt tokens of a request of ``api``, by ``token_counter``."""
+        if api == "chat":
+            return self.token_counter(body)
+        try:
+            messages = wire.request_messages(api, body)
+        except Exception:  # not readable as that API: count nothing
+            messages = []
+        return self.token_counter({"model": body.get("model"), "messages": messages})
+
+    def _gate(self, api: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+        """A refusal ``(status, body)`` for this request, or ``None`` to answer it."""
+        if self.validator is not None and api == "chat":
             rejection = self.validator(body)
             if rejection is not None:
                 return rejection
         if self.context_window is not None:
-            used = self.token_counter(body)
+            used = self._count(api, body)
             if used > self.context_window:
                 return 400, error_body(
                     400,
@@ -279,12 +297,14 @@ class FakeProvider:
                     f"However, your messages resulted in {used} tokens. "
                     "Please reduce the length of the messages.",
                     code="context_length_exceeded",
+                    api=api,
                 )
         return None
 
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 256  # many clients connecting at once are not refused
     provider: FakeProvider
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -298,6 +318,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        # headers and body go out in separate writes: without this, Nagle's algorithm and
+        # the client's delayed ACK hold the body back ~40 ms
+        with contextlib.suppress(OSError):
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         with self.server.provider._lock:
             self.server.provider._connections.add(self.connection)
 
@@ -312,7 +336,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._read_and_record()
-        if self.path.rstrip("/") in ("/v1/models", "/models"):
+        if self.path.split("?", 1)[0].rstrip("/") in ("/v1/models", "/models"):
             data = [
                 {"id": model, "object": "model", "created": 0, "owned_by": "condense"}
                 for model in self.server.provider.models
@@ -324,97 +348,101 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         provider = self.server.provider
         request = self._read_and_record()
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        api = wire.api_for_path(self.path)
+        if api is None:
             self._send_json(404, error_body(404, f"no route for POST {self.path}"))
             return
         expected = provider.require_api_key
-        if expected is not None and self.headers.get("Authorization") != f"Bearer {expected}":
-            self._send_json(
-                401, error_body(401, "Incorrect API key provided.", code="invalid_api_key")
-            )
+        if expected is not None and expected not in (
+            _bearer(self.headers.get("Authorization")),
+            self.headers.get("x-api-key"),
+        ):
+            message = "Incorrect API key provided."
+            if api in ("anthropic", "count_tokens"):
+                message = "invalid x-api-key"
+            self._send_json(401, error_body(401, message, code="invalid_api_key", api=api))
             return
         body = request.json
         if not isinstance(body, dict):
-            self._send_json(400, error_body(400, "We could not parse the JSON body."))
+            self._send_json(400, error_body(400, "We could not parse the JSON body.", api=api))
             return
-        rejection = provider._gate(body)
+        rejection = provider._gate(api, body)
         if rejection is not None:
             self._send_json(*rejection)
             return
-        self._answer(provider._next_step(body), body)
+        if api == "count_tokens":
+            self._send_json(200, {"input_tokens": provider._count(api, body)})
+            return
+        self._answer(api, provider._next_step(body), body)
 
     # -- answers -------------------------------------------------------------------------
 
-    def _answer(self, step: Step, body: dict[str, Any]) -> None:
+    def _answer(self, api: str, step: Step, body: dict[str, Any]) -> None:
         provider = self.server.provider
         if isinstance(step, Delay):
             if provider._closing.wait(step.seconds):
                 self.close_connection = True
                 return
-            self._answer(step.then if step.then is not None else provider._respond(body), body)
+            self._answer(api, step.then if step.then is not None else provider._respond(body), body)
         elif isinstance(step, Fail):
-            payload = error_body(step.status) if step.body is None else step.body
+            payload = error_body(step.status, api=api) if step.body is None else step.body
             self._send(step.status, _encode(payload), "application/json", step.headers)
         elif isinstance(step, Disconnect):
             self.close_connection = True
         elif body.get("stream") is True:
-            self._stream(step, body)
+            self._stream(api, step, body)
         else:
-            self._complete(step, body)
+            self._complete(api, step, body)
 
-    def _complete(self, step: Reply | Truncated | Empty, body: dict[str, Any]) -> None:
+    def _usage(self, api: str, body: dict[str, Any], text: str | None) -> tuple[int, int]:
+        return self.server.provider._count(api, body), len(text or "") // 4
+
+    def _complete(self, api: str, step: Reply | Truncated | Empty, body: dict[str, Any]) -> None:
         text, finish = _content(step)
-        payload = _encode(_completion(body, text, finish, self.server.provider))
+        payload = _encode(wire.answer(api, body, text, finish, self._usage(api, body, text)))
         if isinstance(step, Truncated):
             payload = payload[: max(1, int(len(payload) * step.keep))]
         headers = step.headers if isinstance(step, Reply) else {}
         self._send(200, payload, "application/json", headers)
 
-    def _stream(self, step: Reply | Truncated | Empty, body: dict[str, Any]) -> None:
+    def _stream(self, api: str, step: Reply | Truncated | Empty, body: dict[str, Any]) -> None:
         text, finish = _content(step)
-        base = {
-            "id": "chatcmpl-fake",
-            "object": "chat.completion.chunk",
-            "created": int(time.time()),
-            "model": str(body.get("model", "fake-model")),
-        }
-        pieces = _pieces(text)
-        events = [{"role": "assistant", "content": "" if text is not None else None}]
-        events += [{"content": piece} for piece in pieces]
-        chunks = [
-            {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
-            for delta in events
-        ]
-        chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
-        options = body.get("stream_options")
-        if isinstance(options, dict) and options.get("include_usage"):
-            usage = _usage(body, text, self.server.provider)
-            chunks.append({**base, "choices": [], "usage": usage})
-        lines = [f"data: {json.dumps(chunk)}\n\n".encode() for chunk in chunks]
+        events = wire.events(api, body, text, finish, self._usage(api, body, text))
         if isinstance(step, Truncated):
-            lines = lines[: max(1, int(len(lines) * step.keep))]
-        else:
-            lines.append(b"data: [DONE]\n\n")
+            events = events[: max(1, int((len(events) - 1) * step.keep))]
+        pause = step.pause if isinstance(step, Reply) else 0.0
+        keepalive = wire.keepalive(api) if isinstance(step, Reply) and step.keepalive else b""
         self.close_connection = True
         try:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-cache")
             self.send_header("Connection", "close")
+            for name, value in (step.headers if isinstance(step, Reply) else {}).items():
+                self.send_header(name, value)
             self.end_headers()
-            for line in lines:
-                self.wfile.write(line)
+            for number, event in enumerate(events):
+                if number and (pause or keepalive):
+                    if keepalive:
+                        self.wfile.write(keepalive)
+                        self.wfile.flush()
+                    if self.server.provider._closing.wait(pause):
+                        return
+                self.wfile.write(event)
                 self.wfile.flush()
         except OSError:
-            pass
+            with self.server.provider._lock:
+                self.server.provider.cut_streams += 1
 
     # -- plumbing ------------------------------------------------------------------------
 
     def _read_and_record(self) -> RecordedRequest:
         raw = self._read_body()
         try:
-            parsed = json.loads(raw) if raw else None
-        except ValueError:
+            parsed = (
+                json.loads(_decoded(raw, self.headers.get("Content-Encoding"))) if raw else None
+            )
+        except (ValueError, OSError, EOFError):
             parsed = None
         request = RecordedRequest(
             method=self.command,
@@ -458,53 +486,30 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
+def _decoded(raw: bytes, coding: str | None) -> bytes:
+    """A request body with its ``gzip`` or ``zstd`` coding undone (as providers accept)."""
+    coding = (coding or "").strip().lower()
+    if coding == "gzip":
+        return gzip.decompress(raw)
+    if coding == "zstd":
+        import zstandard
+
+        return bytes(zstandard.ZstdDecompressor().stream_reader(raw).read())
+    return raw
+
+
+def _bearer(header: str | None) -> str | None:
+    if header and header.startswith("Bearer "):
+        return header[len("Bearer ") :]
+    return None
+
+
 def _content(step: Reply | Truncated | Empty) -> tuple[str | None, str]:
     if isinstance(step, Empty):
         return step.content, step.finish_reason
     if isinstance(step, Truncated):
         return step.text, "stop"
     return step.text, step.finish_reason
-
-
-def _completion(
-    body: dict[str, Any], text: str | None, finish: str, provider: FakeProvider
-) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-fake",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": str(body.get("model", "fake-model")),
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": text, "refusal": None},
-                "logprobs": None,
-                "finish_reason": finish,
-            }
-        ],
-        "usage": _usage(body, text, provider),
-    }
-
-
-def _usage(body: dict[str, Any], text: str | None, provider: FakeProvider) -> dict[str, int]:
-    prompt = provider.token_counter(body)
-    completion = len(text or "") // 4
-    return {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": prompt + completion,
-    }
-
-
-def _pieces(text: str | None) -> list[str]:
-    """``text`` in a few chunks, split after spaces, the way a server streams tokens."""
-    if not text:
-        return []
-    words = text.split(" ")
-    step = max(1, len(words) // 4)
-    groups = [words[i : i + step] for i in range(0, len(words), step)]
-    pieces = [" ".join(group) for group in groups]
-    return [piece + " " for piece in pieces[:-1]] + pieces[-1:]
 
 
 def _encode(payload: Any) -> bytes:
