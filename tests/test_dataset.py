@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from condense.datasets import (
     DatasetOptions,
     RecordProcessor,
+    RecordResult,
     Status,
     check_trajectory,
     load_tokenizer,
@@ -145,7 +146,7 @@ def test_the_span_is_the_fewest_whole_units_from_the_start_of_the_middle() -> No
     assert result.status is Status.COMPRESSED and result.stats is not None
     start, stop = result.stats["span"]
     seen = read_trajectory(record)
-    head_end, tail_start = protected_ranges(seen.roles, seen.blocks, keep_last=4)
+    head_end, tail_start = protected_ranges(seen.roles, seen.blocks, tail_turns=4)
     assert start == seen.blocks[head_end].start  # from the start of the middle
     boundaries = [block.start for block in seen.blocks]
     assert start in boundaries and stop in boundaries  # whole units only
@@ -165,7 +166,7 @@ def test_first_system_human_gpt_and_tool_turns_and_the_last_turns_are_protected(
         next(i for i, t in enumerate(turns) if t["from"] == role)
         for role in ("system", "human", "gpt", "tool")
     ]
-    result = processor(recount(record) // 4, keep_last=6).process(line_of(record))
+    result = processor(recount(record) // 4, tail_turns=6).process(line_of(record))
     assert result.stats is not None
     start, stop = result.stats["span"]
     assert start > max(firsts)
@@ -219,7 +220,7 @@ def test_planner_without_middle_flags_an_oversized_record() -> None:
     roles = ["system", "human", "gpt", "tool"]
     blocks = [Block(0, 1), Block(1, 2), Block(2, 4)]
     chosen = plan(
-        roles, blocks, lambda turn: 100, lambda turn: 100, target=250, reserve=50, keep_last=1
+        roles, blocks, lambda turn: 100, lambda turn: 100, target=250, reserve=50, tail_turns=1
     )
     assert chosen.verdict is Verdict.NO_SPAN
 
@@ -229,14 +230,14 @@ def test_planner_without_middle_flags_an_oversized_record() -> None:
     turns=st.integers(min_value=6, max_value=80),
     seed=st.integers(min_value=0, max_value=10_000),
     fraction=st.floats(min_value=0.05, max_value=1.2),
-    keep_last=st.integers(min_value=0, max_value=8),
+    tail_turns=st.integers(min_value=0, max_value=8),
 )
 def test_property_output_fits_or_is_flagged_and_never_breaks_pairs(
-    turns: int, seed: int, fraction: float, keep_last: int
+    turns: int, seed: int, fraction: float, tail_turns: int
 ) -> None:
     record = trajectory(turns, seed=seed, output_chars=300)
     target = max(1, int(recount(record) * fraction))
-    result = processor(target, keep_last=keep_last).process(line_of(record))
+    result = processor(target, tail_turns=tail_turns).process(line_of(record))
     assert result.status is not Status.REJECTED
     if result.status is Status.PASSED:
         assert recount(record) <= target
@@ -247,7 +248,7 @@ def test_property_output_fits_or_is_flagged_and_never_breaks_pairs(
     if result.status is Status.COMPRESSED:
         assert stats["tokens_after"] == recount(out) <= target
         assert check_trajectory(out) == []
-        assert len(out["conversations"]) >= min(keep_last, turns) + 1
+        assert len(out["conversations"]) >= min(tail_turns, turns) + 1
     else:
         assert out == record
 
@@ -259,7 +260,7 @@ def test_a_failed_summary_keeps_the_record_and_says_why() -> None:
     record = trajectory(60, seed=1)
     raw = line_of(record)
     result = processor(
-        recount(record) // 2, DeterministicSummarizer(fail=True), retries=1, backoff=0
+        recount(record) // 2, DeterministicSummarizer(fail=True), max_attempts=2, backoff=0
     ).process(raw)
     assert result.status is Status.FAILED and result.line is not None
     out = json.loads(result.line)
@@ -268,12 +269,25 @@ def test_a_failed_summary_keeps_the_record_and_says_why() -> None:
     assert flag["status"] == "failed" and "configured to fail" in flag["reason"]
 
 
-def test_a_summary_that_fails_once_is_retried() -> None:
+def test_a_summary_that_times_out_once_is_retried() -> None:
     record = trajectory(60, seed=1)
-    flaky = DeterministicSummarizer(fail_times=1)
-    result = processor(recount(record) // 2, flaky, retries=2, backoff=0).process(line_of(record))
-    assert result.status is Status.COMPRESSED
+    flaky = DeterministicSummarizer(fail=TimeoutError("slow"), fail_times=1)
+    done = processor(recount(record) // 2, flaky, max_attempts=3, backoff=0).process(
+        line_of(record)
+    )
+    assert isinstance(done, RecordResult) and done.status is Status.COMPRESSED
+    assert done.stats is not None and done.stats["attempts"] == 2
     assert len(flaky.calls) == 2
+
+
+def test_a_failure_a_retry_cannot_fix_is_not_retried() -> None:
+    record = trajectory(60, seed=1)
+    broken = DeterministicSummarizer(fail=True)  # classify: unknown, so no second call
+    done = processor(recount(record) // 2, broken, max_attempts=3, backoff=0).process(
+        line_of(record)
+    )
+    assert isinstance(done, RecordResult) and done.status is Status.FAILED
+    assert len(broken.calls) == 1
 
 
 class Numbers:
@@ -285,7 +299,7 @@ class Numbers:
 
 def test_a_summarizer_returning_no_text_fails_the_record_not_the_run() -> None:
     record = trajectory(60, seed=1)
-    result = processor(recount(record) // 2, Numbers(), retries=0).process(line_of(record))
+    result = processor(recount(record) // 2, Numbers(), max_attempts=1).process(line_of(record))
     assert result.status is Status.FAILED
     assert result.reason == "the summarizer returned int, not text"
 

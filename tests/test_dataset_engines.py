@@ -206,7 +206,7 @@ def test_async_summaries_run_concurrently_under_the_bound_and_time_out(tmp_path:
     report = compress_dataset(
         source,
         tmp_path / "out2.jsonl",
-        options=DatasetOptions(target_tokens=3000, timeout=0.3, retries=0),
+        options=DatasetOptions(target_tokens=3000, timeout=0.3, max_attempts=1),
         summarizer=hung,
         workers=0,
         concurrency=8,
@@ -225,9 +225,9 @@ def test_an_llm_that_keeps_failing_flags_records_and_never_falls_back(tmp_path: 
         report = compress_dataset(
             source,
             tmp_path / "out.jsonl",
-            options=DatasetOptions(target_tokens=3000, retries=0),
+            options=DatasetOptions(target_tokens=3000, max_attempts=1),
             summarizer="openai",
-            summarizer_options={"base_url": fake.base_url, "model": "m", "max_retries": 0},
+            summarizer_options={"base_url": fake.base_url, "model": "m", "max_attempts": 1},
             workers=0,
         )
     assert report["compressed"] == 0 and report["failed"] > 0

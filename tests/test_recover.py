@@ -20,7 +20,7 @@ from condense.errors import (
     recover,
 )
 from condense.exceptions import InputError, UnknownNameError
-from condense.summarizers.retry import RetryPolicy
+from condense.retry import RetryPolicy
 from condense.tokens import count_tokens
 from condense.validate import validate
 
@@ -306,12 +306,12 @@ def test_a_wait_longer_than_allowed_fails_at_once() -> None:
 
 def test_the_backoff_policy_bounds_the_waits_too() -> None:
     call = Scripted(*[ProviderError(500, "boom") for _ in range(5)])
-    with pytest.raises(RecoveryError, match="max_retries=1"):
+    with pytest.raises(RecoveryError, match="backoff: max_attempts=2 reached"):
         recover(
             call,
             broken_history(),
             max_attempts=5,
-            backoff=RetryPolicy(max_retries=1),
+            backoff=RetryPolicy(max_attempts=2),
             sleep=Sleeps(),
         )
     assert len(call.sent) == 2

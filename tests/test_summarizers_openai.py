@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from condense.exceptions import InputError
+from condense.retry import RetryPolicy
 from condense.summarizers import (
     DeterministicSummarizer,
     ExtractiveSummarizer,
@@ -19,7 +20,6 @@ from condense.summarizers import (
 )
 from condense.summarizers._text import estimate_tokens
 from condense.summarizers.prompt import SYSTEM_PROMPT
-from condense.summarizers.retry import RetryPolicy, retry_after_seconds
 from condense.testing import Delay, Disconnect, Empty, Fail, FakeProvider, Reply, Truncated
 
 SPAN: list[dict[str, Any]] = [
@@ -237,7 +237,7 @@ def test_500_is_retried(fake_provider: FakeProvider) -> None:
 
 def test_retries_are_bounded_then_it_falls_back(fake_provider: FakeProvider) -> None:
     fake_provider.push(*[Fail(502)] * 5)
-    outcome = run(make(fake_provider, max_retries=2))
+    outcome = run(make(fake_provider, max_attempts=3))
     assert outcome.fell_back
     assert outcome.attempts == 3
     assert len(fake_provider.requests) == 3
@@ -259,7 +259,7 @@ def test_dropped_connection_is_retried(fake_provider: FakeProvider) -> None:
 
 
 def test_backoff_policy() -> None:
-    policy = RetryPolicy(max_retries=3, backoff_base=1.0, backoff_max=3.0, max_retry_wait=10)
+    policy = RetryPolicy(max_attempts=4, backoff_base=1.0, backoff_max=3.0, max_retry_wait=10)
 
     class Fixed:
         def __init__(self, value: float) -> None:
@@ -279,23 +279,6 @@ def test_backoff_policy() -> None:
     assert policy.delay(1, 11.0, low) is None  # type: ignore[arg-type]  # too long
 
 
-@pytest.mark.parametrize(
-    ("headers", "seconds"),
-    [
-        ({"retry-after-ms": "1500"}, 1.5),
-        ({"retry-after": "2"}, 2.0),
-        ({"retry-after": "0.2"}, 0.2),
-        ({"retry-after-ms": "100", "retry-after": "9"}, 0.1),
-        ({"retry-after": "Wed, 21 Oct 2015 07:28:10 GMT"}, 10.0),
-        ({"retry-after": "soon"}, None),
-        ({}, None),
-    ],
-)
-def test_retry_after_parsing(headers: dict[str, str], seconds: float | None) -> None:
-    now = 1445412480.0  # 07:28:00 on that day
-    assert retry_after_seconds(headers, now=now) == seconds
-
-
 # -- fallback ---------------------------------------------------------------------------------
 
 
@@ -312,7 +295,7 @@ def test_413_falls_back_to_extractive_without_retrying(fake_provider: FakeProvid
 def test_timeout_falls_back(fake_provider: FakeProvider) -> None:
     fake_provider.push(Delay(3.0), Delay(3.0))
     started = time.monotonic()
-    outcome = run(make(fake_provider, timeout=0.2, max_retries=1))
+    outcome = run(make(fake_provider, timeout=0.2, max_attempts=2))
     assert time.monotonic() - started < 2.0
     assert outcome.fell_back
     assert outcome.attempts == 2
@@ -352,7 +335,7 @@ def test_unreachable_endpoint_falls_back() -> None:
     with FakeProvider() as fake:
         url = fake.base_url  # closed: nothing listens there any more
     outcome = OpenAISummarizer(
-        base_url=url, model="m", max_retries=1, backoff_base=0.01
+        base_url=url, model="m", max_attempts=2, backoff_base=0.01
     ).summarize_with_report(SPAN, previous=None, target_tokens=100)
     assert outcome.fell_back
     assert outcome.attempts == 2
@@ -479,7 +462,7 @@ def test_async_429_then_success(fake_provider: FakeProvider) -> None:
 def test_async_fallbacks(fake_provider: FakeProvider) -> None:
     fake_provider.push(Fail(413), Delay(3.0), Empty())
     assert arun(make(fake_provider)).reason == "HTTP 413: fake provider error 413"
-    timed_out = arun(make(fake_provider, timeout=0.2, max_retries=0))
+    timed_out = arun(make(fake_provider, timeout=0.2, max_attempts=1))
     assert timed_out.fell_back
     assert timed_out.reason == "timed out after 0.2s"
     assert arun(make(fake_provider)).summarizer == "extractive"

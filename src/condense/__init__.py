@@ -24,7 +24,6 @@ from condense.errors import (
     Action,
     Category,
     Diagnosis,
-    RecoveryError,
     RecoveryResult,
     arecover,
     classify,
@@ -37,17 +36,20 @@ from condense.exceptions import (
     FormatError,
     InputError,
     InvalidOutputError,
+    RecoveryError,
+    RefusedResponse,
     UnknownNameError,
 )
 from condense.formats import Conversation, detect_format, load, load_records
 from condense.profiles import PROFILES, Profile, get_profile
 from condense.repair import Change, RepairResult, repair
+from condense.retry import RetryPolicy
 from condense.summarizers import Summarizer, get_summarizer, register_summarizer
 from condense.tokens import count_tokens, encoding_for_model, estimate_tokens
 from condense.units import Unit, UnitKind, segment
 from condense.validate import Violation, validate
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one place: pyproject.toml reads it from here
 
 __all__ = [
     "Action",
@@ -68,7 +70,9 @@ __all__ = [
     "Profile",
     "RecoveryError",
     "RecoveryResult",
+    "RefusedResponse",
     "RepairResult",
+    "RetryPolicy",
     "Summarizer",
     "Unit",
     "UnitKind",

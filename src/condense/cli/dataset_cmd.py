@@ -26,7 +26,7 @@ from rich.table import Table
 
 from condense.datasets import DEFAULT_NOTICE, ENGINES, DatasetOptions, compress_dataset
 from condense.datasets.options import (
-    DEFAULT_KEEP_LAST,
+    DEFAULT_TAIL_TURNS,
     DEFAULT_TURN_OVERHEAD,
     SUMMARY_ROLES,
 )
@@ -83,8 +83,8 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--keep-last",
         type=_count,
-        default=DEFAULT_KEEP_LAST,
-        help=f"last turns always kept (default: {DEFAULT_KEEP_LAST})",
+        default=DEFAULT_TAIL_TURNS,
+        help=f"last turns always kept (default: {DEFAULT_TAIL_TURNS})",
     )
     parser.add_argument(
         "--summary-role",
@@ -166,14 +166,14 @@ def _options(pairs: list[str]) -> dict[str, Any]:
 def handle(args: argparse.Namespace) -> int:
     options = DatasetOptions(
         target_tokens=args.target_tokens,
-        keep_last=args.keep_last,
+        tail_turns=args.keep_last,
         summary_tokens=args.summary_tokens,
         summary_role=args.summary_role,
         notice=args.notice,
         turn_overhead=args.turn_overhead,
         exact_counts=args.exact_counts,
         tokenizer=resolve_tokenizer(args.tokenizer),
-        retries=args.retries,
+        max_attempts=args.retries + 1,
         timeout=args.timeout,
     )
     console = Console(stderr=True)

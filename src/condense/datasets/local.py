@@ -148,8 +148,7 @@ async def _run(
             request.messages,
             gate=gate,
             target_tokens=request.target_tokens,
-            retries=options.retries,
-            backoff=options.backoff,
+            policy=options.retry,
             timeout=options.timeout,
         )
 

@@ -126,8 +126,7 @@ class RecordProcessor:
                 self.summarizer,
                 request.messages,
                 target_tokens=request.target_tokens,
-                retries=self.options.retries,
-                backoff=self.options.backoff,
+                policy=self.options.retry,
             )
         except SummaryFailed as failure:
             return self._flag(raw, parsed, chosen, Status.FAILED, failure.reason)
@@ -187,7 +186,7 @@ class RecordProcessor:
             lambda turn: estimate(texts[turn]) + overhead,
             target=self.options.target_tokens,
             reserve=self.options.reserve,
-            keep_last=self.options.keep_last,
+            tail_turns=self.options.tail_turns,
             exact=self.options.exact_counts,
         )
 
