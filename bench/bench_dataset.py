@@ -42,8 +42,8 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from condense.datasets import DatasetOptions, compress_dataset  # noqa: E402
-from condense.datasets.simulate import SimulatedLLM  # noqa: E402
 from condense.formats import to_sharegpt  # noqa: E402
+from condense.testing import SimulatedLLM  # noqa: E402
 from condense.testing.sessions import synthetic_session  # noqa: E402
 
 HERMES = "hermes-agent==0.19.0"

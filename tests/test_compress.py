@@ -16,7 +16,7 @@ from condense.compress import BudgetError, compress
 from condense.planning import layout, reducible_runs
 from condense.profiles import PROFILES
 from condense.reduce.summary import find_summary
-from condense.summarizers import DeterministicSummarizer
+from condense.testing import DeterministicSummarizer
 from condense.testing.sessions import synthetic_session
 from condense.tokens import count_tokens
 from condense.units import segment

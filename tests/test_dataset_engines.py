@@ -18,9 +18,8 @@ import pytest
 
 from condense.cli import main
 from condense.datasets import DatasetOptions, check_trajectory, compress_dataset
-from condense.datasets.simulate import SimulatedLLM
 from condense.formats import to_sharegpt
-from condense.testing import Fail, FakeProvider
+from condense.testing import Fail, FakeProvider, SimulatedLLM
 from condense.testing.sessions import synthetic_session
 from condense.types import RawMessage
 

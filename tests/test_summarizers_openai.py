@@ -12,7 +12,6 @@ import pytest
 from condense.exceptions import InputError
 from condense.retry import RetryPolicy
 from condense.summarizers import (
-    DeterministicSummarizer,
     ExtractiveSummarizer,
     OpenAISummarizer,
     SummaryOutcome,
@@ -20,7 +19,16 @@ from condense.summarizers import (
 )
 from condense.summarizers._text import estimate_tokens
 from condense.summarizers.prompt import SYSTEM_PROMPT
-from condense.testing import Delay, Disconnect, Empty, Fail, FakeProvider, Reply, Truncated
+from condense.testing import (
+    Delay,
+    DeterministicSummarizer,
+    Disconnect,
+    Empty,
+    Fail,
+    FakeProvider,
+    Reply,
+    Truncated,
+)
 
 SPAN: list[dict[str, Any]] = [
     {"role": "user", "content": "Fix the flaky test in tests/test_sync.py (issue #4411)."},
