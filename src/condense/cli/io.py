@@ -1,73 +1,320 @@
-"""Reading inputs and writing outputs for the CLI: ``-`` is stdin/stdout, files are
-written atomically, and every unreadable input becomes a FormatError naming the file."""
+"""Reading inputs and writing outputs for the CLI.
+
+Inputs (:class:`Input`): a JSON document — one record, or an array of records — or JSONL,
+from a file or from stdin (``-``). A ``.json`` file is a document, a ``.jsonl`` /
+``.ndjson`` file is JSONL, anything else is JSONL when its first line is a JSON value on
+its own. JSONL is read one line at a time, so memory stays flat however long the input
+is; a line that is not a record becomes a :class:`Rejected` and reading goes on. A
+document that cannot be read is a :class:`FormatError` (nothing in it is usable).
+
+Outputs (:class:`Output`): stdout, or a file written through a temporary sibling that
+is renamed over it when complete (see :mod:`condense._files`): the file gets the mode a
+new file gets under the umask, or keeps the mode of the file it replaces, and a failed
+or interrupted run leaves nothing behind. Rejected lines go to a rejects file next to a
+file output, or to stderr (:class:`Rejects`). Every problem with a path, and a closed
+stdin or stdout, is an :class:`InputError` raised before any work starts.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
-import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from condense.exceptions import FormatError
-from condense.formats import Conversation, parse_text
+from condense import _files
+from condense.datasets.sources import sidecar
+from condense.exceptions import FormatError, InputError
+from condense.formats import Conversation
+from condense.formats.loading import TOO_DEEP, is_record_list
 
-
-def read_conversations(path: str, *, format: str = "auto") -> list[Conversation]:
-    """Every conversation in ``path`` (a JSON document or JSONL; ``-`` for stdin)."""
-    if path == "-":
-        return parse_text(sys.stdin.read(), source="<stdin>", format=format)
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FormatError("no such file", source=path) from None
-    except IsADirectoryError:
-        raise FormatError("is a directory, expected a JSON or JSONL file", source=path) from None
-    except UnicodeDecodeError as error:
-        raise FormatError(f"not UTF-8 text ({error.reason})", source=path) from None
-    except OSError as error:
-        raise FormatError(error.strerror or str(error), source=path) from None
-    return parse_text(text, source=path, format=format)
+_JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 
-def render(conversations: Iterable[tuple[Conversation, Any]], *, jsonl: bool) -> str:
-    """Serialize native documents: one JSON document, or one JSON line per record."""
-    documents = [native for _, native in conversations]
-    if jsonl:
-        return "".join(json.dumps(doc, ensure_ascii=False) + "\n" for doc in documents)
-    (document,) = documents
-    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+def say(text: str) -> None:
+    """Print one line to stderr (nothing when stderr is closed)."""
+    if sys.stderr is not None:
+        print(text, file=sys.stderr, flush=True)
 
 
-def write_output(text: str, path: str | None) -> None:
-    """Write ``text`` to ``path`` atomically (``None`` or ``-``: stdout)."""
-    if path is None or path == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    with tempfile.NamedTemporaryFile(
-        "w", encoding="utf-8", dir=directory, prefix=f".{target.name}.", delete=False
-    ) as handle:
-        handle.write(text)
-        temporary = handle.name
-    os.replace(temporary, target)
+def stdout_bytes() -> IO[bytes]:
+    """The binary stdout; :class:`InputError` when it is closed."""
+    if sys.stdout is None:
+        raise InputError("stdout is closed; give an output file with -o FILE")
+    sys.stdout.flush()
+    return sys.stdout.buffer
 
 
-def is_jsonl(path: str, conversations: list[Conversation]) -> bool:
-    """Write JSONL when the input was JSONL (or held several records)."""
-    if path.endswith(".jsonl"):
-        return True
-    if path.endswith(".json"):
-        return len(conversations) != 1
-    return len(conversations) != 1 or conversations[0].line is not None
+@dataclass(frozen=True)
+class Rejected:
+    """A line of a JSONL input that is not a usable record, and why."""
+
+    source: str
+    line: int | None
+    reason: str
+    text: str
+
+    def where(self) -> str:
+        return self.source if self.line is None else f"{self.source}:{self.line}"
 
 
 def where(conversation: Conversation) -> str:
     """``file:line`` (or just the file) of a conversation, for messages to the user."""
     source = conversation.source or "<input>"
     return f"{source}:{conversation.line}" if conversation.line is not None else source
+
+
+def rejected(conversation: Conversation, error: InputError) -> Rejected:
+    """``conversation`` refused by the library (``error`` says why) as a rejected line."""
+    reason = error.reason if isinstance(error, FormatError) else str(error)
+    if isinstance(error, FormatError) and error.index is not None:
+        reason = f"message {error.index}: {reason}"
+    text = json.dumps(conversation.dump(), ensure_ascii=False)
+    return Rejected(conversation.source or "<input>", conversation.line, reason, text)
+
+
+class Input:
+    """The records of one input; see the module docstring. Opened (and its kind read
+    off its first line) on construction, so a missing file fails before any work."""
+
+    def __init__(self, path: str, *, format: str) -> None:
+        self.path = path
+        self.name = "<stdin>" if path == "-" else path
+        self.format = format
+        self.position = 0  # bytes read so far
+        self.size = None if path == "-" else _size(path)
+        self._stream = _open(path)
+        self._peeked: list[bytes] = []
+        self.jsonl = self._is_jsonl()
+        self.array = False  # a document holding an array of records (known once read)
+
+    def close(self) -> None:
+        if self.path != "-":
+            self._stream.close()
+
+    def items(self) -> Iterator[Conversation | Rejected]:
+        """Every record in order (a :class:`Rejected` for each unusable JSONL line)."""
+        if self.jsonl:
+            yield from self._lines()
+        else:
+            yield from self._document()
+
+    # -- the two kinds ---------------------------------------------------------------
+
+    def _is_jsonl(self) -> bool:
+        if self.path.endswith(_JSONL_SUFFIXES):
+            return True
+        if self.path.endswith(".json"):
+            return False
+        for raw in self._read():
+            self._peeked.append(raw)
+            if raw.strip():
+                return _is_json(raw)
+        return False
+
+    def _lines(self) -> Iterator[Conversation | Rejected]:
+        for number, raw in enumerate(self._all(), start=1):
+            if not raw.strip():
+                continue
+            yield _record(raw, self.name, number, self.format)
+
+    def _document(self) -> Iterator[Conversation]:
+        data = b"".join(self._all())
+        if not data.strip():
+            raise FormatError("is empty; expected a JSON document or JSON lines", source=self.name)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise FormatError(f"is not UTF-8 text ({error.reason})", source=self.name) from None
+        single_line = text.strip().count("\n") == 0
+        line = 1 if single_line else None
+        try:
+            document = json.loads(text)
+        except RecursionError:
+            raise FormatError(TOO_DEEP, source=self.name, line=line) from None
+        except ValueError as error:
+            at = getattr(error, "lineno", None)
+            hint = "; JSON lines belong in a .jsonl file" if "Extra data" in str(error) else ""
+            raise FormatError(f"invalid JSON ({error}){hint}", source=self.name, line=at) from None
+        self.array = is_record_list(document)
+        for record in document if self.array else [document]:
+            yield Conversation.read(record, format=self.format, source=self.name, line=line)
+
+    # -- reading -----------------------------------------------------------------------
+
+    def _all(self) -> Iterator[bytes]:
+        while self._peeked:
+            raw = self._peeked.pop(0)
+            self.position += len(raw)
+            yield raw
+        for raw in self._read():
+            self.position += len(raw)
+            yield raw
+
+    def _read(self) -> Iterator[bytes]:
+        try:
+            for raw in self._stream:  # noqa: UP028 (yield from would close stdin with us)
+                yield raw
+        except OSError as error:
+            raise FormatError(f"cannot read: {error.strerror or error}", source=self.name) from None
+
+
+def _record(raw: bytes, source: str, number: int, format: str) -> Conversation | Rejected:
+    text = raw.decode("utf-8", "replace").rstrip("\r\n")
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        return Rejected(source, number, f"not UTF-8 text ({error.reason})", text)
+    except RecursionError:
+        return Rejected(source, number, TOO_DEEP, text)
+    except ValueError as error:
+        return Rejected(source, number, f"invalid JSON ({error})", text)
+    try:
+        return Conversation.read(record, format=format, source=source, line=number)
+    except FormatError as error:
+        reason = error.reason if error.index is None else f"message {error.index}: {error.reason}"
+        return Rejected(source, number, reason, text)
+
+
+def _is_json(raw: bytes) -> bool:
+    try:
+        json.loads(raw)
+    except RecursionError:
+        return True  # JSON, too deep to read: reported as a rejected line
+    except ValueError:
+        return False
+    return True
+
+
+def _open(path: str) -> IO[bytes]:
+    if path == "-":
+        if sys.stdin is None:
+            raise InputError("stdin is closed; give an input file instead of -")
+        return sys.stdin.buffer
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise FormatError("no such file", source=path) from None
+    except IsADirectoryError:
+        raise FormatError("is a directory, expected a JSON or JSONL file", source=path) from None
+    except OSError as error:
+        raise FormatError(f"cannot read: {error.strerror or error}", source=path) from None
+
+
+def _size(path: str) -> int | None:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return None
+
+
+class Output:
+    """Where the data goes: stdout (``None`` or ``-``) or a file; see the module docstring.
+
+    ``jsonl``: one record per line, written as it comes; else the records are held and
+    written as one document (``array``: a JSON array of them) by :meth:`commit`.
+    """
+
+    def __init__(self, path: str | None) -> None:
+        self.path = None if path in (None, "-") else path
+        self._target: Path | None = None
+        self._temporary: Path | None = None
+        self._handle: IO[bytes] | None = None
+        self._held: list[Any] = []
+        if self.path is None:
+            self._handle = stdout_bytes()
+            return
+        self._target = Path(os.path.realpath(self.path))  # write through a symlink
+        _check_writable(self.path, self._target)
+        try:
+            self._temporary = _files.temporary_sibling(self._target)
+            self._handle = open(self._temporary, "wb")  # noqa: SIM115 (closed in commit/discard)
+        except OSError as error:
+            _files.remove(self._temporary)
+            raise InputError(f"{self.path}: cannot write: {error.strerror or error}") from None
+
+    def write(self, native: Any, *, jsonl: bool) -> None:
+        """Add one record's native document."""
+        if not jsonl:
+            self._held.append(native)
+            return
+        assert self._handle is not None
+        self._handle.write(json.dumps(native, ensure_ascii=False).encode() + b"\n")
+        if self.path is None:
+            self._handle.flush()  # a reader at the other end of a pipe gets each record now
+
+    def commit(self, *, array: bool = False) -> None:
+        """Write the held document (if any) and put the file in place."""
+        assert self._handle is not None
+        if self._held:
+            document = self._held if array else self._held[0]
+            self._handle.write(json.dumps(document, ensure_ascii=False, indent=2).encode() + b"\n")
+            self._held = []
+        self._handle.flush()
+        if self._temporary is None or self._target is None:
+            return
+        self._handle.close()
+        _files.replace(self._temporary, self._target)
+        self._temporary = None
+
+    def discard(self) -> None:
+        """Drop what was written to a file (a failed or interrupted run)."""
+        if self._temporary is not None and self._handle is not None:
+            self._handle.close()
+        _files.remove(self._temporary)
+        self._temporary = None
+
+    def __enter__(self) -> Output:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.discard()
+
+
+def _check_writable(shown: str, target: Path) -> None:
+    if target.is_dir():
+        raise InputError(f"{shown}: is a directory; give the name of the file to write")
+    parent = target.parent
+    if not parent.is_dir():
+        raise InputError(f"{shown}: cannot write: the directory {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise InputError(f"{shown}: cannot write: permission denied")
+
+
+class Rejects:
+    """Where rejected lines go: a JSONL file (``{"source", "line", "reason", "text"}``
+    per line, as ``compress-dataset`` writes them) or stderr."""
+
+    def __init__(self, path: str | None, output: Output, *, jsonl: bool) -> None:
+        """``path`` (``--rejects``) or, for a JSONL input written to a file, the file
+        next to it; a document input has no lines to reject and gets no file."""
+        if path is None and output.path is not None:
+            path = str(sidecar(Path(output.path), ".rejects.jsonl"))
+        self.count = 0
+        self.file = Output(path) if jsonl and path not in (None, "-") else None
+
+    def add(self, item: Rejected) -> None:
+        self.count += 1
+        if self.file is None:
+            say(f"condense: {item.where()}: rejected: {item.reason}")
+            return
+        entry = {"source": item.source, "line": item.line, "reason": item.reason, "text": item.text}
+        self.file.write(entry, jsonl=True)
+
+    def commit(self) -> None:
+        if self.file is not None:
+            self.file.commit()
+
+    def discard(self) -> None:
+        if self.file is not None:
+            self.file.discard()
+
+    def describe(self) -> str:
+        """``", 2 rejected (see X)"`` or ``""``."""
+        if not self.count:
+            return ""
+        shown = f" (see {self.file.path})" if self.file is not None else ""
+        return f", {self.count} rejected{shown}"

@@ -7,14 +7,20 @@ so a chunk comes back finished. An async summarizer (``openai``) runs here inste
 the event loop, at most ``concurrency`` calls at a time, each record under its timeout;
 the worker then assembles the record from the summary. A bounded window of chunks in
 flight keeps memory flat, and the writer takes chunks strictly in order.
+
+Workers never see Ctrl-C: they start with SIGINT ignored, so a Ctrl-C (which a terminal
+sends to every process of the job) reaches only this process, which ends them at once
+and leaves the resume point for ``--resume``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -41,8 +47,10 @@ def _init_worker(options: DatasetOptions, summarizer: Summarizer | None) -> None
 
 
 def _init_process(options: DatasetOptions, summarizer: Summarizer | None) -> None:
-    """Worker start-up: build the processor and exit with the parent, even a killed one
-    (a SIGKILLed parent cannot stop its pool, and orphans would idle forever)."""
+    """Worker start-up: ignore Ctrl-C (the parent handles it), build the processor and
+    exit with the parent, even a killed one (a SIGKILLed parent cannot stop its pool,
+    and orphans would idle forever)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _init_worker(options, summarizer)
     parent = os.getppid()
 
@@ -52,6 +60,59 @@ def _init_process(options: DatasetOptions, summarizer: Summarizer | None) -> Non
         os._exit(1)
 
     threading.Thread(target=watch, name="condense-parent-watch", daemon=True).start()
+
+
+def _ready() -> None:
+    """A task that does nothing: submitting one per worker starts them all."""
+
+
+def _start_workers(
+    workers: int, options: DatasetOptions, summarizer: Summarizer | None
+) -> concurrent.futures.ProcessPoolExecutor:
+    """The pool, every worker already started with SIGINT ignored.
+
+    The pool starts a worker when work is submitted, so one empty task per worker is
+    submitted while SIGINT is ignored here: a started process inherits that (``spawn``
+    execs a new interpreter, and an ignored signal stays ignored across exec), so no
+    worker can die of a KeyboardInterrupt, not even while it imports condense.
+    """
+    executor = concurrent.futures.ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_init_process,
+        initargs=(options, summarizer),
+    )
+    with _sigint_ignored():
+        for _ in range(workers):
+            executor.submit(_ready)
+    return executor
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals belong to the main thread; a library caller's thread has none
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _stop_workers(executor: concurrent.futures.ProcessPoolExecutor, *, now: bool) -> None:
+    """Shut the pool down; ``now`` (interrupted): without waiting for running chunks."""
+    if not now:
+        executor.shutdown(wait=True, cancel_futures=True)
+        return
+    # The pool has no public way to stop a running task (terminate_workers() comes in
+    # Python 3.14): take its processes before shutdown() forgets them, then end them.
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=5)
 
 
 def _prepare(raws: Sequence[bytes]) -> list[RecordResult | SummaryRequest]:
@@ -126,12 +187,7 @@ async def _run(
     in_worker = None if asynchronous else summarizer
     executor: concurrent.futures.ProcessPoolExecutor | None = None
     if workers > 0:
-        executor = concurrent.futures.ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_init_process,
-            initargs=(options, in_worker),
-        )
+        executor = _start_workers(workers, options, in_worker)
     else:
         _init_worker(options, in_worker)
     loop = asyncio.get_running_loop()
@@ -192,10 +248,12 @@ async def _run(
             progress(len(chunk), sum(len(line.raw) + 1 for line in chunk))
 
     producer = asyncio.create_task(produce())
+    finished = False
     try:
         await consume()
         await producer
+        finished = True
     finally:
         producer.cancel()
         if executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
+            _stop_workers(executor, now=not finished)

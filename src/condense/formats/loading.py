@@ -160,12 +160,12 @@ def _document_records(
         at = getattr(error, "lineno", None)
         hint = "; JSON lines belong in a .jsonl file" if "Extra data" in str(error) else ""
         raise FormatError(f"invalid JSON ({error}){hint}", source=source, line=at) from None
-    if _is_record_list(document):
+    if is_record_list(document):
         return [Conversation.read(record, format=format, source=source) for record in document]
     return [Conversation.read(document, format=format, source=source, line=line)]
 
 
-def _is_record_list(document: Any) -> bool:
+def is_record_list(document: Any) -> bool:
     """True for an array of records (each holding a message list), not of messages."""
     return (
         isinstance(document, list)

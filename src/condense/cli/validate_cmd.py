@@ -1,0 +1,121 @@
+"""``condense validate FILE``: list what a provider would reject in a history (or many).
+
+Each violation is one line on stdout (``--json``: one JSON object per line), naming the
+file, the JSONL line, the message index and the provider's own error text; a JSONL line
+that is not a record is listed too (``unreadable``) and reading goes on. The total goes
+to stderr. Exit code 0: every history is valid; 1: violations or unreadable lines;
+2: the input cannot be read at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from condense.cli.app import add_command, add_format, add_provider
+from condense.cli.io import Input, Rejected, rejected, stdout_bytes
+from condense.cli.report import Progress
+from condense.exceptions import InputError
+from condense.formats import Conversation
+from condense.validate import validate
+
+
+def register(commands: Any) -> None:
+    add_command(
+        commands,
+        "validate",
+        old="check",
+        help="list the violations of a provider's rules (exit 1 if any)",
+        description="Validate a history (JSON) or many (JSONL) against a provider profile. "
+        "Exit code 0: valid; 1: violations or unreadable lines found; 2: unreadable input.",
+        configure=configure,
+        handler=handle,
+    )
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="JSON or JSONL file, or - for stdin")
+    add_provider(parser)
+    add_format(parser)
+    parser.add_argument("--json", action="store_true", help="one JSON object per violation")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+
+def handle(args: argparse.Namespace) -> int:
+    out = stdout_bytes()
+    source = Input(args.file, format=args.format)
+    histories = violations = unreadable = 0
+    bad: set[int | None] = set()
+    try:
+        with Progress(source, label="validate", quiet=args.quiet) as progress:
+            for item in source.items():
+                progress.advance()
+                found = _findings(item, args.provider, single=not source.jsonl)
+                histories += isinstance(item, Conversation)
+                for finding in found:
+                    if finding["code"] == "unreadable":
+                        unreadable += 1
+                    else:
+                        violations += 1
+                    bad.add(finding["line"])
+                    out.write(_render(finding, args).encode() + b"\n")
+    finally:
+        source.close()
+    out.flush()
+    if not args.json:
+        verdict = "valid" if not violations else f"{violations} violation(s) in {len(bad)}"
+        extra = f", {unreadable} unreadable line(s)" if unreadable else ""
+        progress.say(
+            f"condense: {histories} history(ies) checked against {args.provider!r}: "
+            f"{verdict}{extra}"
+        )
+    return 1 if violations or unreadable else 0
+
+
+def _findings(
+    item: Conversation | Rejected, provider: str, *, single: bool
+) -> list[dict[str, Any]]:
+    if isinstance(item, Conversation):
+        try:
+            problems = validate(item.messages, provider=provider)
+        except InputError as error:
+            if single:
+                raise
+            item = rejected(item, error)
+        else:
+            return [
+                {
+                    "source": item.source,
+                    "line": item.line,
+                    "index": problem.index,
+                    "code": problem.code,
+                    "detail": problem.detail,
+                    "provider": problem.provider,
+                    "provider_error": problem.provider_error,
+                }
+                for problem in problems
+            ]
+    return [
+        {
+            "source": item.source,
+            "line": item.line,
+            "index": None,
+            "code": "unreadable",
+            "detail": item.reason,
+            "provider": provider,
+            "provider_error": None,
+        }
+    ]
+
+
+def _render(finding: dict[str, Any], args: argparse.Namespace) -> str:
+    if args.json:
+        return json.dumps(finding, ensure_ascii=False)
+    where = finding["source"] + (f":{finding['line']}" if finding["line"] is not None else "")
+    if finding["index"] is not None:
+        where += f": message {finding['index']}"
+    text = f"{where}: {finding['detail']} [{finding['code']}]"
+    if finding["provider_error"]:
+        text += f"\n    {args.provider} would answer: {finding['provider_error']}"
+    return text
