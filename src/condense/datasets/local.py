@@ -24,6 +24,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from condense.datasets.options import DatasetOptions
@@ -46,11 +47,18 @@ def _init_worker(options: DatasetOptions, summarizer: Summarizer | None) -> None
     _processor = RecordProcessor(options, summarizer)
 
 
+# Sent by the parent when it was interrupted: finish the record at hand, skip the rest.
+_STOP = getattr(signal, "SIGUSR1", None)
+_stopping = False
+
+
 def _init_process(options: DatasetOptions, summarizer: Summarizer | None) -> None:
-    """Worker start-up: ignore Ctrl-C (the parent handles it), build the processor and
-    exit with the parent, even a killed one (a SIGKILLed parent cannot stop its pool,
-    and orphans would idle forever)."""
+    """Worker start-up: ignore Ctrl-C (the parent handles it), stop early on ``_STOP``,
+    build the processor and exit with the parent, even a killed one (a SIGKILLed parent
+    cannot stop its pool, and orphans would idle forever)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if _STOP is not None:
+        signal.signal(_STOP, _stop_early)
     _init_worker(options, summarizer)
     parent = os.getppid()
 
@@ -62,6 +70,11 @@ def _init_process(options: DatasetOptions, summarizer: Summarizer | None) -> Non
     threading.Thread(target=watch, name="condense-parent-watch", daemon=True).start()
 
 
+def _stop_early(signum: int, frame: object) -> None:
+    global _stopping
+    _stopping = True
+
+
 def _ready() -> None:
     """A task that does nothing: submitting one per worker starts them all."""
 
@@ -69,12 +82,12 @@ def _ready() -> None:
 def _start_workers(
     workers: int, options: DatasetOptions, summarizer: Summarizer | None
 ) -> concurrent.futures.ProcessPoolExecutor:
-    """The pool, every worker already started with SIGINT ignored.
+    """The pool, every worker already started with SIGINT (and ``_STOP``) ignored.
 
     The pool starts a worker when work is submitted, so one empty task per worker is
-    submitted while SIGINT is ignored here: a started process inherits that (``spawn``
-    execs a new interpreter, and an ignored signal stays ignored across exec), so no
-    worker can die of a KeyboardInterrupt, not even while it imports condense.
+    submitted while those signals are ignored here: a started process inherits that
+    (``spawn`` execs a new interpreter, and an ignored signal stays ignored across exec),
+    so no worker can die of a KeyboardInterrupt, not even while it imports condense.
     """
     executor = concurrent.futures.ProcessPoolExecutor(
         max_workers=workers,
@@ -82,49 +95,60 @@ def _start_workers(
         initializer=_init_process,
         initargs=(options, summarizer),
     )
-    with _sigint_ignored():
+    with _signals_ignored():
         for _ in range(workers):
             executor.submit(_ready)
     return executor
 
 
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
+def _signals_ignored() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield  # signals belong to the main thread; a library caller's thread has none
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    numbers = [signal.SIGINT] + ([_STOP] if _STOP is not None else [])
+    previous = {number: signal.signal(number, signal.SIG_IGN) for number in numbers}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _stop_workers(executor: concurrent.futures.ProcessPoolExecutor, *, now: bool) -> None:
-    """Shut the pool down; ``now`` (interrupted): without waiting for running chunks."""
-    if not now:
-        executor.shutdown(wait=True, cancel_futures=True)
-        return
-    # The pool has no public way to stop a running task (terminate_workers() comes in
-    # Python 3.14): take its processes before shutdown() forgets them, then end them.
-    processes = list((getattr(executor, "_processes", None) or {}).values())
-    executor.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        process.join(timeout=5)
+    """Shut the pool down; ``now`` (interrupted): tell the workers to drop their chunks.
+
+    Killing a worker could leave half a result in the pool's pipe, and the pool would
+    then wait for the rest forever; instead each worker is told (``_STOP``) to finish
+    the record at hand and skip the others, so shutting down takes one record's time.
+    """
+    if now and _STOP is not None:
+        # The pool has no public list of its processes: read it, signal only live ones.
+        for process in list((getattr(executor, "_processes", None) or {}).values()):
+            with contextlib.suppress(OSError, ValueError):
+                if process.is_alive() and process.pid is not None:
+                    os.kill(process.pid, _STOP)
+    executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _prepare(raws: Sequence[bytes]) -> list[RecordResult | SummaryRequest]:
     assert _processor is not None
-    return [_processor.process(raw) for raw in raws]
+    return [_processor.process(raw) for raw in _until_stopped(raws)]
 
 
 def _finish(
     items: Sequence[tuple[bytes, SummaryRequest, SummaryOutcome | SummaryFailed]],
 ) -> list[RecordResult]:
     assert _processor is not None
-    return [_processor.finish(raw, request, outcome) for raw, request, outcome in items]
+    return [_processor.finish(*item) for item in _until_stopped(items)]
+
+
+def _until_stopped(items: Sequence[T]) -> Iterator[T]:
+    """``items`` until the parent says stop (what is left is not wanted any more)."""
+    for item in items:
+        if _stopping:
+            return
+        yield item
 
 
 def chunks(lines: Iterable[Line], *, records: int) -> Iterator[list[Line]]:
@@ -166,7 +190,7 @@ def run_local(
                 progress=progress,
             )
         )
-    except concurrent.futures.process.BrokenProcessPool as error:
+    except BrokenProcessPool as error:
         raise CondenseRuntimeError(
             f"a worker process died ({error}); the machine may be out of memory: use fewer "
             "--workers, then run again with --resume to continue"
