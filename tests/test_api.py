@@ -1,17 +1,54 @@
-"""The curated public API: sorted, complete, and importing it does no work."""
+"""The curated public API: exactly the public names, sorted, and importing it does no work."""
 
 from __future__ import annotations
+import __future__
 
+import inspect
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import condense
 
+ROOT = Path(__file__).resolve().parents[1]
 
-def test_all_is_sorted_and_importable() -> None:
+
+def test_all_is_exactly_the_public_names() -> None:
+    public = {
+        name
+        for name, value in vars(condense).items()
+        if not name.startswith("_")
+        and not inspect.ismodule(value)
+        and not isinstance(value, __future__._Feature)
+    }
+    assert set(condense.__all__) == public | {"__version__"}
     assert condense.__all__ == sorted(condense.__all__)
-    for name in condense.__all__:
-        assert getattr(condense, name) is not None
+    assert len(condense.__all__) == len(set(condense.__all__))
+
+
+def test_every_exception_of_the_tree_is_exported() -> None:
+    from condense import exceptions
+
+    tree = {
+        name
+        for name, value in vars(exceptions).items()
+        if inspect.isclass(value) and issubclass(value, condense.CondenseError)
+    }
+    assert tree - {"SummaryFailed"} <= set(condense.__all__)  # SummaryFailed stays in datasets
+
+
+def test_the_version_is_written_once() -> None:
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert 'dynamic = ["version"]' in pyproject
+    assert 'path = "src/condense/__init__.py"' in pyproject
+    assert re.fullmatch(r"\d+\.\d+\.\d+", condense.__version__)
+    hits = [
+        path
+        for path in (ROOT / "src").rglob("*.py")
+        if re.search(r"^__version__ = ", path.read_text(), flags=re.MULTILINE)
+    ]
+    assert hits == [ROOT / "src" / "condense" / "__init__.py"]
 
 
 def test_import_does_no_work() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,9 +32,9 @@ from condense.formats import Conversation, to_sharegpt
 from condense.summarizers import ExtractiveSummarizer
 from condense.testing import DeterministicSummarizer
 from condense.testing.sessions import synthetic_session
+from corpus import corpus_files
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-CORPUS_FILES = sorted(CORPUS.glob("*/*.jsonl")) if CORPUS.exists() else []
+CORPUS_FILES = corpus_files()
 TOKENIZER = load_tokenizer(resolve_tokenizer(None))
 
 
@@ -80,7 +79,7 @@ def assert_intact(source: dict[str, Any], out: dict[str, Any]) -> None:
 # --- the corpus -------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason="shared corpus not present")
+@pytest.mark.corpus
 @pytest.mark.parametrize("target", [400, 4000])
 def test_every_corpus_record_fits_or_is_flagged_and_keeps_its_tool_pairs(target: int) -> None:
     worker = processor(target)
@@ -118,7 +117,7 @@ def test_every_corpus_record_fits_or_is_flagged_and_keeps_its_tool_pairs(target:
     assert seen[Status.COMPRESSED] > 0 and seen[Status.PASSED] > 0
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason="shared corpus not present")
+@pytest.mark.corpus
 def test_blocks_read_off_the_roles_are_the_units_of_the_canonical_messages() -> None:
     records = [json.loads(raw) for path in CORPUS_FILES for raw in path.read_bytes().splitlines()]
     records += [trajectory(n, seed=n) for n in (5, 30, 90)]
