@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import re
 import stat
 import subprocess
 import sys
@@ -312,3 +314,33 @@ def test_replacing_a_file_keeps_its_mode(tmp_path: Path) -> None:
     assert stat.S_IMODE(history.stat().st_mode) == 0o640
     assert validate(json.loads(history.read_text())) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["history.json"]
+
+
+def test_a_long_input_shows_progress_on_a_terminal_then_one_total(tmp_path: Path) -> None:
+    source = tmp_path / "many.jsonl"
+    source.write_text(jsonl(*[{"messages": json.loads(BROKEN.read_text())}] * 300))
+    controller, terminal = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "condense", "validate", str(source)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=terminal,
+    )
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(controller)
+    assert child.wait(timeout=60) == 1
+    text = shown.decode("utf-8", "replace")
+    assert "condense validate" in text and "300 record(s)" in text  # the bar, with a count
+    last = text.rstrip().rsplit("\n", 1)[-1]
+    total = r"condense: 300 history\(ies\) checked against 'strict': \d+ violation\(s\) in 300 "
+    assert re.search(total + r"history\(ies\)$", last), last
+    assert "Traceback" not in text

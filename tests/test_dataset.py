@@ -28,6 +28,7 @@ from condense.datasets.trajectory import (
     read_trajectory,
     unit_blocks,
 )
+from condense.exceptions import FormatError
 from condense.formats import Conversation, to_sharegpt
 from condense.summarizers import ExtractiveSummarizer
 from condense.testing import DeterministicSummarizer
@@ -378,3 +379,18 @@ def test_checker_reads_openai_messages() -> None:
     ]
     kinds = [p.kind for p in check_trajectory({"messages": messages})]
     assert kinds == ["missing_responses", "orphan_response"]
+
+
+def test_check_trajectory_refuses_a_non_record_with_a_format_error() -> None:
+    with pytest.raises(FormatError, match="got int"):
+        check_trajectory(42)
+
+
+def test_the_old_option_names_still_work_for_one_release() -> None:
+    with pytest.warns(DeprecationWarning, match="keep_last= is deprecated.*tail_turns="):
+        old = DatasetOptions(target_tokens=100, keep_last=2)  # type: ignore[call-arg]
+    assert old.tail_turns == 2
+    with pytest.warns(DeprecationWarning, match="retries= is deprecated.*max_attempts="):
+        retried = DatasetOptions(target_tokens=100, retries=0)  # type: ignore[call-arg]
+    assert retried.max_attempts == 1 and retried.retry.max_attempts == 1
+    assert old.fingerprint("x") == DatasetOptions(target_tokens=100, tail_turns=2).fingerprint("x")

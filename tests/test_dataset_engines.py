@@ -217,7 +217,10 @@ def test_async_summaries_run_concurrently_under_the_bound_and_time_out(tmp_path:
     assert sum(item.get("condense", {}).get("status") == "failed" for item in out) == 1
 
 
-def test_an_llm_that_keeps_failing_flags_records_and_never_falls_back(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", [0, 1])  # 1: the failures travel to a worker (pickled)
+def test_an_llm_that_keeps_failing_flags_records_and_never_falls_back(
+    tmp_path: Path, workers: int
+) -> None:
     source = tmp_path / "in.jsonl"
     write_dataset(source, 8, bad=False)
     with FakeProvider(responder=lambda body: Fail(500)) as fake:  # type: ignore[arg-type,return-value]
@@ -227,7 +230,7 @@ def test_an_llm_that_keeps_failing_flags_records_and_never_falls_back(tmp_path: 
             options=DatasetOptions(target_tokens=3000, max_attempts=1),
             summarizer="openai",
             summarizer_options={"base_url": fake.base_url, "model": "m", "max_attempts": 1},
-            workers=0,
+            workers=workers,
         )
     assert report["compressed"] == 0 and report["failed"] > 0
     assert all(reason.startswith("HTTP 500") for reason in report["failures"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import random
 from collections.abc import Sequence
@@ -19,7 +20,7 @@ from condense.errors import (
     fingerprint,
     recover,
 )
-from condense.exceptions import InputError, UnknownNameError
+from condense.exceptions import InputError, InvalidOutputError, UnknownNameError
 from condense.retry import RetryPolicy
 from condense.tokens import count_tokens
 from condense.validate import validate
@@ -422,3 +423,19 @@ def test_arecover_gives_up_like_recover() -> None:
     with pytest.raises(RecoveryError) as caught:
         asyncio.run(arecover(call, broken_history()))
     assert caught.value.diagnosis.category is Category.AUTH
+
+
+def test_a_bug_in_condense_is_not_swallowed_as_a_failed_attempt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """InvalidOutputError means condense broke its own guarantee: recover must raise it,
+    not count it as one more thing that did not work."""
+    module = importlib.import_module("condense.errors.recover")  # the function shadows it
+
+    def broken(messages: object, profile: object) -> object:
+        raise InvalidOutputError("strict", ["message 0: broken by a bug"])
+
+    monkeypatch.setattr(module, "repair", broken)
+    call = Scripted(ProviderError(400, "messages with role 'tool' must be a response"))
+    with pytest.raises(InvalidOutputError, match="please report this bug"):
+        recover(call, broken_history(), sleep=Sleeps())

@@ -487,3 +487,9 @@ def test_async_calls_run_concurrently(fake_provider: FakeProvider) -> None:
     started = time.monotonic()
     assert asyncio.run(many()) == ["slow"] * 4
     assert time.monotonic() - started < 1.0  # not 4 x 0.3 s one after the other
+
+
+def test_max_retries_is_the_old_spelling_of_max_attempts(fake_provider: FakeProvider) -> None:
+    with pytest.warns(DeprecationWarning, match="max_retries= is deprecated"):
+        summarizer = OpenAISummarizer(base_url=fake_provider.base_url, model="m", max_retries=2)
+    assert summarizer.retry.max_attempts == 3

@@ -78,7 +78,7 @@ def handle(args: argparse.Namespace) -> int:
     if not args.json:
         progress.say(
             f"condense: repaired {histories} history(ies) for {args.provider!r}: "
-            f"{changes} change(s) in {changed}{rejects.describe()}"
+            f"{changes} change(s) in {changed} history(ies){rejects.describe()}"
         )
     return 1 if rejects.count else 0
 

@@ -121,6 +121,7 @@ class Progress:
     ) -> None:
         if self._bar is not None:
             self._bar.stop()
+            self._bar = None
 
     def advance(self) -> None:
         """One more record read."""
@@ -131,6 +132,6 @@ class Progress:
     def say(self, text: str) -> None:
         """A line on stderr, above the bar while it shows."""
         if self._bar is not None:
-            self._bar.console.print(text, markup=False, highlight=False)
+            self._bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
         else:
             say(text)

@@ -64,7 +64,9 @@ def handle(args: argparse.Namespace) -> int:
         source.close()
     out.flush()
     if not args.json:
-        verdict = "valid" if not violations else f"{violations} violation(s) in {len(bad)}"
+        verdict = "valid"
+        if violations:
+            verdict = f"{violations} violation(s) in {len(bad)} history(ies)"
         extra = f", {unreadable} unreadable line(s)" if unreadable else ""
         progress.say(
             f"condense: {histories} history(ies) checked against {args.provider!r}: "
