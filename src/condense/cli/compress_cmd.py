@@ -176,7 +176,8 @@ def _report(
         emit(_json_report(conversation, result, provider))
         return
     if not many or not report.fits or report.summarizer_fell_back:
-        progress.say(f"{where(conversation)}: {report.describe()}")
+        hint = " (--show-changes lists them)" if report.repairs and not args.show_changes else ""
+        progress.say(f"{where(conversation)}: {report.describe()}{hint}")
     if args.show_changes:
         for line in _changes(conversation, result):
             progress.say(line)
