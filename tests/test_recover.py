@@ -432,7 +432,7 @@ def test_a_bug_in_condense_is_not_swallowed_as_a_failed_attempt(
     not count it as one more thing that did not work."""
     module = importlib.import_module("condense.errors.recover")  # the function shadows it
 
-    def broken(messages: object, profile: object) -> object:
+    def broken(messages: object, *, provider: object) -> object:
         raise InvalidOutputError("strict", ["message 0: broken by a bug"])
 
     monkeypatch.setattr(module, "repair", broken)

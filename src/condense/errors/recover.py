@@ -409,7 +409,7 @@ class _Run:
 
     def _repaired(self, profile: Profile, *, escalated: bool) -> Iterator[_Candidate]:
         try:
-            result = repair(plain(self.messages), profile)
+            result = repair(plain(self.messages), provider=profile)
         except InvalidOutputError:
             raise  # a bug in condense, not a dead end of this recovery
         except CondenseError:
