@@ -21,7 +21,7 @@ import sys
 from collections.abc import Sequence
 
 from condense.cli.app import build_parser
-from condense.cli.io import say
+from condense.cli.outputs import say
 from condense.exceptions import CondenseError, InputError
 
 EXIT_OK = 0

@@ -17,13 +17,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from condense.cli.app import add_command, add_format, required
-from condense.cli.io import Input, Output, Rejected, Rejects, rejected, where
+from condense.cli.inputs import Input, Rejected, rejected, where
 from condense.cli.options import (
     add_budget,
     add_summarizer,
     build_summarizer,
     count,
 )
+from condense.cli.outputs import Output, Rejects
 from condense.cli.report import Progress, change_record, emit, show_change
 from condense.compress import BudgetError, CompressionResult, UnitOutcome, compress
 from condense.exceptions import InputError

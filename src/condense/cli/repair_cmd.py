@@ -14,7 +14,8 @@ import argparse
 from typing import Any
 
 from condense.cli.app import add_command, add_format, add_provider
-from condense.cli.io import Input, Output, Rejected, Rejects, rejected, where
+from condense.cli.inputs import Input, Rejected, rejected, where
+from condense.cli.outputs import Output, Rejects
 from condense.cli.report import Progress, change_record, emit, show_change
 from condense.exceptions import InputError
 from condense.formats import Conversation

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Any
 
-from condense.cli.io import Input, say
+from condense.cli.inputs import Input
+from condense.cli.outputs import say
 from condense.formats import Conversation
 from condense.repair import Change
 

@@ -14,7 +14,8 @@ import json
 from typing import Any
 
 from condense.cli.app import add_command, add_format, add_provider
-from condense.cli.io import Input, Rejected, rejected, stdout_bytes
+from condense.cli.inputs import Input, Rejected, rejected
+from condense.cli.outputs import stdout_bytes
 from condense.cli.report import Progress
 from condense.exceptions import InputError
 from condense.formats import Conversation
