@@ -86,15 +86,17 @@ def test_the_old_verbs_and_options_still_work_for_one_release(tmp_path: Path) ->
     assert json.loads(old.stdout)["target_tokens"] == 100
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "x"])
-def test_a_bad_budget_is_one_message_for_every_command(value: str) -> None:
-    messages = {
-        run("compress", str(BROKEN), "--budget", value).stderr,
-        run("compress-dataset", str(BROKEN), "--budget", value).stderr.replace("-dataset", ""),
+def test_a_bad_budget_is_one_message_for_every_command_and_value() -> None:
+    said = {
+        (verb, value): run(verb, str(BROKEN), "--budget", value).stderr
+        for verb in ("compress", "compress-dataset")
+        for value in ("0", "-1")
     }
-    assert len(messages) == 1
-    (message,) = messages
-    assert (message.count("\n") == 1 and "positive whole number" in message) or "whole" in message
+    for (verb, value), stderr in said.items():
+        assert stderr == (
+            f"condense {verb}: error: argument --budget: expected a positive whole number, "
+            f"got '{value}' (see 'condense {verb} --help')\n"
+        )
 
 
 def test_the_budget_is_required() -> None:
