@@ -96,7 +96,7 @@ PROFILE_FOR = {
 
 def faults(request: dict[str, Any], server: StrictProvider) -> set[tuple[str, str]]:
     """What the server's profile finds wrong in one recorded request."""
-    return {_fault(v) for v in validate(request["messages"], server.profile)}
+    return {_fault(v) for v in validate(request["messages"], provider=server.profile)}
 
 
 def _fault(violation: Violation) -> tuple[str, str]:
@@ -143,7 +143,7 @@ def test_a_poisoned_session_heals_within_two_attempts(name: str) -> None:
         assert recovery is not None and len(recovery.attempts) <= 2
         healed = recovery.messages
         assert healed == server.requests[-1]["messages"]
-        assert not validate(healed, server.profile)
+        assert not validate(healed, provider=server.profile)
         assert server.token_counter({"messages": healed}) <= WINDOW
         assert len(server.refusals) == 1
         assert faults(server.requests[0], server)

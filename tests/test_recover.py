@@ -133,7 +133,9 @@ def test_a_pairing_error_is_repaired_and_the_healed_history_returned() -> None:
     result = recover(call, history, provider="openai")
     assert result.value == "ok" and result.changed and result.recovered
     assert len(call.sent) == 2
-    assert validate(call.sent[0], "openai") and not validate(call.sent[1], "openai")
+    assert validate(call.sent[0], provider="openai") and not validate(
+        call.sent[1], provider="openai"
+    )
     assert result.messages == call.sent[1]
     assert [a.action for a in result.attempts] == [Action.REPAIR, None]
     assert result.attempts[0].diagnosis is not None
@@ -153,7 +155,7 @@ def test_repair_escalates_to_strict_when_the_profile_sees_nothing_wrong() -> Non
     result = recover(call, history, provider="openai")
     assert len(call.sent) == 2
     assert "(escalated)" in result.attempts[0].detail
-    assert not validate(result.messages, "strict")
+    assert not validate(result.messages, provider="strict")
 
 
 def test_sdk_message_objects_are_converted_not_dropped() -> None:
@@ -216,7 +218,7 @@ def test_overflow_compresses_to_the_room_the_provider_states() -> None:
     assert report.budget == expected
     assert count_tokens(call.sent[1]) <= expected
     assert result.attempts[0].action is Action.COMPRESS
-    assert not validate(result.messages, "strict")
+    assert not validate(result.messages, provider="strict")
 
 
 def test_overflow_without_figures_keeps_seventy_percent_of_the_budget() -> None:
@@ -413,7 +415,7 @@ def test_arecover_repairs_and_backs_off_with_an_async_sleep() -> None:
     assert result.value == "ok" and len(sent) == 3
     assert [a.action for a in result.attempts] == [Action.REPAIR, Action.BACKOFF, None]
     assert 1.0 <= waits[0] <= 1.1
-    assert sent[1] == sent[2] and not validate(sent[2], "anthropic")
+    assert sent[1] == sent[2] and not validate(sent[2], provider="anthropic")
 
 
 def test_arecover_gives_up_like_recover() -> None:
