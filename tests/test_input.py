@@ -88,3 +88,23 @@ def test_loaders_refuse_too_deep_json_with_the_line() -> None:
     record = {"messages": [{"role": "user", "content": nested(300)}]}
     with pytest.raises(FormatError, match="nested deeper than 128 levels"):
         load(record)
+
+
+@given(
+    st.recursive(st.none() | st.text(max_size=3), lambda kids: st.lists(kids, max_size=2)),
+    st.integers(min_value=MAX_DEPTH - 3, max_value=MAX_DEPTH + 2),
+)
+def test_the_quick_message_check_agrees_with_the_walk(value: Any, brackets: int) -> None:
+    from condense._input import _message_too_deep
+
+    arguments = "[" * brackets + "]" * brackets
+    for message in (
+        {"role": "user", "content": nested(brackets)},
+        {"role": "assistant", "arguments": arguments, "content": value},
+        {"role": "assistant", "tool_calls": [{"function": {"arguments": arguments}}]},
+        [value],
+        "not a message",
+    ):
+        assert _message_too_deep(message) is (
+            isinstance(message, dict | list) and too_deep(message)
+        )

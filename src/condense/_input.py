@@ -50,8 +50,24 @@ def check_history(messages: object, *, need_message: bool = True, depth: bool = 
         )
     if depth:
         for index, message in enumerate(messages):
-            if isinstance(message, _CONTAINERS) and too_deep(message):
+            if _message_too_deep(message):
                 raise FormatError(f"is nested deeper than {MAX_DEPTH} levels", index=index)
+
+
+def _message_too_deep(message: object) -> bool:
+    """:func:`too_deep` for one message, quick for the common flat one (no walk at all
+    when none of its values is a dict or a list)."""
+    if isinstance(message, list):
+        return too_deep(message)
+    if not isinstance(message, dict):
+        return False
+    for key, value in message.items():
+        if isinstance(value, _CONTAINERS):
+            if too_deep(value, limit=MAX_DEPTH - 1):
+                return True
+        elif key == "arguments" and isinstance(value, str) and _text_too_deep(value, MAX_DEPTH - 1):
+            return True
+    return False
 
 
 def too_deep(value: Any, *, limit: int = MAX_DEPTH) -> bool:
