@@ -42,14 +42,14 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from condense.datasets import DatasetOptions, compress_dataset  # noqa: E402
-from condense.datasets.simulate import SimulatedLLM  # noqa: E402
 from condense.formats import to_sharegpt  # noqa: E402
+from condense.testing import SimulatedLLM  # noqa: E402
 from condense.testing.sessions import synthetic_session  # noqa: E402
 
 HERMES = "hermes-agent==0.19.0"
 TOKENS_PER_MESSAGE = 250  # a little under synthetic_session's mean, so sessions run long
 SUMMARY_TOKENS = 750  # hermes' default summary_target_tokens; condense reserves the same
-KEEP_LAST = 4
+TAIL_TURNS = 4
 
 
 # --- data -------------------------------------------------------------------------------
@@ -104,7 +104,7 @@ def run_condense(data: Path, out: Path, *, target: int, llm: float | None, worke
     options = DatasetOptions(
         target_tokens=target,
         summary_tokens=SUMMARY_TOKENS,
-        keep_last=KEEP_LAST,
+        tail_turns=TAIL_TURNS,
         turn_overhead=0,  # hermes counts turn values only
     )
     started = time.perf_counter()

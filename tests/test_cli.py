@@ -1,8 +1,12 @@
-"""The command line, run as a real subprocess: exit codes, stdin/stdout, clear errors."""
+"""The command line, run as a real subprocess: verbs, options, streams, reports, modes."""
 
 from __future__ import annotations
 
 import json
+import os
+import pty
+import re
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -10,14 +14,22 @@ from typing import Any
 
 import pytest
 
+import condense
 from condense import validate
 from condense.testing.sessions import synthetic_session
 
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN = ROOT / "examples" / "broken.json"
+GOOD = {"messages": [{"role": "user", "content": "hi"}]}
 
 
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, stdin: str | None = None, umask: int | None = None
+) -> subprocess.CompletedProcess[str]:
+    def set_umask() -> None:
+        if umask is not None:
+            os.umask(umask)
+
     return subprocess.run(
         [sys.executable, "-m", "condense", *args],
         input=stdin,
@@ -25,119 +37,314 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
         text=True,
         timeout=120,
         check=False,
+        preexec_fn=set_umask if umask is not None else None,
     )
 
 
-def test_check_exit_codes(tmp_path: Path) -> None:
+def jsonl(*records: Any) -> str:
+    return "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records)
+
+
+# --- verbs, names, version -------------------------------------------------------------
+
+
+def test_help_lists_the_library_verbs_and_hides_the_old_ones() -> None:
+    done = run("--help")
+    assert done.returncode == 0
+    listed = done.stdout.split("COMMAND", 1)[1]
+    for verb in ("compress", "validate", "repair", "compress-dataset", "serve-fake"):
+        assert f"\n    {verb}" in listed, verb
+    for old in ("session", "check", "dataset "):
+        assert f"\n    {old}" not in listed, old
+    dataset_help = run("compress-dataset", "--help").stdout
+    assert "--budget" in dataset_help and "--tail-turns" in dataset_help
+    assert "--max-attempts" in dataset_help and "-O KEY=VALUE" in dataset_help
+    for old in ("--target-tokens", "--keep-last", "--retries"):
+        assert old not in dataset_help
+
+
+def test_version() -> None:
+    done = run("--version")
+    assert done.returncode == 0 and done.stdout.strip() == f"condense {condense.__version__}"
+
+
+def test_the_old_verbs_and_options_still_work_for_one_release(tmp_path: Path) -> None:
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(GOOD))
+    checked = run("check", str(good))
+    assert checked.returncode == 0
+    assert "'check' is now 'validate'" in checked.stderr
+    session = run("session", str(good), "--budget", "100", "-o", str(tmp_path / "s.json"))
+    assert session.returncode == 0 and "'session' is now 'compress'" in session.stderr
+    source = tmp_path / "in.jsonl"
+    source.write_text(jsonl({"conversations": [{"from": "human", "value": "hi"}]}))
+    old = run(
+        "dataset", str(source), "-o", str(tmp_path / "o.jsonl"), "--target-tokens", "100",
+        "--keep-last", "2", "--retries", "0", "--workers", "0", "--json",
+    )  # fmt: skip
+    assert old.returncode == 0, old.stderr
+    assert json.loads(old.stdout)["target_tokens"] == 100
+
+
+def test_a_bad_budget_is_one_message_for_every_command_and_value() -> None:
+    said = {
+        (verb, value): run(verb, str(BROKEN), "--budget", value).stderr
+        for verb in ("compress", "compress-dataset")
+        for value in ("0", "-1")
+    }
+    for (verb, value), stderr in said.items():
+        assert stderr == (
+            f"condense {verb}: error: argument --budget: expected a positive whole number, "
+            f"got '{value}' (see 'condense {verb} --help')\n"
+        )
+
+
+def test_the_budget_is_required() -> None:
+    done = run("compress", str(BROKEN))
+    assert done.returncode == 2
+    assert done.stderr == "condense: error: the option --budget is required\n"
+
+
+# --- validate ----------------------------------------------------------------------------
+
+
+def test_validate_exit_codes_and_provider_text(tmp_path: Path) -> None:
     good = tmp_path / "good.json"
     good.write_text(json.dumps([{"role": "user", "content": "hi"}]))
-    assert run("check", str(good)).returncode == 0
-    broken = run("check", str(BROKEN))
+    assert run("validate", str(good)).returncode == 0
+    broken = run("validate", str(BROKEN))
     assert broken.returncode == 1
-    assert "orphan_tool_result" in broken.stdout
-    assert "would answer" in broken.stdout
+    assert "orphan_tool_result" in broken.stdout and "would answer" in broken.stdout
+    assert broken.stderr.count("\n") == 1 and "violation(s)" in broken.stderr
 
 
-def test_check_json_lists_index_code_and_provider_error() -> None:
-    done = run("check", str(BROKEN), "--provider", "anthropic", "--json")
-    found = json.loads(done.stdout)
-    assert done.returncode == 1
-    first = found[0]
-    assert {"index", "code", "detail", "provider_error", "source"} <= set(first)
-    assert first["provider_error"] == 'messages: first message must use the "user" role'
+def test_validate_json_is_one_object_per_violation() -> None:
+    done = run("validate", str(BROKEN), "--provider", "anthropic", "--json")
+    found = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 1 and done.stderr == ""
+    assert {"index", "code", "detail", "provider_error", "source", "line"} <= set(found[0])
+    assert found[0]["provider_error"] == 'messages: first message must use the "user" role'
 
 
 @pytest.mark.parametrize(
     ("content", "where"),
-    [
-        ('{"messages": [{"role": "user", "content": "a"}]}\n{not json}\n', "line 2"),
-        ("[1, 2", "bad.json"),
-        ("", "bad.json"),
-    ],
+    [("[1, 2", "bad.json, line 1"), ("", "bad.json: is empty"), ("\xff", "bad.json")],
+    ids=["truncated", "empty", "binary"],
 )
-def test_unreadable_input_exits_2_naming_the_place(
+def test_an_unreadable_document_exits_2_naming_the_place(
     tmp_path: Path, content: str, where: str
 ) -> None:
     path = tmp_path / "bad.json"
-    path.write_text(content)
-    done = run("check", str(path))
+    path.write_bytes(content.encode("latin-1"))
+    done = run("validate", str(path))
     assert done.returncode == 2
-    assert where in done.stderr
+    assert where in done.stderr and done.stderr.count("\n") == 1
     assert "Traceback" not in done.stderr
 
 
-def test_missing_file_exits_2() -> None:
-    done = run("repair", "no/such/file.json")
-    assert done.returncode == 2
-    assert "no/such/file.json" in done.stderr
-    assert "Traceback" not in done.stderr
+def test_validate_jsonl_reports_a_bad_line_and_goes_on(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    broken = {"messages": json.loads(BROKEN.read_text())}
+    source.write_text(jsonl(GOOD, "{not json", broken, GOOD))
+    done = run("validate", str(source))
+    assert done.returncode == 1
+    assert f"{source}:2: invalid JSON" in done.stdout
+    assert f"{source}:3: message" in done.stdout  # the record after the bad line is checked
+    assert done.stderr.strip().endswith("1 unreadable line(s)")
+    assert "3 history(ies) checked" in done.stderr
 
 
-@pytest.mark.parametrize("provider", ["strict", "anthropic", "mistral", "gemini", "openai"])
+# --- repair ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("provider", ["strict", "anthropic", "mistral"])
 def test_repair_from_stdin_to_stdout(provider: str) -> None:
     done = run("repair", "-", "--provider", provider, stdin=BROKEN.read_text())
     assert done.returncode == 0, done.stderr
     healed: list[Any] = json.loads(done.stdout)
     assert validate(healed, provider=provider) == []
-    assert "drop" in done.stderr
-    assert "orphan_tool_result" in done.stderr
+    assert "drop" in done.stderr and "orphan_tool_result" in done.stderr
 
 
-def test_repair_writes_jsonl_record_by_record(tmp_path: Path) -> None:
+def test_repair_jsonl_record_by_record_with_a_bad_line(tmp_path: Path) -> None:
     records = [{"id": i, "messages": json.loads(BROKEN.read_text())} for i in range(3)]
     source = tmp_path / "in.jsonl"
-    source.write_text("".join(json.dumps(r) + "\n" for r in records))
+    source.write_text(jsonl(records[0], "[1, 2", records[1], records[2]))
     out = tmp_path / "out.jsonl"
     done = run("repair", str(source), "-o", str(out), "--json")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # a line was rejected
     lines = out.read_text().splitlines()
     assert [json.loads(line)["id"] for line in lines] == [0, 1, 2]
     assert all(validate(json.loads(line)["messages"]) == [] for line in lines)
     changes = [json.loads(line) for line in done.stderr.splitlines()]
-    assert {c["line"] for c in changes} == {1, 2, 3}
+    assert {c["line"] for c in changes} == {1, 3, 4}
+    dropped = [c for c in changes if c["action"] == "drop" and c["code"] == "orphan_tool_result"]
+    assert len(dropped) == 3 and dropped[0]["after"] is None
+    assert dropped[0]["before"]["tool_call_id"] == "call_zzz"  # the message travels whole
+    rewritten = next(c for c in changes if c["action"] == "rewrite")
+    assert rewritten["before"] != rewritten["after"] is not None
+    (rejected,) = [json.loads(x) for x in (tmp_path / "out.rejects.jsonl").read_text().splitlines()]
+    assert rejected == {
+        "source": str(source),
+        "line": 2,
+        "reason": rejected["reason"],
+        "text": "[1, 2",
+    }
 
 
-def test_session_compresses_in_the_input_format(tmp_path: Path) -> None:
+def test_repair_show_changes_prints_the_dropped_message() -> None:
+    done = run("repair", str(BROKEN), "--show-changes", "-o", "-")
+    assert done.returncode == 0
+    lines = done.stderr.splitlines()
+    drops = [i for i, line in enumerate(lines) if ": drop message" in line]
+    assert all(lines[i + 1].startswith("    - {") for i in drops)
+    assert "tool" in {json.loads(lines[i + 1][6:])["role"] for i in drops}
+    assert lines[-1].startswith("condense: repaired 1 history(ies)")
+
+
+def test_repair_streams_one_record_at_a_time() -> None:
+    """Each record's output arrives before the next input line is even written: the
+    whole input is never held (memory stays flat however long it is)."""
+    record = {"messages": json.loads(BROKEN.read_text())}
+    with subprocess.Popen(
+        [sys.executable, "-m", "condense", "repair", "-", "--format", "openai", "--quiet"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    ) as child:
+        assert child.stdin is not None and child.stdout is not None
+        for number in range(3):
+            child.stdin.write(json.dumps({**record, "n": number}) + "\n")
+            child.stdin.flush()
+            assert json.loads(child.stdout.readline())["n"] == number
+        child.stdin.close()
+        assert child.wait(timeout=30) == 0
+
+
+# --- compress ----------------------------------------------------------------------------
+
+
+def test_compress_keeps_the_input_format_and_reports_everything(tmp_path: Path) -> None:
     source = tmp_path / "s.json"
     source.write_text(json.dumps(synthetic_session(120, seed=4)))
     out = tmp_path / "out.json"
-    done = run("session", str(source), "--budget", "6000", "-o", str(out))
+    done = run("compress", str(source), "--budget", "6000", "-o", str(out))
     assert done.returncode == 0, done.stderr
-    assert "→" in done.stderr
-    compressed = json.loads(out.read_text())
-    assert validate(compressed) == []
-    report = run("session", str(source), "--budget", "6000", "-o", "-", "--json")
-    record = json.loads(report.stderr.splitlines()[-1])
-    assert record["fits"] is True
-    assert record["tokens_after"] <= 6000 < record["tokens_before"]
+    assert done.stderr.count("\n") == 1 and "→" in done.stderr
+    assert validate(json.loads(out.read_text())) == []
+    report = run("compress", str(source), "--budget", "6000", "-o", "-", "--json")
+    record = json.loads(report.stderr)
+    assert record["fits"] is True and record["tokens_after"] <= 6000 < record["tokens_before"]
+    assert record["summary"] and isinstance(record["summary"], str)
+    summarized = [unit for unit in record["reduced"] if unit["action"] == "summarized"]
+    assert summarized and {"kind", "start", "stop"} <= set(summarized[0])
+    shown = run("compress", str(source), "--budget", "6000", "-o", "-", "--show-changes")
+    assert f"{source}:1: messages " in shown.stderr and "unit(s)): summarized" in shown.stderr
+    assert f"{source}:1: summary:\n    " in shown.stderr
 
 
-def test_session_keeps_anthropic_format(tmp_path: Path) -> None:
-    example = ROOT / "examples" / "session_anthropic.json"
-    if not example.exists():
-        pytest.skip("examples/session_anthropic.json not built")
+def test_compress_keeps_anthropic_format(tmp_path: Path) -> None:
     out = tmp_path / "out.json"
-    done = run("session", str(example), "--budget", "8000", "-o", str(out))
+    example = ROOT / "examples" / "session_anthropic.json"
+    done = run("compress", str(example), "--budget", "8000", "-o", str(out))
     assert done.returncode == 0, done.stderr
-    document = json.loads(out.read_text())
-    assert set(document) >= {"system", "messages"}
-    assert run("check", str(out), "--provider", "anthropic").returncode == 0
+    assert set(json.loads(out.read_text())) >= {"system", "messages"}
+    assert run("validate", str(out), "--provider", "anthropic").returncode == 0
 
 
-def test_strict_budget_exits_1(tmp_path: Path) -> None:
+def test_compress_repairs_are_change_records_with_the_message() -> None:
+    done = run("compress", str(BROKEN), "--budget", "5000", "-o", "-", "--json")
+    record = json.loads(done.stderr)
+    dropped = [c["before"] for c in record["repairs"] if c["action"] == "drop"]
+    assert {"role": "tool", "tool_call_id": "call_zzz"}.items() <= dropped[-1].items()
+
+
+def test_compress_jsonl_streams_and_ends_with_one_total(tmp_path: Path) -> None:
+    big = {"messages": synthetic_session(80, seed=2)}
+    source = tmp_path / "in.jsonl"
+    source.write_text(jsonl(GOOD, big, '{"messages": "no list"}', GOOD))
+    out = tmp_path / "out.jsonl"
+    done = run("compress", str(source), "--budget", "3000", "-o", str(out))
+    assert done.returncode == 1  # one line rejected
+    assert len(out.read_text().splitlines()) == 3
+    assert done.stderr.splitlines() == [
+        done.stderr.splitlines()[0],
+    ] and done.stderr.startswith("condense: compressed 3 history(ies) to 3,000 tokens: 3 fit")
+    assert "1 rejected (see" in done.stderr
+    assert (tmp_path / "out.rejects.jsonl").read_text().count("\n") == 1
+
+
+def test_strict_budget_exits_1_and_still_writes_the_best_effort(tmp_path: Path) -> None:
     source = tmp_path / "s.json"
-    source.write_text(
-        json.dumps(
-            [{"role": "system", "content": "rule " * 2000}, {"role": "user", "content": "x"}]
-        )
-    )
-    done = run("session", str(source), "--budget", "100", "--strict-budget", "-o", "-")
+    system = {"role": "system", "content": "rule " * 2000}
+    source.write_text(json.dumps([system, {"role": "user", "content": "x"}]))
+    done = run("compress", str(source), "--budget", "100", "--strict-budget", "-o", "-")
     assert done.returncode == 1
-    assert "cannot fit" in done.stderr
-    assert json.loads(done.stdout)  # the best effort is still written
+    assert json.loads(done.stdout)
 
 
-def test_bad_option_is_a_usage_error() -> None:
-    done = run("session", str(BROKEN), "--budget", "-5")
-    assert done.returncode == 2
-    assert "positive" in done.stderr
+def test_summarizer_mistakes_fail_before_any_input_is_read() -> None:
+    typo = run("compress", "no/such/file.json", "--budget", "100", "--summarizer", "extractiv")
+    assert typo.returncode == 2
+    assert typo.stderr == (
+        "condense: error: unknown summarizer 'extractiv'; known: extractive, openai\n"
+    )
+    option = run("compress", str(BROKEN), "--budget", "100", "-O", "colour=blue")
+    assert option.returncode == 2 and "does not take these options" in option.stderr
+    pair = run("compress", str(BROKEN), "--budget", "100", "-O", "colour")
+    assert pair.returncode == 2 and "-O expects KEY=VALUE" in pair.stderr
+
+
+# --- files -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_outputs_get_the_mode_the_umask_gives(tmp_path: Path, umask: int, mode: int) -> None:
+    out = tmp_path / "healed.json"
+    done = run("repair", str(BROKEN), "-o", str(out), umask=umask)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == mode
+
+
+def test_replacing_a_file_keeps_its_mode(tmp_path: Path) -> None:
+    history = tmp_path / "history.json"
+    history.write_text(BROKEN.read_text())
+    history.chmod(0o640)
+    done = run("repair", str(history), "-o", str(history))
+    assert done.returncode == 0, done.stderr
+    assert stat.S_IMODE(history.stat().st_mode) == 0o640
+    assert validate(json.loads(history.read_text())) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["history.json"]
+
+
+def test_a_long_input_shows_progress_on_a_terminal_then_one_total(tmp_path: Path) -> None:
+    source = tmp_path / "many.jsonl"
+    source.write_text(jsonl(*[{"messages": json.loads(BROKEN.read_text())}] * 300))
+    controller, terminal = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "condense", "validate", str(source)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=terminal,
+    )
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(controller)
+    assert child.wait(timeout=60) == 1
+    text = shown.decode("utf-8", "replace")
+    assert "condense validate" in text and "300 record(s)" in text  # the bar, with a count
+    last = text.rstrip().rsplit("\n", 1)[-1]
+    total = (
+        r"condense: 300 history\(ies\) checked against strict \([^)]*\): \d+ violation\(s\) in 300 "
+    )
+    assert re.search(total + r"history\(ies\)$", last), last
+    assert "Traceback" not in text

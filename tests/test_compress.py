@@ -17,13 +17,12 @@ from condense.exceptions import InputError
 from condense.planning import layout, reducible_runs
 from condense.providers import PROFILES
 from condense.reduce.summary import find_summary
-from condense.summarizers import DeterministicSummarizer
+from condense.testing import DeterministicSummarizer
 from condense.testing.sessions import synthetic_session
 from condense.tokens import count_tokens
 from condense.units import segment
+from corpus import corpus_files
 from strategies import histories
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 
 @st.composite
@@ -66,7 +65,7 @@ def _runs(repaired: list[Any], budget: int) -> int:
 def test_compress_invariants(provider: str, messages: list[Any], budget: int) -> None:
     before = copy.deepcopy(messages)
     if not messages:
-        with pytest.raises(InputError, match="empty"):
+        with pytest.raises(InputError, match="holds no message"):
             compress(messages, budget=budget, provider=provider)
         return
     result = compress(messages, budget=budget, provider=provider, tail_tokens=budget // 4)
@@ -189,17 +188,17 @@ def test_bad_arguments() -> None:
         compress({"messages": []}, budget=10)  # type: ignore[arg-type]
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason="shared corpus not present")
-@pytest.mark.parametrize("name", sorted(p.name for p in (CORPUS / "openai").glob("*.jsonl")))
-def test_corpus_records_compress_to_a_small_budget(name: str) -> None:
-    for line in (CORPUS / "openai" / name).read_text(encoding="utf-8").splitlines():
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", corpus_files("openai/*.jsonl"), ids=lambda path: path.name)
+def test_corpus_records_compress_to_a_small_budget(path: Path) -> None:
+    for line in path.read_text(encoding="utf-8").splitlines():
         messages = json.loads(line)["messages"]
         total = count_tokens(messages)
         budget = max(2_000, total // 3)
         result = compress(messages, budget=budget)
         assert validate(result.messages) == []
         if result.report.protected_tokens + 300 <= budget:
-            assert result.report.fits, (name, total, result.report.describe())
+            assert result.report.fits, (path.name, total, result.report.describe())
 
 
 def test_summary_block_is_found_standalone_and_merged() -> None:

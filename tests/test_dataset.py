@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +14,7 @@ from hypothesis import strategies as st
 from condense.datasets import (
     DatasetOptions,
     RecordProcessor,
+    RecordResult,
     Status,
     check_trajectory,
     load_tokenizer,
@@ -28,13 +28,14 @@ from condense.datasets.trajectory import (
     read_trajectory,
     unit_blocks,
 )
+from condense.exceptions import FormatError
 from condense.formats import Conversation, to_sharegpt
 from condense.summarizers import ExtractiveSummarizer
 from condense.testing import DeterministicSummarizer
 from condense.testing.sessions import synthetic_session
+from corpus import corpus_files
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-CORPUS_FILES = sorted(CORPUS.glob("*/*.jsonl")) if CORPUS.exists() else []
+CORPUS_FILES = corpus_files()
 TOKENIZER = load_tokenizer(resolve_tokenizer(None))
 
 
@@ -79,7 +80,7 @@ def assert_intact(source: dict[str, Any], out: dict[str, Any]) -> None:
 # --- the corpus -------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason="shared corpus not present")
+@pytest.mark.corpus
 @pytest.mark.parametrize("target", [400, 4000])
 def test_every_corpus_record_fits_or_is_flagged_and_keeps_its_tool_pairs(target: int) -> None:
     worker = processor(target)
@@ -117,7 +118,7 @@ def test_every_corpus_record_fits_or_is_flagged_and_keeps_its_tool_pairs(target:
     assert seen[Status.COMPRESSED] > 0 and seen[Status.PASSED] > 0
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason="shared corpus not present")
+@pytest.mark.corpus
 def test_blocks_read_off_the_roles_are_the_units_of_the_canonical_messages() -> None:
     records = [json.loads(raw) for path in CORPUS_FILES for raw in path.read_bytes().splitlines()]
     records += [trajectory(n, seed=n) for n in (5, 30, 90)]
@@ -145,7 +146,7 @@ def test_the_span_is_the_fewest_whole_units_from_the_start_of_the_middle() -> No
     assert result.status is Status.COMPRESSED and result.stats is not None
     start, stop = result.stats["span"]
     seen = read_trajectory(record)
-    head_end, tail_start = protected_ranges(seen.roles, seen.blocks, keep_last=4)
+    head_end, tail_start = protected_ranges(seen.roles, seen.blocks, tail_turns=4)
     assert start == seen.blocks[head_end].start  # from the start of the middle
     boundaries = [block.start for block in seen.blocks]
     assert start in boundaries and stop in boundaries  # whole units only
@@ -165,7 +166,7 @@ def test_first_system_human_gpt_and_tool_turns_and_the_last_turns_are_protected(
         next(i for i, t in enumerate(turns) if t["from"] == role)
         for role in ("system", "human", "gpt", "tool")
     ]
-    result = processor(recount(record) // 4, keep_last=6).process(line_of(record))
+    result = processor(recount(record) // 4, tail_turns=6).process(line_of(record))
     assert result.stats is not None
     start, stop = result.stats["span"]
     assert start > max(firsts)
@@ -219,7 +220,7 @@ def test_planner_without_middle_flags_an_oversized_record() -> None:
     roles = ["system", "human", "gpt", "tool"]
     blocks = [Block(0, 1), Block(1, 2), Block(2, 4)]
     chosen = plan(
-        roles, blocks, lambda turn: 100, lambda turn: 100, target=250, reserve=50, keep_last=1
+        roles, blocks, lambda turn: 100, lambda turn: 100, target=250, reserve=50, tail_turns=1
     )
     assert chosen.verdict is Verdict.NO_SPAN
 
@@ -229,14 +230,14 @@ def test_planner_without_middle_flags_an_oversized_record() -> None:
     turns=st.integers(min_value=6, max_value=80),
     seed=st.integers(min_value=0, max_value=10_000),
     fraction=st.floats(min_value=0.05, max_value=1.2),
-    keep_last=st.integers(min_value=0, max_value=8),
+    tail_turns=st.integers(min_value=0, max_value=8),
 )
 def test_property_output_fits_or_is_flagged_and_never_breaks_pairs(
-    turns: int, seed: int, fraction: float, keep_last: int
+    turns: int, seed: int, fraction: float, tail_turns: int
 ) -> None:
     record = trajectory(turns, seed=seed, output_chars=300)
     target = max(1, int(recount(record) * fraction))
-    result = processor(target, keep_last=keep_last).process(line_of(record))
+    result = processor(target, tail_turns=tail_turns).process(line_of(record))
     assert result.status is not Status.REJECTED
     if result.status is Status.PASSED:
         assert recount(record) <= target
@@ -247,7 +248,7 @@ def test_property_output_fits_or_is_flagged_and_never_breaks_pairs(
     if result.status is Status.COMPRESSED:
         assert stats["tokens_after"] == recount(out) <= target
         assert check_trajectory(out) == []
-        assert len(out["conversations"]) >= min(keep_last, turns) + 1
+        assert len(out["conversations"]) >= min(tail_turns, turns) + 1
     else:
         assert out == record
 
@@ -259,7 +260,7 @@ def test_a_failed_summary_keeps_the_record_and_says_why() -> None:
     record = trajectory(60, seed=1)
     raw = line_of(record)
     result = processor(
-        recount(record) // 2, DeterministicSummarizer(fail=True), retries=1, backoff=0
+        recount(record) // 2, DeterministicSummarizer(fail=True), max_attempts=2, backoff=0
     ).process(raw)
     assert result.status is Status.FAILED and result.line is not None
     out = json.loads(result.line)
@@ -268,12 +269,25 @@ def test_a_failed_summary_keeps_the_record_and_says_why() -> None:
     assert flag["status"] == "failed" and "configured to fail" in flag["reason"]
 
 
-def test_a_summary_that_fails_once_is_retried() -> None:
+def test_a_summary_that_times_out_once_is_retried() -> None:
     record = trajectory(60, seed=1)
-    flaky = DeterministicSummarizer(fail_times=1)
-    result = processor(recount(record) // 2, flaky, retries=2, backoff=0).process(line_of(record))
-    assert result.status is Status.COMPRESSED
+    flaky = DeterministicSummarizer(fail=TimeoutError("slow"), fail_times=1)
+    done = processor(recount(record) // 2, flaky, max_attempts=3, backoff=0).process(
+        line_of(record)
+    )
+    assert isinstance(done, RecordResult) and done.status is Status.COMPRESSED
+    assert done.stats is not None and done.stats["attempts"] == 2
     assert len(flaky.calls) == 2
+
+
+def test_a_failure_a_retry_cannot_fix_is_not_retried() -> None:
+    record = trajectory(60, seed=1)
+    broken = DeterministicSummarizer(fail=True)  # classify: unknown, so no second call
+    done = processor(recount(record) // 2, broken, max_attempts=3, backoff=0).process(
+        line_of(record)
+    )
+    assert isinstance(done, RecordResult) and done.status is Status.FAILED
+    assert len(broken.calls) == 1
 
 
 class Numbers:
@@ -285,7 +299,7 @@ class Numbers:
 
 def test_a_summarizer_returning_no_text_fails_the_record_not_the_run() -> None:
     record = trajectory(60, seed=1)
-    result = processor(recount(record) // 2, Numbers(), retries=0).process(line_of(record))
+    result = processor(recount(record) // 2, Numbers(), max_attempts=1).process(line_of(record))
     assert result.status is Status.FAILED
     assert result.reason == "the summarizer returned int, not text"
 
@@ -365,3 +379,18 @@ def test_checker_reads_openai_messages() -> None:
     ]
     kinds = [p.kind for p in check_trajectory({"messages": messages})]
     assert kinds == ["missing_responses", "orphan_response"]
+
+
+def test_check_trajectory_refuses_a_non_record_with_a_format_error() -> None:
+    with pytest.raises(FormatError, match="got int"):
+        check_trajectory(42)
+
+
+def test_the_old_option_names_still_work_for_one_release() -> None:
+    with pytest.warns(DeprecationWarning, match="keep_last= is deprecated.*tail_turns="):
+        old = DatasetOptions(target_tokens=100, keep_last=2)  # type: ignore[call-arg]
+    assert old.tail_turns == 2
+    with pytest.warns(DeprecationWarning, match="retries= is deprecated.*max_attempts="):
+        retried = DatasetOptions(target_tokens=100, retries=0)  # type: ignore[call-arg]
+    assert retried.max_attempts == 1 and retried.retry.max_attempts == 1
+    assert old.fingerprint("x") == DatasetOptions(target_tokens=100, tail_turns=2).fingerprint("x")

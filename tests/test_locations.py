@@ -168,7 +168,9 @@ def test_check_prints_the_files_own_places(tmp_path: Path) -> None:
     assert lines[2].startswith(f"{source}: messages[45].content[1]: tool call 'toolu_last'")
     assert lines[3].startswith("    anthropic would answer: messages.45: `tool_use` ids were")
     assert "message 68" not in done.stdout and "messages.68" not in done.stdout
-    machine = json.loads(_run("check", str(source), "--json").stdout)
+    machine = [  # one JSON object per violation
+        json.loads(line) for line in _run("validate", str(source), "--json").stdout.splitlines()
+    ]
     assert [item["location"] for item in machine] == [
         "messages[10].content[1].name",
         "messages[45].content[1]",

@@ -43,13 +43,25 @@ def test_python_examples_run(code: str, workdir: Path) -> None:
     exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
 
 
-def test_there_are_cli_examples() -> None:
-    assert any(c.startswith("condense session ") for c in _condense_commands())
+def test_there_are_cli_examples_with_the_new_verbs() -> None:
+    commands = _condense_commands()
+    for verb in ("compress", "validate", "repair", "compress-dataset"):
+        assert any(c.startswith(f"condense {verb} ") for c in commands), verb
+    for old in ("session", "check", "dataset"):
+        assert not any(c.startswith(f"condense {old} ") for c in commands), old
+
+
+def test_ci_runs_the_readme_test_commands() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    commands = [line for line in ci if line.startswith(("pip install", "(command -v chromium"))]
+    readme = [line for block in _blocks("bash") for line in block.splitlines()]
+    assert len(commands) == 2 and all(command in readme for command in commands)
 
 
 def test_cli_examples_run_in_order(workdir: Path) -> None:
     for command in _condense_commands():
-        argv = shlex.split(command)
+        # outputs go to /tmp in the README (not into a checkout); here, to the test's folder
+        argv = [arg.replace("/tmp/", f"{workdir}/") for arg in shlex.split(command)]
         if "--summarizer" in argv and "openai" in argv:
             continue  # needs a local LLM server (see the README)
         if argv[1] == "serve-fake":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import random
 from collections.abc import Sequence
@@ -19,8 +20,8 @@ from condense.errors import (
     fingerprint,
     recover,
 )
-from condense.exceptions import InputError, UnknownNameError
-from condense.summarizers.retry import RetryPolicy
+from condense.exceptions import InputError, InvalidOutputError, UnknownNameError
+from condense.retry import RetryPolicy
 from condense.tokens import count_tokens
 from condense.validate import validate
 
@@ -369,12 +370,12 @@ def test_a_wait_longer_than_allowed_fails_at_once() -> None:
 
 def test_the_backoff_policy_bounds_the_waits_too() -> None:
     call = Scripted(*[ProviderError(500, "boom") for _ in range(5)])
-    with pytest.raises(RecoveryError, match="max_retries=1"):
+    with pytest.raises(RecoveryError, match="backoff: max_attempts=2 reached"):
         recover(
             call,
             broken_history(),
             max_attempts=5,
-            backoff=RetryPolicy(max_retries=1),
+            backoff=RetryPolicy(max_attempts=2),
             sleep=Sleeps(),
         )
     assert len(call.sent) == 2
@@ -485,3 +486,19 @@ def test_arecover_gives_up_like_recover() -> None:
     with pytest.raises(RecoveryError) as caught:
         asyncio.run(arecover(call, broken_history()))
     assert caught.value.diagnosis.category is Category.AUTH
+
+
+def test_a_bug_in_condense_is_not_swallowed_as_a_failed_attempt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """InvalidOutputError means condense broke its own guarantee: recover must raise it,
+    not count it as one more thing that did not work."""
+    module = importlib.import_module("condense.errors.recover")  # the function shadows it
+
+    def broken(messages: object, *, provider: object) -> object:
+        raise InvalidOutputError("strict", ["message 0: broken by a bug"])
+
+    monkeypatch.setattr(module, "repair", broken)
+    call = Scripted(ProviderError(400, "messages with role 'tool' must be a response"))
+    with pytest.raises(InvalidOutputError, match="please report this bug"):
+        recover(call, broken_history(), sleep=Sleeps())

@@ -42,7 +42,7 @@ USER = {"role": "user", "content": "fix the bug"}
 def test_output_always_valid_idempotent_and_pure(provider: str, messages: list[Any]) -> None:
     before = copy.deepcopy(messages)
     if not messages:
-        with pytest.raises(InputError, match="empty"):
+        with pytest.raises(InputError, match="holds no message"):
             repair(messages, provider=provider)
         return
     result = repair(messages, provider=provider)

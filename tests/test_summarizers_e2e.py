@@ -68,7 +68,7 @@ def summarizer() -> OpenAISummarizer:
         model=os.environ.get("CONDENSE_E2E_MODEL", "smollm2"),
         temperature=0.0,
         timeout=120,
-        max_retries=1,
+        max_attempts=2,
         max_prompt_tokens=3_000,
     )
 

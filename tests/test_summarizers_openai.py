@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from condense.exceptions import InputError
+from condense.retry import RetryPolicy
 from condense.summarizers import (
-    DeterministicSummarizer,
     ExtractiveSummarizer,
     OpenAISummarizer,
     SummaryOutcome,
@@ -19,8 +19,16 @@ from condense.summarizers import (
 )
 from condense.summarizers._text import estimate_tokens
 from condense.summarizers.prompt import SYSTEM_PROMPT
-from condense.summarizers.retry import RetryPolicy, retry_after_seconds
-from condense.testing import Delay, Disconnect, Empty, Fail, FakeProvider, Reply, Truncated
+from condense.testing import (
+    Delay,
+    DeterministicSummarizer,
+    Disconnect,
+    Empty,
+    Fail,
+    FakeProvider,
+    Reply,
+    Truncated,
+)
 
 SPAN: list[dict[str, Any]] = [
     {"role": "user", "content": "Fix the flaky test in tests/test_sync.py (issue #4411)."},
@@ -237,7 +245,7 @@ def test_500_is_retried(fake_provider: FakeProvider) -> None:
 
 def test_retries_are_bounded_then_it_falls_back(fake_provider: FakeProvider) -> None:
     fake_provider.push(*[Fail(502)] * 5)
-    outcome = run(make(fake_provider, max_retries=2))
+    outcome = run(make(fake_provider, max_attempts=3))
     assert outcome.fell_back
     assert outcome.attempts == 3
     assert len(fake_provider.requests) == 3
@@ -259,7 +267,7 @@ def test_dropped_connection_is_retried(fake_provider: FakeProvider) -> None:
 
 
 def test_backoff_policy() -> None:
-    policy = RetryPolicy(max_retries=3, backoff_base=1.0, backoff_max=3.0, max_retry_wait=10)
+    policy = RetryPolicy(max_attempts=4, backoff_base=1.0, backoff_max=3.0, max_retry_wait=10)
 
     class Fixed:
         def __init__(self, value: float) -> None:
@@ -279,23 +287,6 @@ def test_backoff_policy() -> None:
     assert policy.delay(1, 11.0, low) is None  # type: ignore[arg-type]  # too long
 
 
-@pytest.mark.parametrize(
-    ("headers", "seconds"),
-    [
-        ({"retry-after-ms": "1500"}, 1.5),
-        ({"retry-after": "2"}, 2.0),
-        ({"retry-after": "0.2"}, 0.2),
-        ({"retry-after-ms": "100", "retry-after": "9"}, 0.1),
-        ({"retry-after": "Wed, 21 Oct 2015 07:28:10 GMT"}, 10.0),
-        ({"retry-after": "soon"}, None),
-        ({}, None),
-    ],
-)
-def test_retry_after_parsing(headers: dict[str, str], seconds: float | None) -> None:
-    now = 1445412480.0  # 07:28:00 on that day
-    assert retry_after_seconds(headers, now=now) == seconds
-
-
 # -- fallback ---------------------------------------------------------------------------------
 
 
@@ -312,7 +303,7 @@ def test_413_falls_back_to_extractive_without_retrying(fake_provider: FakeProvid
 def test_timeout_falls_back(fake_provider: FakeProvider) -> None:
     fake_provider.push(Delay(3.0), Delay(3.0))
     started = time.monotonic()
-    outcome = run(make(fake_provider, timeout=0.2, max_retries=1))
+    outcome = run(make(fake_provider, timeout=0.2, max_attempts=2))
     assert time.monotonic() - started < 2.0
     assert outcome.fell_back
     assert outcome.attempts == 2
@@ -352,7 +343,7 @@ def test_unreachable_endpoint_falls_back() -> None:
     with FakeProvider() as fake:
         url = fake.base_url  # closed: nothing listens there any more
     outcome = OpenAISummarizer(
-        base_url=url, model="m", max_retries=1, backoff_base=0.01
+        base_url=url, model="m", max_attempts=2, backoff_base=0.01
     ).summarize_with_report(SPAN, previous=None, target_tokens=100)
     assert outcome.fell_back
     assert outcome.attempts == 2
@@ -479,7 +470,7 @@ def test_async_429_then_success(fake_provider: FakeProvider) -> None:
 def test_async_fallbacks(fake_provider: FakeProvider) -> None:
     fake_provider.push(Fail(413), Delay(3.0), Empty())
     assert arun(make(fake_provider)).reason == "HTTP 413: fake provider error 413"
-    timed_out = arun(make(fake_provider, timeout=0.2, max_retries=0))
+    timed_out = arun(make(fake_provider, timeout=0.2, max_attempts=1))
     assert timed_out.fell_back
     assert timed_out.reason == "timed out after 0.2s"
     assert arun(make(fake_provider)).summarizer == "extractive"
@@ -496,3 +487,9 @@ def test_async_calls_run_concurrently(fake_provider: FakeProvider) -> None:
     started = time.monotonic()
     assert asyncio.run(many()) == ["slow"] * 4
     assert time.monotonic() - started < 1.0  # not 4 x 0.3 s one after the other
+
+
+def test_max_retries_is_the_old_spelling_of_max_attempts(fake_provider: FakeProvider) -> None:
+    with pytest.warns(DeprecationWarning, match="max_retries= is deprecated"):
+        summarizer = OpenAISummarizer(base_url=fake_provider.base_url, model="m", max_retries=2)
+    assert summarizer.retry.max_attempts == 3

@@ -24,7 +24,6 @@ from condense.errors import (
     Action,
     Category,
     Diagnosis,
-    RecoveryError,
     RecoveryResult,
     arecover,
     classify,
@@ -32,25 +31,33 @@ from condense.errors import (
     recover,
 )
 from condense.exceptions import (
+    BadRequest,
+    BodyDecodingError,
     CondenseError,
     CondenseRuntimeError,
     FormatError,
     InputError,
     InvalidOutputError,
+    RecoveryError,
+    RefusedResponse,
     UnknownNameError,
+    UpstreamRefusal,
 )
 from condense.formats import Conversation, detect_format, load, load_records
 from condense.providers import PROFILES, Profile, get_profile
 from condense.repair import Change, RepairResult, repair
+from condense.retry import RetryPolicy
 from condense.summarizers import Summarizer, get_summarizer, register_summarizer
 from condense.tokens import count_tokens, encoding_for_model, estimate_tokens
 from condense.units import Unit, UnitKind, segment
 from condense.validate import Violation, validate
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one place: pyproject.toml reads it from here
 
 __all__ = [
     "Action",
+    "BadRequest",
+    "BodyDecodingError",
     "BudgetError",
     "Category",
     "Change",
@@ -68,11 +75,14 @@ __all__ = [
     "Profile",
     "RecoveryError",
     "RecoveryResult",
+    "RefusedResponse",
     "RepairResult",
+    "RetryPolicy",
     "Summarizer",
     "Unit",
     "UnitKind",
     "UnknownNameError",
+    "UpstreamRefusal",
     "Violation",
     "__version__",
     "arecover",

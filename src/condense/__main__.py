@@ -1,5 +1,10 @@
 """``python -m condense``: the same as the ``condense`` command."""
 
-from condense.cli import run
+import sys
+
+try:
+    from condense.cli import run
+except KeyboardInterrupt:  # Ctrl-C while starting up: no traceback for that either
+    sys.exit(130)
 
 run()

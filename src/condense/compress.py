@@ -29,8 +29,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from condense._input import check_history
 from condense.compressor import Compressor, UnitAction
-from condense.exceptions import CondenseRuntimeError, InputError, InvalidOutputError
+from condense.exceptions import BudgetError as BudgetError  # its home before exceptions.py
+from condense.exceptions import InputError, InvalidOutputError
 from condense.providers import (
     DEFAULT_PROVIDER,
     Profile,
@@ -41,26 +43,12 @@ from condense.providers import (
 from condense.providers.base import MediaBilling
 from condense.reduce.thinking import ThinkingRemoval, unbind_thinking
 from condense.repair import Change, repair
-from condense.summarizers import Summarizer
+from condense.summarizers import Summarizer, get_summarizer
 from condense.tokens import encoding_for_model
 from condense.tokens.counting import shared_counter
 from condense.types import RawMessage
 from condense.units import UnitKind
 from condense.validate import check
-
-
-class BudgetError(CondenseRuntimeError):
-    """``strict_budget=True`` and the protected part of the history alone exceeds the
-    budget. ``result`` holds the best effort, so nothing is lost."""
-
-    def __init__(self, result: CompressionResult) -> None:
-        self.result = result
-        report = result.report
-        super().__init__(
-            f"cannot fit the history in {report.budget} tokens: the best result has "
-            f"{report.tokens_after} tokens, {report.protected_tokens} of them protected; "
-            "raise the budget or lower tail_tokens"
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,13 +172,13 @@ def compress(
     """
     if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
         raise InputError(f"budget must be a positive number of tokens, not {budget!r}")
-    if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
-        raise InputError("compress expects a list of messages; use condense.load() for files")
+    check_history(messages, depth=False)  # repair checks the depth of what it works on
     for name, value in (("tail_tokens", tail_tokens), ("summary_tokens", summary_tokens)):
         if value is not None and (
             isinstance(value, bool) or not isinstance(value, int) or value < 0
         ):
             raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
+    summarizer = get_summarizer(summarizer)  # an unknown name fails now, not at first summary
     choice = choose_provider(provider, messages=messages, model=model)
     profile = choice.profile
     media = media_billing(profile)
@@ -215,7 +203,7 @@ def compress(
     if outcome.tokens is None or removed:  # changed: check and count what is returned
         problems = check(output, profile)
         if problems:
-            raise InvalidOutputError(profile.name, problems)
+            raise InvalidOutputError(profile.name, problems, messages=outcome.messages)
         after = counter.messages(output)
     else:  # the repaired input itself, already validated by repair and counted
         after = outcome.tokens

@@ -1,25 +1,78 @@
-"""The argument parser: one subcommand per job, each handled by its own module."""
+"""The argument parser: one subcommand per job, named like the library function it runs.
+
+``condense compress`` / ``validate`` / ``repair`` / ``compress-dataset`` are
+:func:`condense.compress` / :func:`~condense.validate` / :func:`~condense.repair` /
+:func:`~condense.datasets.compress_dataset`; ``serve-fake`` runs the strict fake
+provider. The verbs of the previous release (``session``, ``check``, ``dataset``) still
+work for one release, hidden from ``--help``, with a note on stderr.
+"""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
+from condense import __version__
 from condense.formats import Conversation
 from condense.providers import AUTO, PROFILES, ProviderChoice, choose_provider
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from condense.cli import check, dataset_cmd, proxy_cmd, repair_cmd, serve_fake, session
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line on stderr (exit 2)."""
 
-    parser = argparse.ArgumentParser(
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser() -> Parser:
+    from condense.cli import (
+        compress_cmd,
+        dataset_cmd,
+        proxy_cmd,
+        repair_cmd,
+        serve_fake,
+        validate_cmd,
+    )
+
+    parser = Parser(
         prog="condense",
         description="Fit LLM-agent histories to a token budget without breaking them; "
         "check and heal broken histories.",
+        epilog="Exit codes: 0 done; 1 problems found (violations, rejected lines, a budget "
+        "not met with --strict-budget, failed summaries); 2 unusable input, output or "
+        "options; 3 a failure while working; 130 interrupted.",
     )
+    parser.add_argument("--version", action="version", version=f"condense {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (session, check, repair_cmd, serve_fake, dataset_cmd, proxy_cmd):
+    for command in (compress_cmd, validate_cmd, repair_cmd, dataset_cmd, serve_fake, proxy_cmd):
         command.register(commands)
     return parser
+
+
+def add_command(
+    commands: Any,
+    name: str,
+    *,
+    old: str | None = None,
+    help: str,
+    description: str,
+    configure: Callable[[argparse.ArgumentParser], None],
+    handler: Callable[[argparse.Namespace], int],
+) -> None:
+    """Add subcommand ``name``, and ``old`` as a hidden alias of it (same options)."""
+    for verb in (name, old):
+        if verb is None:
+            continue
+        shown = {"help": help} if verb == name else {}
+        parser = commands.add_parser(verb, description=description, **shown)
+        configure(parser)
+        parser.set_defaults(handler=handler, renamed=(verb, name) if verb != name else None)
+
+
+def hidden_alias(parser: argparse.ArgumentParser, *flags: str, dest: str, **kwargs: Any) -> None:
+    """Accept ``flags`` (an old spelling) for ``dest``, without showing them in ``--help``."""
+    parser.add_argument(*flags, dest=dest, help=argparse.SUPPRESS, **kwargs)
 
 
 def add_provider(parser: argparse.ArgumentParser, *, model: bool = True) -> None:
@@ -57,3 +110,13 @@ def add_format(parser: argparse.ArgumentParser) -> None:
         choices=["auto", *FORMATS],
         help="wire format of the input (default: detect it)",
     )
+
+
+def required(args: argparse.Namespace, parser_flags: Sequence[tuple[str, str]]) -> None:
+    """Raise a usage error naming the first ``(dest, flag)`` that was not given (for an
+    option that also has a hidden old spelling, which argparse cannot make required)."""
+    from condense.exceptions import InputError
+
+    for dest, flag in parser_flags:
+        if getattr(args, dest, None) is None:
+            raise InputError(f"the option {flag} is required")

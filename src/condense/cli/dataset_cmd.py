@@ -1,9 +1,10 @@
-"""``condense dataset IN -o OUT --target-tokens N``: compress training trajectories.
+"""``condense compress-dataset IN -o OUT --budget N``: compress training trajectories.
 
 A thin layer over :func:`condense.datasets.compress_dataset`: a progress bar while it
-runs and a summary table at the end, both on stderr; statistics as JSON next to the
-output. Exit codes: 0 done, 1 done but some lines were rejected or some summaries failed
-(their records are kept and flagged), 2 unusable input or options.
+runs (on a terminal) and a summary table at the end, both on stderr; statistics as JSON
+next to the output. Exit codes: 0 done, 1 done but some lines were rejected or some
+summaries failed (their records are kept and flagged), 2 unusable input or options, 130
+interrupted (the resume point is saved: the same command with ``--resume`` continues).
 """
 
 from __future__ import annotations
@@ -24,52 +25,50 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from condense.datasets import DEFAULT_NOTICE, ENGINES, DatasetOptions, compress_dataset
-from condense.datasets.options import (
-    DEFAULT_KEEP_LAST,
-    DEFAULT_TURN_OVERHEAD,
-    SUMMARY_ROLES,
+from condense.cli.app import add_command, hidden_alias, required
+from condense.cli.options import (
+    add_budget,
+    add_summarizer,
+    count,
+    positive,
+    seconds,
+    summarizer_options,
 )
+from condense.datasets import DEFAULT_NOTICE, ENGINES, DatasetOptions, compress_dataset
+from condense.datasets.options import DEFAULT_TAIL_TURNS, DEFAULT_TURN_OVERHEAD, SUMMARY_ROLES
 from condense.datasets.sink import CHECKPOINT_SECONDS
 from condense.datasets.tokenizer import resolve_tokenizer
-from condense.summarizers import known_summarizers
 
 
 def register(commands: Any) -> None:
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "dataset",
+    add_command(
+        commands,
+        "compress-dataset",
+        old="dataset",
         help="compress training trajectories (ShareGPT/OpenAI JSONL) to a token budget",
         description="Compress every trajectory of a JSONL file (or a directory of them) to "
-        "--target-tokens, never splitting a tool call from its response. Records at or "
-        "under the target pass through byte for byte; one output line per input line, "
+        "--budget tokens, never splitting a tool call from its response. Records at or "
+        "under the budget pass through byte for byte; one output line per input line, "
         "malformed lines go to the rejects file. Exit code 1 when lines were rejected or "
-        'summaries failed (those records are kept, flagged under "condense").',
+        'summaries failed (those records are kept, flagged under "condense"); 130 when '
+        "interrupted (run the same command with --resume to continue).",
+        configure=configure,
+        handler=handle,
     )
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", metavar="IN", help="JSONL file, directory of them, or - (stdin)")
     parser.add_argument(
         "-o", "--output", help="output file (directory for a directory; default: stdout)"
     )
+    add_budget(parser, what="of each trajectory", old=True)
+    add_summarizer(parser)
     parser.add_argument(
-        "--target-tokens", type=_positive, required=True, help="token budget per trajectory"
+        "--concurrency", type=positive, default=16, help="LLM summaries at once (default: 16)"
     )
     parser.add_argument(
-        "--summarizer",
-        default="extractive",
-        help=f"summarizer: {', '.join(known_summarizers())} (default: extractive)",
-    )
-    parser.add_argument(
-        "-O",
-        "--summarizer-option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="summarizer option, e.g. -O model=gpt-4o-mini -O base_url=http://127.0.0.1:8000/v1",
-    )
-    parser.add_argument(
-        "--concurrency", type=_positive, default=16, help="LLM summaries at once (default: 16)"
-    )
-    parser.add_argument(
-        "--workers", type=_count, help="worker processes (default: all cores; 0: none)"
+        "--workers", type=count, help="worker processes (default: all cores; 0: none)"
     )
     parser.add_argument(
         "--resume", action="store_true", help="continue an interrupted run into the same -o"
@@ -81,11 +80,12 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--engine", choices=ENGINES, default="local", help="default: local")
     parser.add_argument(
-        "--keep-last",
-        type=_count,
-        default=DEFAULT_KEEP_LAST,
-        help=f"last turns always kept (default: {DEFAULT_KEEP_LAST})",
+        "--tail-turns",
+        type=count,
+        default=DEFAULT_TAIL_TURNS,
+        help=f"last turns always kept (default: {DEFAULT_TAIL_TURNS})",
     )
+    hidden_alias(parser, "--keep-last", dest="tail_turns", type=count)
     parser.add_argument(
         "--summary-role",
         choices=sorted(SUMMARY_ROLES),
@@ -97,12 +97,12 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--summary-tokens",
-        type=_positive,
-        help="tokens reserved for the summary turn (default: 750, at most target/4)",
+        type=positive,
+        help="tokens reserved for the summary turn (default: 750, at most budget/4)",
     )
     parser.add_argument(
         "--turn-overhead",
-        type=_count,
+        type=count,
         default=DEFAULT_TURN_OVERHEAD,
         help=f"template tokens counted per turn (default: {DEFAULT_TURN_OVERHEAD})",
     )
@@ -111,11 +111,19 @@ def register(commands: Any) -> None:
         action="store_true",
         help="count summarized turns exactly too (slower; exact tokens_before)",
     )
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per LLM summary")
-    parser.add_argument("--retries", type=_count, default=2, help="retries of a failed summary")
+    parser.add_argument(
+        "--timeout", type=seconds, default=300.0, help="seconds per LLM summary (default: 300)"
+    )
+    parser.add_argument(
+        "--max-attempts",
+        type=positive,
+        default=3,
+        help="tries of a summary whose failure is passing (default: 3)",
+    )
+    hidden_alias(parser, "--retries", dest="max_attempts", type=_retries)
     parser.add_argument(
         "--checkpoint-every",
-        type=float,
+        type=seconds,
         default=CHECKPOINT_SECONDS,
         metavar="SECONDS",
         help=f"save the resume point this often (default: {CHECKPOINT_SECONDS:g})",
@@ -128,64 +136,38 @@ def register(commands: Any) -> None:
         action="store_true",
         help="print the statistics as JSON (on stdout, or stderr when the data goes there)",
     )
-    parser.set_defaults(handler=handle)
 
 
-def _positive(text: str) -> int:
-    value = _count(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {value}")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
-    return value
-
-
-def _options(pairs: list[str]) -> dict[str, Any]:
-    from condense.exceptions import InputError
-
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise InputError(f"--summarizer-option expects KEY=VALUE, got {pair!r}")
-        try:
-            options[key.strip()] = json.loads(value)
-        except ValueError:
-            options[key.strip()] = value
-    return options
+def _retries(text: str) -> int:
+    """The old ``--retries N``: ``N + 1`` attempts."""
+    return count(text) + 1
 
 
 def handle(args: argparse.Namespace) -> int:
+    required(args, [("budget", "--budget")])
     options = DatasetOptions(
-        target_tokens=args.target_tokens,
-        keep_last=args.keep_last,
+        target_tokens=args.budget,
+        tail_turns=args.tail_turns,
         summary_tokens=args.summary_tokens,
         summary_role=args.summary_role,
         notice=args.notice,
         turn_overhead=args.turn_overhead,
         exact_counts=args.exact_counts,
         tokenizer=resolve_tokenizer(args.tokenizer),
-        retries=args.retries,
+        max_attempts=args.max_attempts,
         timeout=args.timeout,
     )
     console = Console(stderr=True)
     bar = Progress(
-        TextColumn("[bold]condense dataset"),
+        TextColumn("[bold]condense compress-dataset"),
         BarColumn(),
         TaskProgressColumn(),
         TextColumn("{task.fields[lines]:,} lines"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=console,
-        disable=args.quiet,
+        disable=args.quiet or not console.is_terminal,
+        transient=True,
     )
     task = bar.add_task("compress", total=None, lines=0)
 
@@ -196,22 +178,27 @@ def handle(args: argparse.Namespace) -> int:
         bar.update(task, advance=size, lines=bar.tasks[0].fields["lines"] + lines)
 
     with bar:
-        report = compress_dataset(
-            args.input,
-            args.output,
-            options=options,
-            summarizer=args.summarizer,
-            summarizer_options=_options(args.summarizer_option),
-            engine=args.engine,
-            workers=args.workers,
-            concurrency=args.concurrency,
-            resume=args.resume,
-            rejects=args.rejects,
-            stats=args.stats,
-            progress=advance,
-            on_start=started,
-            checkpoint_seconds=args.checkpoint_every,
-        )
+        try:
+            report = compress_dataset(
+                args.input,
+                args.output,
+                options=options,
+                summarizer=args.summarizer,
+                summarizer_options=summarizer_options(args.summarizer_option),
+                engine=args.engine,
+                workers=args.workers,
+                concurrency=args.concurrency,
+                resume=args.resume,
+                rejects=args.rejects,
+                stats=args.stats,
+                progress=advance,
+                on_start=started,
+                checkpoint_seconds=args.checkpoint_every,
+            )
+        except KeyboardInterrupt:
+            if args.output in (None, "-"):
+                raise
+            raise KeyboardInterrupt("run the same command with --resume to continue") from None
     if args.json:  # on stdout unless the data went there
         to_stdout = args.output not in (None, "-")
         print(json.dumps(report, ensure_ascii=False), file=sys.stdout if to_stdout else sys.stderr)
@@ -222,14 +209,14 @@ def handle(args: argparse.Namespace) -> int:
 
 def summary_table(report: dict[str, Any]) -> Table:
     """The end-of-run table: what happened to the records, tokens, ratios, time."""
-    table = Table(title="condense dataset", show_header=False, title_justify="left")
+    table = Table(title="condense compress-dataset", show_header=False, title_justify="left")
     table.add_column("what", style="bold")
     table.add_column("value", justify="right")
     tokens = report["tokens"]
     ratio = report["ratio"]
     rows = [
         ("lines", f"{report['lines']:,}"),
-        ("passed (under target)", f"{report['passed_under_target']:,}"),
+        ("passed (under budget)", f"{report['passed_under_target']:,}"),
         ("compressed", f"{report['compressed']:,}"),
         ("still over limit", f"{report['still_over_limit']:,}"),
         ("failed (kept, flagged)", f"{report['failed']:,}"),
@@ -244,8 +231,8 @@ def summary_table(report: dict[str, Any]) -> Table:
                 " · ".join(f"{ratio[k]:.2f}" for k in ("min", "p10", "p50", "p90", "max")),
             )
         )
-    for reason, count in list(report["failures"].items())[:5]:
-        rows.append((f"failed: {reason[:60]}", f"{count:,}"))
+    for reason, times in list(report["failures"].items())[:5]:
+        rows.append((f"failed: {reason[:60]}", f"{times:,}"))
     rate = report["records_per_s"]
     rows.append(("wall time", f"{report['wall_time_s']:.1f} s"))
     rows.append(("throughput", f"{rate:,.1f} lines/s" if rate else "-"))

@@ -14,19 +14,26 @@ import sys
 import threading
 from typing import Any
 
+from condense.cli.app import add_command
+from condense.cli.options import count, positive
 from condense.exceptions import InputError
-from condense.testing.fake_provider import Step
 from condense.testing.strict_provider import PROVIDERS, Refusal, StrictProvider
 
 
 def register(commands: Any) -> None:
-    parser: argparse.ArgumentParser = commands.add_parser(
+    add_command(
+        commands,
         "serve-fake",
         help="run a strict OpenAI-compatible provider on 127.0.0.1 for tests",
         description="Serve /v1/chat/completions enforcing one provider's rules: invalid "
         "histories and oversized prompts get that provider's real status, body and "
         "error text. Point your agent's base_url at the printed URL. Ctrl-C stops it.",
+        configure=configure,
+        handler=handle,
     )
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--provider",
         "-p",
@@ -36,14 +43,14 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--context-window",
-        type=_positive,
+        type=positive,
         default=None,
         metavar="TOKENS",
         help="refuse prompts larger than this, with the provider's overflow message",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     parser.add_argument(
-        "--port", type=int, default=0, help="port to bind (default: 0, any free port)"
+        "--port", type=_port, default=0, help="port to bind (default: 0, any free port)"
     )
     parser.add_argument(
         "--fail",
@@ -54,20 +61,24 @@ def register(commands: Any) -> None:
         "2); repeat to queue several",
     )
     parser.add_argument("--api-key", default=None, help="require this bearer token")
-    parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    server = StrictProvider(
-        args.provider,
-        context_window=args.context_window,
-        require_api_key=args.api_key,
-        host=args.host,
-        port=args.port,
-        on_refusal=_report,
-    )
+    failures = _failure_specs(args.fail)  # checked before the port is taken
     try:
-        server.push(*_failures(server, args.fail))
+        server = StrictProvider(
+            args.provider,
+            context_window=args.context_window,
+            require_api_key=args.api_key,
+            host=args.host,
+            port=args.port,
+            on_refusal=_report,
+        )
+    except OSError as error:  # a port in use or not allowed, an address not on this machine
+        reason = error.strerror or str(error)
+        raise InputError(f"cannot listen on {args.host}:{args.port}: {reason}") from None
+    try:
+        server.push(*(server.fail(code, retry_after=wait) for code, wait in failures))
         window = f", context window {args.context_window}" if args.context_window else ""
         print(server.base_url, flush=True)
         print(
@@ -110,23 +121,24 @@ def _report(refusal: Refusal) -> None:
     )
 
 
-def _failures(server: StrictProvider, specs: list[str]) -> list[Step]:
-    steps: list[Step] = []
+def _failure_specs(specs: list[str]) -> list[tuple[int, float | None]]:
+    """``--fail STATUS[:SECONDS]`` values as ``(status, retry_after)`` pairs."""
+    failures: list[tuple[int, float | None]] = []
     for spec in specs:
-        status, _, seconds = spec.partition(":")
+        status, _, wait = spec.partition(":")
         try:
             code = int(status)
-            wait = float(seconds) if seconds else None
+            seconds = float(wait) if wait else None
         except ValueError:
             raise InputError(f"--fail {spec!r}: expected STATUS or STATUS:SECONDS") from None
         if not 400 <= code <= 599:
             raise InputError(f"--fail {spec!r}: the status must be an HTTP error (400-599)")
-        steps.append(server.fail(code, retry_after=wait))
-    return steps
+        failures.append((code, seconds))
+    return failures
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of tokens, not {value}")
+def _port(text: str) -> int:
+    value = count(text)
+    if value > 65_535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {value}")
     return value

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from condense.exceptions import FormatError
+
 _CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 _RESPONSE = re.compile(r"<tool_response>(.*?)</tool_response>", re.DOTALL)
 
@@ -47,7 +49,10 @@ def check_trajectory(record: Any) -> list[Problem]:
         return _check_messages(record["messages"])
     turns = record.get("conversations") if isinstance(record, dict) else record
     if not isinstance(turns, list):
-        raise TypeError("expected a record with 'conversations' or 'messages', or a list")
+        raise FormatError(
+            "expected a record with 'conversations' or 'messages', or a list of turns, "
+            f"got {type(record).__name__}"
+        )
     if turns and all(isinstance(t, dict) and "role" in t and "from" not in t for t in turns):
         return _check_messages(turns)
     return _check_turns(turns)

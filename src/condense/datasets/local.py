@@ -7,17 +7,24 @@ so a chunk comes back finished. An async summarizer (``openai``) runs here inste
 the event loop, at most ``concurrency`` calls at a time, each record under its timeout;
 the worker then assembles the record from the summary. A bounded window of chunks in
 flight keeps memory flat, and the writer takes chunks strictly in order.
+
+Workers never see Ctrl-C: they start with SIGINT ignored, so a Ctrl-C (which a terminal
+sends to every process of the job) reaches only this process, which ends them at once
+and leaves the resume point for ``--resume``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from condense.datasets.options import DatasetOptions
@@ -40,9 +47,18 @@ def _init_worker(options: DatasetOptions, summarizer: Summarizer | None) -> None
     _processor = RecordProcessor(options, summarizer)
 
 
+# Sent by the parent when it was interrupted: finish the record at hand, skip the rest.
+_STOP = getattr(signal, "SIGUSR1", None)
+_stopping = False
+
+
 def _init_process(options: DatasetOptions, summarizer: Summarizer | None) -> None:
-    """Worker start-up: build the processor and exit with the parent, even a killed one
-    (a SIGKILLed parent cannot stop its pool, and orphans would idle forever)."""
+    """Worker start-up: ignore Ctrl-C (the parent handles it), stop early on ``_STOP``,
+    build the processor and exit with the parent, even a killed one (a SIGKILLed parent
+    cannot stop its pool, and orphans would idle forever)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if _STOP is not None:
+        signal.signal(_STOP, _stop_early)
     _init_worker(options, summarizer)
     parent = os.getppid()
 
@@ -54,16 +70,85 @@ def _init_process(options: DatasetOptions, summarizer: Summarizer | None) -> Non
     threading.Thread(target=watch, name="condense-parent-watch", daemon=True).start()
 
 
+def _stop_early(signum: int, frame: object) -> None:
+    global _stopping
+    _stopping = True
+
+
+def _ready() -> None:
+    """A task that does nothing: submitting one per worker starts them all."""
+
+
+def _start_workers(
+    workers: int, options: DatasetOptions, summarizer: Summarizer | None
+) -> concurrent.futures.ProcessPoolExecutor:
+    """The pool, every worker already started with SIGINT (and ``_STOP``) ignored.
+
+    The pool starts a worker when work is submitted, so one empty task per worker is
+    submitted while those signals are ignored here: a started process inherits that
+    (``spawn`` execs a new interpreter, and an ignored signal stays ignored across exec),
+    so no worker can die of a KeyboardInterrupt, not even while it imports condense.
+    """
+    executor = concurrent.futures.ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_init_process,
+        initargs=(options, summarizer),
+    )
+    with _signals_ignored():
+        for _ in range(workers):
+            executor.submit(_ready)
+    return executor
+
+
+@contextlib.contextmanager
+def _signals_ignored() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals belong to the main thread; a library caller's thread has none
+        return
+    numbers = [signal.SIGINT] + ([_STOP] if _STOP is not None else [])
+    previous = {number: signal.signal(number, signal.SIG_IGN) for number in numbers}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _stop_workers(executor: concurrent.futures.ProcessPoolExecutor, *, now: bool) -> None:
+    """Shut the pool down; ``now`` (interrupted): tell the workers to drop their chunks.
+
+    Killing a worker could leave half a result in the pool's pipe, and the pool would
+    then wait for the rest forever; instead each worker is told (``_STOP``) to finish
+    the record at hand and skip the others, so shutting down takes one record's time.
+    """
+    if now and _STOP is not None:
+        # The pool has no public list of its processes: read it, signal only live ones.
+        for process in list((getattr(executor, "_processes", None) or {}).values()):
+            with contextlib.suppress(OSError, ValueError):
+                if process.is_alive() and process.pid is not None:
+                    os.kill(process.pid, _STOP)
+    executor.shutdown(wait=True, cancel_futures=True)
+
+
 def _prepare(raws: Sequence[bytes]) -> list[RecordResult | SummaryRequest]:
     assert _processor is not None
-    return [_processor.process(raw) for raw in raws]
+    return [_processor.process(raw) for raw in _until_stopped(raws)]
 
 
 def _finish(
     items: Sequence[tuple[bytes, SummaryRequest, SummaryOutcome | SummaryFailed]],
 ) -> list[RecordResult]:
     assert _processor is not None
-    return [_processor.finish(raw, request, outcome) for raw, request, outcome in items]
+    return [_processor.finish(*item) for item in _until_stopped(items)]
+
+
+def _until_stopped(items: Sequence[T]) -> Iterator[T]:
+    """``items`` until the parent says stop (what is left is not wanted any more)."""
+    for item in items:
+        if _stopping:
+            return
+        yield item
 
 
 def chunks(lines: Iterable[Line], *, records: int) -> Iterator[list[Line]]:
@@ -105,7 +190,7 @@ def run_local(
                 progress=progress,
             )
         )
-    except concurrent.futures.process.BrokenProcessPool as error:
+    except BrokenProcessPool as error:
         raise CondenseRuntimeError(
             f"a worker process died ({error}); the machine may be out of memory: use fewer "
             "--workers, then run again with --resume to continue"
@@ -126,12 +211,7 @@ async def _run(
     in_worker = None if asynchronous else summarizer
     executor: concurrent.futures.ProcessPoolExecutor | None = None
     if workers > 0:
-        executor = concurrent.futures.ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_init_process,
-            initargs=(options, in_worker),
-        )
+        executor = _start_workers(workers, options, in_worker)
     else:
         _init_worker(options, in_worker)
     loop = asyncio.get_running_loop()
@@ -148,8 +228,7 @@ async def _run(
             request.messages,
             gate=gate,
             target_tokens=request.target_tokens,
-            retries=options.retries,
-            backoff=options.backoff,
+            policy=options.retry,
             timeout=options.timeout,
         )
 
@@ -193,10 +272,12 @@ async def _run(
             progress(len(chunk), sum(len(line.raw) + 1 for line in chunk))
 
     producer = asyncio.create_task(produce())
+    finished = False
     try:
         await consume()
         await producer
+        finished = True
     finally:
         producer.cancel()
         if executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
+            _stop_workers(executor, now=not finished)

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import InitVar, asdict, dataclass, field
 from typing import Any
 
+from condense._compat import renamed
 from condense.datasets.tokenizer import TokenizerSpec, resolve_tokenizer
 from condense.exceptions import InputError
+from condense.retry import RetryPolicy
 
 DEFAULT_NOTICE = (
     "[CONTEXT SUMMARY] Earlier turns of this trajectory were summarized to fit the context:"
 )
 SUMMARY_ROLES = {"human": "user", "gpt": "assistant", "system": "system"}
 DEFAULT_SUMMARY_TOKENS = 750
-DEFAULT_KEEP_LAST = 4
+DEFAULT_TAIL_TURNS = 4
 DEFAULT_TURN_OVERHEAD = 4
 DEFAULT_SUMMARY_INPUT_CHARS = 48_000  # about the openai summarizer's prompt bound
 
@@ -26,8 +28,8 @@ class DatasetOptions:
 
     - ``target_tokens`` — the budget of a whole trajectory: the tokens of every turn's
       text plus ``turn_overhead`` per turn (a chat template's framing);
-    - ``keep_last`` — the last turns always kept (the first system, human, gpt and tool
-      turns are kept too);
+    - ``tail_turns`` — the last turns always kept (the first system, human, gpt and tool
+      turns are kept too); ``compress`` measures its tail in tokens, this one is turns;
     - ``summary_tokens`` — the room reserved for the summary turn, notice and framing
       included (default: 750, at most a quarter of the target); the summary is cut to it;
     - ``summary_role`` — ``human`` (default), ``gpt`` or ``system``;
@@ -38,12 +40,16 @@ class DatasetOptions:
       newest first within a work budget);
     - ``exact_counts`` — also count the summarized span exactly (slower; by default the
       part of it not needed to decide is estimated, flagged in the record's stats);
-    - ``retries`` / ``backoff`` — retries of a failed summary, with exponential backoff
-      from ``backoff`` seconds; ``timeout`` — seconds per record for an async summary.
+    - ``max_attempts`` / ``backoff`` — tries of a summary whose failure is passing (see
+      :mod:`condense.retry`), with exponential backoff from ``backoff`` seconds;
+      ``timeout`` — seconds per record for an async summary.
+
+    ``keep_last=`` and ``retries=N`` are the old spellings of ``tail_turns=`` and
+    ``max_attempts=N + 1``.
     """
 
     target_tokens: int
-    keep_last: int = DEFAULT_KEEP_LAST
+    tail_turns: int = DEFAULT_TAIL_TURNS
     summary_tokens: int | None = None
     summary_role: str = "human"
     notice: str = DEFAULT_NOTICE
@@ -51,17 +57,25 @@ class DatasetOptions:
     exact_counts: bool = False
     summary_input_chars: int = DEFAULT_SUMMARY_INPUT_CHARS
     tokenizer: TokenizerSpec = field(default_factory=lambda: resolve_tokenizer(None))
-    retries: int = 2
+    max_attempts: int = 3
     backoff: float = 0.5
     timeout: float = 300.0
+    keep_last: InitVar[int | None] = None
+    retries: InitVar[int | None] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, keep_last: int | None, retries: int | None) -> None:
+        if keep_last is not None:
+            renamed("keep_last", "tail_turns")
+            object.__setattr__(self, "tail_turns", keep_last)
+        if retries is not None:
+            renamed("retries", "max_attempts")
+            object.__setattr__(self, "max_attempts", retries + 1)
         if self.target_tokens < 1:
-            raise InputError(f"the target must be at least 1 token, got {self.target_tokens}")
-        if min(self.keep_last, self.turn_overhead, self.retries, self.summary_input_chars) < 0:
-            raise InputError(
-                "keep_last, turn_overhead, retries and summary_input_chars must be 0 or more"
-            )
+            raise InputError(f"the budget must be at least 1 token, got {self.target_tokens}")
+        if min(self.tail_turns, self.turn_overhead, self.summary_input_chars) < 0:
+            raise InputError("tail_turns, turn_overhead and summary_input_chars must be 0 or more")
+        if self.max_attempts < 1:
+            raise InputError(f"max_attempts must be at least 1, got {self.max_attempts}")
         if self.summary_role not in SUMMARY_ROLES:
             raise InputError(
                 f"unknown summary role {self.summary_role!r}; known: {', '.join(SUMMARY_ROLES)}"
@@ -74,6 +88,11 @@ class DatasetOptions:
             raise InputError("timeout must be positive and backoff 0 or more")
 
     @property
+    def retry(self) -> RetryPolicy:
+        """The retry policy of a summary."""
+        return RetryPolicy(max_attempts=self.max_attempts, backoff_base=self.backoff)
+
+    @property
     def reserve(self) -> int:
         """Tokens set aside for the summary turn, framing included."""
         if self.summary_tokens is not None:
@@ -83,7 +102,7 @@ class DatasetOptions:
     def fingerprint(self, summarizer: str) -> str:
         """A digest of everything that shapes the output (not speed or retry settings)."""
         shaping = asdict(self)
-        for key in ("retries", "backoff", "timeout"):
+        for key in ("max_attempts", "backoff", "timeout"):
             shaping.pop(key)
         shaping["reserve"] = self.reserve
         shaping["summarizer"] = summarizer

@@ -1,7 +1,7 @@
 """The trajectory planner: which blocks to summarize so a record fits its target.
 
 Protected: the blocks holding the first system, human, gpt and tool turns (and every
-block before them: the head), and the blocks holding the last ``keep_last`` turns (the
+block before them: the head), and the blocks holding the last ``tail_turns`` turns (the
 tail). Between them lies the middle. When the record is over the target, the span to
 summarize is the shortest run of whole blocks *from the start of the middle* such that
 everything kept plus ``reserve`` tokens for the summary turn fits the target. When even
@@ -53,7 +53,7 @@ def estimate(text: str) -> int:
 
 
 def protected_ranges(
-    roles: Sequence[str], blocks: Sequence[Block], *, keep_last: int
+    roles: Sequence[str], blocks: Sequence[Block], *, tail_turns: int
 ) -> tuple[int, int]:
     """``(head_end, tail_start)``: blocks before ``head_end`` and from ``tail_start`` on
     are protected; ``head_end <= tail_start``."""
@@ -63,8 +63,8 @@ def protected_ranges(
         last_first = max(firsts)
         head_end = next(i for i, block in enumerate(blocks) if block.stop > last_first) + 1
     tail_start = len(blocks)
-    first_kept_turn = len(roles) - keep_last
-    while tail_start > 0 and keep_last > 0 and blocks[tail_start - 1].stop > first_kept_turn:
+    first_kept_turn = len(roles) - tail_turns
+    while tail_start > 0 and tail_turns > 0 and blocks[tail_start - 1].stop > first_kept_turn:
         tail_start -= 1
     return head_end, max(head_end, tail_start)
 
@@ -77,7 +77,7 @@ def plan(
     *,
     target: int,
     reserve: int,
-    keep_last: int,
+    tail_turns: int,
     exact: bool = False,
 ) -> Plan:
     """Plan one record; ``turn_tokens(i)`` counts turn ``i`` exactly (callers cache it)."""
@@ -86,7 +86,7 @@ def plan(
         block = blocks[index]
         return sum(count(turn) for turn in range(block.start, block.stop))
 
-    head_end, tail_start = protected_ranges(roles, blocks, keep_last=keep_last)
+    head_end, tail_start = protected_ranges(roles, blocks, tail_turns=tail_turns)
     kept = sum(cost(i) for i in range(head_end)) + sum(
         cost(i) for i in range(tail_start, len(blocks))
     )

@@ -158,8 +158,7 @@ async def _summaries(
             request.messages,
             gate=gate,
             target_tokens=request.target_tokens,
-            retries=options.retries,
-            backoff=options.backoff,
+            policy=options.retry,
             timeout=options.timeout,
         )
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from condense._input import MAX_DEPTH, too_deep
 from condense.datasets.options import DatasetOptions
 from condense.datasets.planner import Plan, Verdict, estimate, plan
 from condense.datasets.summaries import SummaryFailed, summarize_sync
@@ -33,6 +34,7 @@ from condense.summarizers import Summarizer, SummaryOutcome
 from condense.types import RawMessage
 
 STATS_KEY = "condense"
+TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
 _RECURRING_CHARS = 20_000  # texts up to this long have their counts remembered ...
 _RECURRING_TEXTS = 1_024  # ... this many at a time
 
@@ -126,8 +128,7 @@ class RecordProcessor:
                 self.summarizer,
                 request.messages,
                 target_tokens=request.target_tokens,
-                retries=self.options.retries,
-                backoff=self.options.backoff,
+                policy=self.options.retry,
             )
         except SummaryFailed as failure:
             return self._flag(raw, parsed, chosen, Status.FAILED, failure.reason)
@@ -150,10 +151,14 @@ class RecordProcessor:
             record = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError as error:
             return _reject(f"not UTF-8 text ({error.reason} at byte {error.start})")
+        except RecursionError:
+            return _reject(TOO_DEEP)
         except ValueError as error:
             return _reject(f"invalid JSON ({error})")
         if not isinstance(record, dict):
             return _reject(f"expected a JSON object, got {type(record).__name__}")
+        if too_deep(record, limit=MAX_DEPTH + 2):  # the record and its turn list: +2
+            return _reject(TOO_DEEP)
         try:
             trajectory = read_trajectory(record)
         except FormatError as error:
@@ -187,7 +192,7 @@ class RecordProcessor:
             lambda turn: estimate(texts[turn]) + overhead,
             target=self.options.target_tokens,
             reserve=self.options.reserve,
-            keep_last=self.options.keep_last,
+            tail_turns=self.options.tail_turns,
             exact=self.options.exact_counts,
         )
 
@@ -297,7 +302,7 @@ def _internal_error(raw: bytes, error: Exception) -> RecordResult:
     reason = f"internal error: {type(error).__name__}: {error}; please report this"
     try:
         record = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         record = None
     if not isinstance(record, dict):
         return _reject(reason)

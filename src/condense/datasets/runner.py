@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from condense import _files
 from condense.datasets.options import DatasetOptions
 from condense.datasets.sink import CHECKPOINT_SECONDS, Sink
-from condense.datasets.sources import STDIN, Job, input_size, plan_jobs, read_lines
+from condense.datasets.sources import STDIN, Job, input_size, plan_jobs, read_lines, sidecar
 from condense.datasets.sources import identity as job_identity
 from condense.datasets.summaries import build_summarizer, is_async
 from condense.exceptions import InputError
@@ -34,10 +36,7 @@ Progress = Callable[[int, int], None]
 def default_sidecar(jobs: list[Job], output: str | None, suffix: str) -> Path | None:
     """``OUT.rejects.jsonl`` / ``OUT.stats.json`` next to the output (None for stdout)."""
     path = _anchor(jobs, output)
-    if path is None:
-        return None
-    stem = path.name.removesuffix(".jsonl").removesuffix(".ndjson")
-    return path.with_name(stem + suffix)
+    return None if path is None else sidecar(path, suffix)
 
 
 def compress_dataset(
@@ -75,6 +74,10 @@ def compress_dataset(
     if workers < 0:
         raise InputError(f"workers must be 0 or more, got {workers}")
     out = None if output is None else os.fspath(output)
+    if out in (None, "-") and sys.stdout is None:
+        raise InputError("stdout is closed; give an output file with -o FILE")
+    if os.fspath(source) == STDIN and sys.stdin is None:
+        raise InputError("stdin is closed; give an input file instead of -")
     jobs = plan_jobs(os.fspath(source), out)
     if resume and jobs[0].source == STDIN:
         raise InputError("--resume cannot continue reading stdin; give an input file")
@@ -154,6 +157,11 @@ def _describe(summarizer: Summarizer, options: Mapping[str, Any] | None) -> str:
 
 def _write_json(path: Path, value: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
+    temporary = _files.temporary_sibling(path)
+    try:
+        temporary.write_text(
+            json.dumps(value, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+        _files.replace(temporary, path)
+    finally:
+        _files.remove(temporary)

@@ -1,8 +1,9 @@
 """Writing results in order, atomically, with a resume point that survives SIGKILL.
 
 Each output file is written as a hidden ``.NAME.partial`` next to it and renamed into
-place (``os.replace``) only when complete, so a reader never sees half a file; the
-rejects file likewise. Every couple of seconds the sink flushes and fsyncs what it wrote
+place only when complete (keeping the mode of a file it replaces, see
+:mod:`condense._files`), so a reader never sees half a file; the rejects file likewise.
+Every couple of seconds the sink flushes and fsyncs what it wrote
 and then saves a small state file (atomically too): which job, the input offset and line
 number reached, how many bytes of output and rejects belong to those lines, and the
 statistics so far.
@@ -23,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from condense import _files
 from condense.datasets.record import RecordResult, Status
 from condense.datasets.sources import Job, Line
 from condense.datasets.stats import Aggregate
@@ -175,7 +177,7 @@ class Sink:
         if self._out is not None and target is not None:
             _sync(self._out)
             self._out.close()
-            os.replace(partial_path(target), target)
+            _files.replace(partial_path(target), target)
         self.job += 1
         self.offset = self.line = 0
         self._open_job(self.job, keep=0)
@@ -188,7 +190,7 @@ class Sink:
         if self._rejects is not None and self.rejects_path is not None:
             _sync(self._rejects)
             self._rejects.close()
-            os.replace(partial_path(self.rejects_path), self.rejects_path)
+            _files.replace(partial_path(self.rejects_path), self.rejects_path)
         if self.state_file is not None:
             with contextlib.suppress(FileNotFoundError):
                 self.state_file.unlink()

@@ -72,7 +72,18 @@ def plan_jobs(source: str, output: str | None) -> list[Job]:
         target = target / path.name
     if target is not None and target.resolve() == path.resolve():
         raise InputError(f"the output {output} would overwrite the input")
+    if target is not None and not target.parent.is_dir():
+        raise InputError(f"{output}: cannot write: the directory {target.parent} does not exist")
     return [Job(str(path), target)]
+
+
+def sidecar(output: Path, suffix: str) -> Path:
+    """``OUT.rejects.jsonl`` / ``OUT.stats.json``: a file named after ``output``, next to it
+    (``.jsonl`` / ``.ndjson`` / ``.json`` dropped from the name first)."""
+    stem = output.name
+    for known in (*SUFFIXES, ".json"):
+        stem = stem.removesuffix(known)
+    return output.with_name(stem + suffix)
 
 
 def input_size(jobs: list[Job]) -> int:

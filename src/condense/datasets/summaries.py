@@ -3,19 +3,23 @@
 A record of a training set is summarized by the summarizer asked for or not at all: when
 the ``openai`` summarizer gives up (after its own HTTP retries) it is not allowed to
 fall back to ``extractive`` here, and the record keeps its original form, flagged with
-the reason. Other summarizers that raise are retried ``retries`` times with
-exponential backoff. Async summarizers (``asummarize_with_report`` or ``asummarize``)
-run on the engine's event loop under a timeout per record; plain ones run in the worker.
+the reason. A summarizer that raises is tried again by :mod:`condense.retry` when
+:func:`~condense.errors.classify` says the failure is passing (a timeout, a dropped
+connection, a rate limit), up to the options' ``max_attempts``; an empty summary or any
+other failure flags the record at once. Async summarizers (``asummarize_with_report`` or
+``asummarize``) run on the engine's event loop under a timeout per record; plain ones
+run in the worker.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-import time
 from collections.abc import Sequence
 from typing import Any
 
+from condense.exceptions import SummaryFailed as SummaryFailed  # its home before exceptions.py
+from condense.retry import Retried, RetryPolicy, aretry, retry
 from condense.summarizers import (
     Summarizer,
     SummaryOutcome,
@@ -35,15 +39,6 @@ class NoFallback:
     ) -> str:
         del messages, previous, target_tokens
         return ""
-
-
-class SummaryFailed(Exception):
-    """No usable summary; ``reason`` says why (kept in the record's stats)."""
-
-    def __init__(self, reason: str, attempts: int) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.attempts = attempts
 
 
 def build_summarizer(name_or_obj: str | Summarizer | None, **options: Any) -> Summarizer:
@@ -66,26 +61,16 @@ def summarize_sync(
     messages: Sequence[RawMessage],
     *,
     target_tokens: int,
-    retries: int,
-    backoff: float,
+    policy: RetryPolicy,
 ) -> SummaryOutcome:
     """One summary, retried; raises :class:`SummaryFailed` when none could be had."""
-    reason = "no attempt"
-    for attempt in range(retries + 1):
-        if attempt:
-            time.sleep(backoff * 2 ** (attempt - 1))
-        try:
-            outcome = summarize_with_report(
-                summarizer, messages, previous=None, target_tokens=target_tokens
-            )
-        except Exception as error:  # a summarizer's failure, translated at this boundary
-            reason = _describe(error)
-            continue
-        final = _check(outcome, attempt + 1)
-        if final is not None:
-            return final
-        reason = "the summary was empty"
-    raise SummaryFailed(reason, retries + 1)
+
+    def attempt() -> SummaryOutcome:
+        return summarize_with_report(
+            summarizer, messages, previous=None, target_tokens=target_tokens
+        )
+
+    return _result(retry(attempt, policy=policy))
 
 
 async def summarize_async(
@@ -93,35 +78,22 @@ async def summarize_async(
     messages: Sequence[RawMessage],
     *,
     target_tokens: int,
-    retries: int,
-    backoff: float,
+    policy: RetryPolicy,
     timeout: float,
 ) -> SummaryOutcome:
     """:func:`summarize_sync` for async summarizers, the whole record under ``timeout``."""
     attempts = 0
 
-    async def attempt_all() -> SummaryOutcome:
+    async def attempt() -> SummaryOutcome:
         nonlocal attempts
-        reason = "no attempt"
-        for attempt in range(retries + 1):
-            if attempt:
-                await asyncio.sleep(backoff * 2 ** (attempt - 1))
-            attempts += 1
-            try:
-                outcome = await _call(summarizer, messages, target_tokens)
-            except Exception as error:  # translated at this boundary
-                reason = _describe(error)
-                continue
-            final = _check(outcome, attempt + 1)
-            if final is not None:
-                return final
-            reason = "the summary was empty"
-        raise SummaryFailed(reason, attempts)
+        attempts += 1
+        return await _call(summarizer, messages, target_tokens)
 
     try:
-        return await asyncio.wait_for(attempt_all(), timeout)
+        done = await asyncio.wait_for(aretry(attempt, policy=policy), timeout)
     except TimeoutError:
         raise SummaryFailed(f"no summary within the {timeout:g}s timeout", attempts) from None
+    return _result(done)
 
 
 async def summarize_gated(
@@ -130,8 +102,7 @@ async def summarize_gated(
     *,
     gate: asyncio.Semaphore,
     target_tokens: int,
-    retries: int,
-    backoff: float,
+    policy: RetryPolicy,
     timeout: float,
 ) -> SummaryOutcome | SummaryFailed:
     """:func:`summarize_async` under ``gate`` (the concurrency bound), returning a failure
@@ -139,12 +110,7 @@ async def summarize_gated(
     async with gate:
         try:
             return await summarize_async(
-                summarizer,
-                messages,
-                target_tokens=target_tokens,
-                retries=retries,
-                backoff=backoff,
-                timeout=timeout,
+                summarizer, messages, target_tokens=target_tokens, policy=policy, timeout=timeout
             )
         except SummaryFailed as failure:
             return failure
@@ -165,29 +131,26 @@ async def _call(
     return SummaryOutcome(text=str(text), summarizer=summarizer.name)
 
 
-def _check(outcome: SummaryOutcome, attempt: int) -> SummaryOutcome | None:
-    """The outcome if usable; raises for a fallback; ``None`` for an empty text."""
+def _result(done: Retried[SummaryOutcome]) -> SummaryOutcome:
+    """The usable summary of a retried call, its attempts counted; else
+    :class:`SummaryFailed`. A summary that came back unusable is not asked for again."""
+    outcome = done.value
+    if not done.ok or outcome is None:
+        raise SummaryFailed(done.failures[-1].reason, done.attempts)
     if outcome.fell_back:
-        raise SummaryFailed(
-            f"{outcome.reason or 'the summarizer failed'} (after {outcome.attempts} attempts)",
-            outcome.attempts,
-        )
+        reason = outcome.reason or "the summarizer failed"
+        raise SummaryFailed(f"{reason} (after {outcome.attempts} attempts)", outcome.attempts)
     if not isinstance(outcome.text, str):
         raise SummaryFailed(
-            f"the summarizer returned {type(outcome.text).__name__}, not text", attempt
+            f"the summarizer returned {type(outcome.text).__name__}, not text", done.attempts
         )
     if not outcome.text.strip():
-        return None
-    if outcome.attempts != attempt and attempt > 1:
+        raise SummaryFailed("the summary was empty", done.attempts)
+    if done.attempts > 1:
         return SummaryOutcome(
             text=outcome.text,
             summarizer=outcome.summarizer,
-            attempts=attempt,
+            attempts=done.attempts,
             failures=outcome.failures,
         )
     return outcome
-
-
-def _describe(error: BaseException) -> str:
-    text = " ".join(str(error).split())
-    return f"{type(error).__name__}: {text[:300]}" if text else type(error).__name__

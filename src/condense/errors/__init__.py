@@ -5,20 +5,16 @@
 :class:`Action` to take first (repair the history, compress it, lower ``max_tokens``,
 back off, or fail). ``recover(call, messages)`` (and ``arecover``) applies it around any
 model call; ``guard(client)`` applies it to every ``chat.completions.create`` of an
-``openai`` client.
+``openai`` client. :class:`RetryPolicy` (from :mod:`condense.retry`) sets their
+back-off waits.
 """
 
 from condense.errors.classify import classify
 from condense.errors.diagnosis import Action, Category, Diagnosis
-from condense.errors.guard import GuardedClient, RefusedResponse, guard
-from condense.errors.recover import (
-    Attempt,
-    RecoveryError,
-    RecoveryResult,
-    arecover,
-    fingerprint,
-    recover,
-)
+from condense.errors.guard import GuardedClient, guard
+from condense.errors.recover import Attempt, RecoveryResult, arecover, fingerprint, recover
+from condense.exceptions import RecoveryError, RefusedResponse
+from condense.retry import RetryPolicy
 
 __all__ = [
     "Action",
@@ -29,6 +25,7 @@ __all__ = [
     "RecoveryError",
     "RecoveryResult",
     "RefusedResponse",
+    "RetryPolicy",
     "arecover",
     "classify",
     "fingerprint",

@@ -42,29 +42,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from condense.errors.recover import RecoveryError, RecoveryResult, arecover, recover
-from condense.exceptions import CondenseRuntimeError, InputError
+from condense.errors.recover import RecoveryResult, arecover, recover
+from condense.exceptions import InputError, RecoveryError
+from condense.exceptions import RefusedResponse as RefusedResponse  # its home before exceptions.py
 from condense.providers import DEFAULT_PROVIDER, Profile, check_provider
+from condense.retry import RetryPolicy
 from condense.summarizers import Summarizer
-from condense.summarizers.retry import RetryPolicy
 
 C = TypeVar("C")
 
 _REMEMBERED = 8  # healed histories kept for ``sticky``
-
-
-class RefusedResponse(CondenseRuntimeError):
-    """A 200 answer that is really a refusal: MiniMax puts its errors in ``base_resp``.
-
-    ``status_code`` and ``body`` let :func:`~condense.errors.classify` read it like any
-    other provider error; ``response`` is the SDK object."""
-
-    def __init__(self, response: object, base_resp: dict[str, Any]) -> None:
-        self.response = response
-        self.status_code = 200
-        self.body = {"base_resp": base_resp}
-        code, text = base_resp.get("status_code"), base_resp.get("status_msg")
-        super().__init__(f"the provider answered 200 with error {code} in base_resp: {text}")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -39,7 +39,8 @@ from typing import Any, Generic, TypeVar
 from condense.compress import CompressionReport, compress
 from condense.errors.classify import classify
 from condense.errors.diagnosis import Action, Diagnosis
-from condense.exceptions import CondenseError, CondenseRuntimeError, InputError
+from condense.exceptions import CondenseError, InputError, InvalidOutputError
+from condense.exceptions import RecoveryError as RecoveryError  # its home before exceptions.py
 from condense.providers import (
     DEFAULT_PROVIDER,
     Profile,
@@ -48,8 +49,8 @@ from condense.providers import (
     media_billing,
 )
 from condense.repair import Change, repair
+from condense.retry import Backoff, Failure, RetryPolicy
 from condense.summarizers import Summarizer
-from condense.summarizers.retry import RetryPolicy
 from condense.tokens import count_tokens
 
 T = TypeVar("T")
@@ -107,30 +108,6 @@ class RecoveryResult(Generic[T]):
     def describe(self) -> str:
         """One line per attempt, for a log."""
         return "\n".join(_describe(attempt) for attempt in self.attempts)
-
-
-class RecoveryError(CondenseRuntimeError):
-    """recover gave up. ``diagnosis`` is the last failure, ``diagnoses`` all of them,
-    ``messages`` the last history sent (already healed as far as recover got: persist it
-    rather than the original), ``error`` the exception the last call raised."""
-
-    def __init__(
-        self, reason: str, *, attempts: Sequence[Attempt], messages: list[Any], error: BaseException
-    ) -> None:
-        self.attempts = tuple(attempts)
-        self.diagnoses = tuple(a.diagnosis for a in self.attempts if a.diagnosis is not None)
-        self.diagnosis = self.diagnoses[-1]
-        self.messages = messages
-        self.error = error
-        last = self.diagnosis
-        status = f", HTTP {last.status_code}" if last.status_code is not None else ""
-        said = " ".join(last.message.split())
-        said = said if len(said) <= 300 else said[:297] + "..."
-        super().__init__(
-            f"model call failed after {len(self.attempts)} attempt(s) ({reason}); last error: "
-            f"{last.category.value}{status}: {said or '(no message)'}. The last history sent "
-            "is in .messages: persist it rather than the original"
-        )
 
 
 def recover(
@@ -294,7 +271,7 @@ class _Settings:
             max_tokens=max_tokens,
             context_window=context_window,
             margin=margin,
-            backoff=backoff or RetryPolicy(max_retries=max_attempts),
+            backoff=backoff or RetryPolicy(max_attempts=max_attempts),
             rng=rng,
         )
 
@@ -323,7 +300,7 @@ class _Run:
         self.repairs: list[Change] = []
         self.compressions: list[CompressionReport] = []
         self.target: int | None = None  # the last compression budget
-        self.backoffs = 0
+        self.backoff = Backoff(s.backoff, rng=s.rng)  # the waits of consecutive back-offs
         self._fingerprint: str | None = None
 
     def overrides(self) -> dict[str, Any]:
@@ -407,15 +384,13 @@ class _Run:
         return failure
 
     def _back_off(self, error: Exception, diagnosis: Diagnosis) -> float:
-        self.backoffs += 1
-        wait = self.s.backoff.delay(self.backoffs, diagnosis.retry_after, self.s.rng)
-        if wait is None:
-            policy, asked_for = self.s.backoff, diagnosis.retry_after
-            reason = f"backoff.max_retries={policy.max_retries} reached"
-            if asked_for is not None and asked_for > policy.max_retry_wait:
-                limit = policy.max_retry_wait
-                reason = f"the provider asks to wait {asked_for:g}s, more than {limit:g}s"
-            raise self._give_up(error, diagnosis, reason)
+        failure = Failure(
+            reason=diagnosis.message, retryable=True, retry_after=diagnosis.retry_after
+        )
+        verdict = self.backoff.after(failure)
+        if verdict.wait is None:
+            raise self._give_up(error, diagnosis, f"backoff: {verdict.reason}")
+        wait = verdict.wait
         asked = f" (Retry-After {diagnosis.retry_after:g}s)" if diagnosis.retry_after else ""
         self._record(diagnosis, Action.BACKOFF, f"waited {wait:.2f}s{asked}", wait=wait)
         return wait
@@ -441,6 +416,8 @@ class _Run:
     def _repaired(self, profile: Profile, *, escalated: bool) -> Iterator[_Candidate]:
         try:
             result = repair(plain(self.messages), provider=profile)
+        except InvalidOutputError:
+            raise  # a bug in condense, not a dead end of this recovery
         except CondenseError:
             return
         how = f"repaired for {profile.name!r}" + (" (escalated)" if escalated else "")
@@ -536,6 +513,8 @@ class _Run:
                 provider=profile,
                 summarizer=self.s.summarizer,
             )
+        except InvalidOutputError:
+            raise  # a bug in condense, not a dead end of this recovery
         except CondenseError:
             return None
         return result.messages, result.report

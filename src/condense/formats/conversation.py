@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from condense._input import MAX_DEPTH, too_deep
 from condense.exceptions import FormatError, UnknownNameError
 from condense.formats import anthropic, openai, responses, sharegpt
 from condense.formats._common import Group, Parsed
@@ -82,6 +83,9 @@ class Conversation:
         line: int | None = None,
     ) -> Conversation:
         """Read one parsed record; FormatError names ``source``/``line`` on failure."""
+        if isinstance(record, dict | list) and too_deep(record, limit=MAX_DEPTH + 2):
+            reason = f"is nested deeper than {MAX_DEPTH} levels"  # the record and its list: +2
+            raise FormatError(reason, source=source, line=line)
         try:
             name = detect_format(record) if check_format(format, auto=True) == "auto" else format
             parsed = ADAPTERS[name][0](record)

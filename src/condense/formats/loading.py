@@ -10,7 +10,8 @@
   JSONL.
 
 Every failure is a FormatError naming the source, the line and the message index where
-they are known. Blank lines in JSONL are skipped (line numbers still count them).
+they are known, a record nested deeper than condense reads included (see
+:mod:`condense._input`). Blank lines in JSONL are skipped (line numbers still count them).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from condense._input import MAX_DEPTH
 from condense.exceptions import FormatError
 from condense.formats.conversation import Conversation, check_format
 
@@ -28,9 +30,10 @@ _JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _RECORD_KEYS = ("messages", "conversations", "input")
 
 Source = str | os.PathLike[str]
+TOO_DEEP = f"is nested deeper than {MAX_DEPTH} levels"
 
 
-def load(obj_or_path: object, format: str = "auto") -> Conversation:
+def load(obj_or_path: object, *, format: str = "auto") -> Conversation:
     """One conversation from a parsed object (dict or list) or a path.
 
     A string is always taken as a path; use ``parse_text`` for JSON text. A ``.jsonl``
@@ -61,8 +64,8 @@ def load(obj_or_path: object, format: str = "auto") -> Conversation:
 
 def load_records(
     path_or_lines: Source | Iterable[str],
-    format: str = "auto",
     *,
+    format: str = "auto",
     source: str | None = None,
 ) -> Iterator[Conversation]:
     """Every record of a JSONL file or of an iterable of JSONL lines, lazily.
@@ -133,6 +136,8 @@ def _jsonl_records(lines: Iterable[str], source: str, format: str) -> Iterator[C
             continue
         try:
             record = json.loads(line)
+        except RecursionError:
+            raise FormatError(TOO_DEEP, source=source, line=number) from None
         except ValueError as error:
             raise FormatError(
                 f"invalid JSON ({error}); expected one JSON record per line",
@@ -149,16 +154,18 @@ def _document_records(
     is the only line of its text."""
     try:
         document = json.loads(text)
+    except RecursionError:
+        raise FormatError(TOO_DEEP, source=source, line=line) from None
     except ValueError as error:
         at = getattr(error, "lineno", None)
         hint = "; JSON lines belong in a .jsonl file" if "Extra data" in str(error) else ""
         raise FormatError(f"invalid JSON ({error}){hint}", source=source, line=at) from None
-    if _is_record_list(document):
+    if is_record_list(document):
         return [Conversation.read(record, format=format, source=source) for record in document]
     return [Conversation.read(document, format=format, source=source, line=line)]
 
 
-def _is_record_list(document: Any) -> bool:
+def is_record_list(document: Any) -> bool:
     """True for an array of records (each holding a message list), not of messages."""
     return (
         isinstance(document, list)
@@ -173,6 +180,8 @@ def _is_record_list(document: Any) -> bool:
 def _is_json(line: str) -> bool:
     try:
         json.loads(line)
+    except RecursionError:
+        return True  # JSON, too deep to read: the caller's reader says so
     except ValueError:
         return False
     return True

@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from condense.exceptions import InputError, InvalidOutputError
+from condense._input import check_history
+from condense.exceptions import InvalidOutputError
 from condense.formats import Conversation
 from condense.formats.locate import human, native_words
 from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
@@ -61,15 +62,12 @@ def repair(
     """
     if isinstance(messages, Conversation):
         conversation = messages
+        check_history(conversation.messages)
         choice = choose_provider(
             provider, messages=messages.messages, format=messages.format, model=model
         )
         return _repair(conversation.messages, choice, conversation)
-    if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
-        raise InputError(
-            f"repair expects a list of messages, got {type(messages).__name__}; "
-            "use condense.load() to read a file or another wire format"
-        )
+    check_history(messages)
     return _repair(messages, choose_provider(provider, messages=messages, model=model), None)
 
 
@@ -77,8 +75,6 @@ def _repair(
     messages: Sequence[Any], choice: ProviderChoice, conversation: Conversation | None
 ) -> RepairResult:
     profile = choice.profile
-    if not messages:
-        raise InputError("the history is empty: every provider refuses a request without messages")
     if not check(messages, profile):  # the common case: nothing to heal
         return RepairResult(
             messages=list(messages),
@@ -96,7 +92,7 @@ def _repair(
     repaired = [slot.message for slot in slots]
     leftover = check(repaired, profile)
     if leftover:
-        raise InvalidOutputError(profile.name, leftover)
+        raise InvalidOutputError(profile.name, leftover, messages=repaired)
     if conversation is None:
         changes = log.changes(slots)
     else:

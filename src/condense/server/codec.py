@@ -10,13 +10,11 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable
 
+from condense.exceptions import BodyDecodingError
+
 __all__ = ["BodyDecodingError", "decode"]
 
 _MAX_DECODED = 256 * 1024 * 1024  # a request body larger than this is refused
-
-
-class BodyDecodingError(ValueError):
-    """The body is not valid in the coding its header names, or the coding is unknown."""
 
 
 def decode(data: bytes, coding: str | None) -> bytes:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from condense.compress import CompressionState, compress
-from condense.exceptions import CondenseError, FormatError
+from condense.exceptions import BadRequest, CondenseError, FormatError
 from condense.formats import Conversation
 from condense.formats._common import Group
 from condense.repair import repair
@@ -45,15 +45,6 @@ appended to the same compressed head before it has to be compressed again."""
 LEARNED_MARGIN = 0.1
 """The margin kept below a window learned from an overflow error (our count differs)."""
 _OUTPUT_KEYS = ("max_completion_tokens", "max_tokens", "max_output_tokens")
-
-
-class BadRequest(Exception):
-    """The client's body is not a request of its API; answered with ``status``."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 @dataclass(frozen=True, kw_only=True)

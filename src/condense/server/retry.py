@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from condense.errors import Action, Category, Diagnosis, RecoveryError, classify, recover
-from condense.exceptions import CondenseError
+from condense.exceptions import CondenseError, UpstreamRefusal
+from condense.retry import RetryPolicy
 from condense.server.codec import BodyDecodingError, decode
 from condense.server.prepare import Prepared, dump_body
 from condense.server.replay import compression_keeps_replay, repair_keeps_replay
 from condense.server.windows import LearnedWindows
-from condense.summarizers.retry import RetryPolicy
 from condense.tokens import count_tokens
 from condense.types import RawMessage
 
@@ -34,16 +34,6 @@ __all__ = ["Retry", "UpstreamRefusal", "plan_retry"]
 
 _CHANGEABLE = frozenset({Action.REPAIR, Action.COMPRESS, Action.REDUCE_OUTPUT})
 _SIZE = frozenset({Category.CONTEXT_OVERFLOW, Category.OUTPUT_LIMIT, Category.PAYLOAD_TOO_LARGE})
-
-
-class UpstreamRefusal(Exception):
-    """An upstream's error answer, in the shape ``classify`` reads (status, body, headers)."""
-
-    def __init__(self, status: int, body: Any, headers: Mapping[str, str]) -> None:
-        super().__init__(f"upstream answered HTTP {status}")
-        self.status_code = status
-        self.body = body
-        self.headers = dict(headers)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,7 +83,7 @@ def plan_retry(
             max_attempts=2,
             model=prepared.model,
             context_window=prepared.window,
-            backoff=RetryPolicy(max_retries=0),
+            backoff=RetryPolicy(max_attempts=1),
             sleep=lambda _: None,
         )
     except (RecoveryError, CondenseError):

@@ -1,9 +1,9 @@
 """Summarizers: turn a span of messages into text, by name or by object.
 
-``get_summarizer("extractive")`` (the default, LLM-free), ``get_summarizer("openai",
-model=...)`` (any OpenAI-compatible endpoint, falls back to extractive) and
-``get_summarizer("deterministic")`` (a test double). Implementations are imported on
-first use, so importing this package costs nothing.
+``get_summarizer("extractive")`` (the default, LLM-free) and ``get_summarizer("openai",
+model=...)`` (any OpenAI-compatible endpoint, falls back to extractive). Implementations
+are imported on first use, so importing this package costs nothing. Test doubles live in
+:mod:`condense.testing`.
 """
 
 from __future__ import annotations
@@ -24,12 +24,10 @@ from condense.summarizers.registry import (
 )
 
 if TYPE_CHECKING:
-    from condense.summarizers.deterministic import DeterministicSummarizer
     from condense.summarizers.extractive import ExtractiveSummarizer
     from condense.summarizers.openai_compat import OpenAISummarizer
 
 __all__ = [
-    "DeterministicSummarizer",
     "ExtractiveSummarizer",
     "OpenAISummarizer",
     "ReportingSummarizer",
@@ -42,7 +40,6 @@ __all__ = [
 ]
 
 _LAZY = {
-    "DeterministicSummarizer": "condense.summarizers.deterministic",
     "ExtractiveSummarizer": "condense.summarizers.extractive",
     "OpenAISummarizer": "condense.summarizers.openai_compat",
 }

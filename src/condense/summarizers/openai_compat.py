@@ -10,12 +10,13 @@ Configuration, first found wins: constructor argument, ``CONDENSE_BASE_URL`` /
 
 What leaves the process is the prompt of :mod:`condense.summarizers.prompt`: bounded in
 size, with secrets redacted. The SDK's own retries are switched off (``max_retries=0``)
-and done here, explicitly: up to ``max_retries`` more tries on a timeout, a connection
-error, an unreadable body, 408/409/425/429 or a 5xx, waiting for exponential backoff with
-jitter or for exactly what ``retry-after-ms`` / ``Retry-After`` asks. Any other failure —
-or the last retryable one — falls back to the ``fallback`` summarizer (extractive by
-default), and an empty answer or one cut off by ``finish_reason == "length"`` with nothing
-in it counts as a failure.
+and done here by :func:`condense.retry.retry`: up to ``max_attempts`` requests in all
+while :func:`~condense.errors.classify` says the failure is passing (a timeout, a
+connection error, a cut-off body, a rate limit, overload or a 5xx), waiting for
+exponential backoff with jitter or for exactly what ``retry-after-ms`` / ``Retry-After``
+asks. Any other failure — or the last passing one — falls back to the ``fallback``
+summarizer (extractive by default), and an empty answer or one cut off by
+``finish_reason == "length"`` with nothing in it counts as a failure.
 
 ``summarize`` returns text only. The compress engine calls ``summarize_with_report``
 (or the async ``asummarize_with_report``), which returns a
@@ -25,23 +26,21 @@ why, and how many requests were made.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import os
 import random
-import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from condense._compat import renamed
 from condense.exceptions import InputError
+from condense.retry import Failure, Retried, RetryPolicy, aretry, judge, retry
 from condense.summarizers._text import clip, estimate_tokens, fit_tokens, one_line
 from condense.summarizers.base import Summarizer
 from condense.summarizers.extractive import ExtractiveSummarizer
 from condense.summarizers.outcome import SummaryOutcome
 from condense.summarizers.prompt import build_messages
-from condense.summarizers.retry import RetryPolicy, is_retryable_status, retry_after_seconds
 from condense.types import RawMessage
 
 if TYPE_CHECKING:
@@ -52,13 +51,6 @@ if TYPE_CHECKING:
 INSTALL_HINT = "pip install 'condense[openai]'"
 # Placeholder key for endpoints that need none (the SDK refuses an empty one).
 _NO_KEY = "not-needed"
-
-
-@dataclass(frozen=True)
-class _Failure:
-    reason: str
-    retryable: bool
-    retry_after: float | None = None
 
 
 class OpenAISummarizer:
@@ -73,7 +65,7 @@ class OpenAISummarizer:
         base_url: str | None = None,
         api_key: str | None = None,
         timeout: float = 60.0,
-        max_retries: int = 3,
+        max_attempts: int = 4,
         backoff_base: float = 0.5,
         backoff_max: float = 20.0,
         max_retry_wait: float = 60.0,
@@ -84,6 +76,7 @@ class OpenAISummarizer:
         extra_body: Mapping[str, Any] | None = None,
         fallback: Summarizer | None = None,
         seed: int | None = None,
+        max_retries: int | None = None,
     ) -> None:
         """Resolve the endpoint and check that ``openai`` is installed.
 
@@ -92,8 +85,12 @@ class OpenAISummarizer:
         bounds the whole prompt, ``max_message_chars`` each message in it.
         ``max_tokens_param`` names the output cap as the endpoint expects it (OpenAI's
         reasoning models want ``max_completion_tokens``). ``extra_body`` is merged into
-        every request; ``seed`` makes the retry jitter reproducible.
+        every request; ``seed`` makes the retry jitter reproducible. ``max_retries=N`` is
+        the old spelling of ``max_attempts=N + 1``.
         """
+        if max_retries is not None:
+            renamed("max_retries", "max_attempts")
+            max_attempts = max_retries + 1
         _import_openai()
         self.base_url = _setting(base_url, "BASE_URL")
         resolved_model = _setting(model, "MODEL")
@@ -111,14 +108,14 @@ class OpenAISummarizer:
                 "endpoint that needs none"
             )
         self._api_key = key or _NO_KEY
-        if timeout <= 0 or max_retries < 0 or max_prompt_tokens < 500 or max_message_chars < 100:
+        if timeout <= 0 or max_attempts < 1 or max_prompt_tokens < 500 or max_message_chars < 100:
             raise InputError(
-                "openai summarizer: timeout must be > 0, max_retries >= 0, "
+                "openai summarizer: timeout must be > 0, max_attempts >= 1, "
                 "max_prompt_tokens >= 500 and max_message_chars >= 100"
             )
         self.timeout = timeout
         self.retry = RetryPolicy(
-            max_retries=max_retries,
+            max_attempts=max_attempts,
             backoff_base=backoff_base,
             backoff_max=backoff_max,
             max_retry_wait=max_retry_wait,
@@ -157,28 +154,18 @@ class OpenAISummarizer:
     ) -> SummaryOutcome:
         """Like :meth:`summarize`, and say whether it fell back, why, after how many tries."""
         request = self.request(messages, previous=previous, target_tokens=target_tokens)
-        failures: list[_Failure] = []
         try:
             client = self._client()
         except Exception as error:  # a bad base_url and the like: fall back, say why
-            failures.append(_Failure(f"could not create the client: {error}", False))
-            return self._fall_back(messages, previous, target_tokens, failures, 0)
+            return self._unusable_client(error, messages, previous, target_tokens)
         with client:
-            attempts = 0
-            while True:
-                attempts += 1
-                failure: _Failure | None
-                try:
-                    text, failure = _answer(client.chat.completions.create(**request))
-                except Exception as error:  # translated here, at the boundary
-                    failure = _classify(error, self.timeout)
-                if failure is None:
-                    return self._success(text, target_tokens, failures, attempts)
-                failures.append(failure)
-                wait = self._wait(failure, attempts, failures)
-                if wait is None:
-                    return self._fall_back(messages, previous, target_tokens, failures, attempts)
-                time.sleep(wait)
+            done = retry(
+                lambda: _answer(client.chat.completions.create(**request)),
+                policy=self.retry,
+                judge=self._judge,
+                rng=self._rng,
+            )
+        return self._outcome(done, messages, previous, target_tokens)
 
     async def asummarize(
         self,
@@ -202,28 +189,17 @@ class OpenAISummarizer:
     ) -> SummaryOutcome:
         """:meth:`summarize_with_report` for asyncio callers (uses ``AsyncOpenAI``)."""
         request = self.request(messages, previous=previous, target_tokens=target_tokens)
-        failures: list[_Failure] = []
         try:
             client = self._async_client()
         except Exception as error:
-            failures.append(_Failure(f"could not create the client: {error}", False))
-            return self._fall_back(messages, previous, target_tokens, failures, 0)
+            return self._unusable_client(error, messages, previous, target_tokens)
+
+        async def attempt() -> str:
+            return _answer(await client.chat.completions.create(**request))
+
         async with client:
-            attempts = 0
-            while True:
-                attempts += 1
-                failure: _Failure | None
-                try:
-                    text, failure = _answer(await client.chat.completions.create(**request))
-                except Exception as error:  # translated here, at the boundary
-                    failure = _classify(error, self.timeout)
-                if failure is None:
-                    return self._success(text, target_tokens, failures, attempts)
-                failures.append(failure)
-                wait = self._wait(failure, attempts, failures)
-                if wait is None:
-                    return self._fall_back(messages, previous, target_tokens, failures, attempts)
-                await asyncio.sleep(wait)
+            done = await aretry(attempt, policy=self.retry, judge=self._judge, rng=self._rng)
+        return self._outcome(done, messages, previous, target_tokens)
 
     # -- steps ---------------------------------------------------------------------------
 
@@ -264,7 +240,7 @@ class OpenAISummarizer:
             api_key=self._api_key,
             base_url=self.base_url,
             timeout=self.timeout,
-            max_retries=0,  # retries are ours, see _wait
+            max_retries=0,  # retries are ours, see _judge
             http_client=openai.DefaultHttpxClient(verify=_ssl_context()),
         )
 
@@ -279,35 +255,54 @@ class OpenAISummarizer:
             http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context()),
         )
 
-    def _wait(self, failure: _Failure, attempts: int, failures: list[_Failure]) -> float | None:
-        """Seconds to sleep before the next try, or ``None`` to give up and fall back."""
-        if not failure.retryable:
-            return None
-        wait = self.retry.delay(attempts, failure.retry_after, self._rng)
-        if wait is None and failure.retry_after is not None and attempts <= self.retry.max_retries:
-            failures[-1] = _Failure(
-                f"{failure.reason}; the server asked to wait {failure.retry_after:g}s, "
-                f"more than max_retry_wait={self.retry.max_retry_wait:g}s",
-                False,
-            )
-        return wait
-
-    def _success(
-        self, text: str, target_tokens: int, failures: list[_Failure], attempts: int
-    ) -> SummaryOutcome:
-        return SummaryOutcome(
-            text=_fit(text, target_tokens),
-            summarizer=self.name,
-            attempts=attempts,
-            failures=tuple(f.reason for f in failures),
+    def _judge(self, error: BaseException) -> Failure:
+        """A failed request: this summarizer's words for it; retryable as classify says."""
+        if isinstance(error, _Unusable):
+            return Failure(reason=str(error), retryable=False)
+        verdict = judge(error)
+        return Failure(
+            reason=_describe(error, self.timeout),
+            retryable=verdict.retryable,
+            retry_after=verdict.retry_after,
         )
+
+    def _outcome(
+        self,
+        done: Retried[str],
+        messages: Sequence[RawMessage],
+        previous: str | None,
+        target_tokens: int,
+    ) -> SummaryOutcome:
+        failures = tuple(failure.reason for failure in done.failures)
+        if done.ok and done.value is not None:
+            return SummaryOutcome(
+                text=_fit(done.value, target_tokens),
+                summarizer=self.name,
+                attempts=done.attempts,
+                failures=failures,
+            )
+        last = done.failures[-1]
+        waited_out = last.retry_after is not None and last.retry_after > self.retry.max_retry_wait
+        reason = f"{last.reason}; {done.reason}" if waited_out else last.reason
+        return self._fall_back(messages, previous, target_tokens, reason, failures, done.attempts)
+
+    def _unusable_client(
+        self,
+        error: Exception,
+        messages: Sequence[RawMessage],
+        previous: str | None,
+        target_tokens: int,
+    ) -> SummaryOutcome:
+        reason = f"could not create the client: {error}"
+        return self._fall_back(messages, previous, target_tokens, reason, (reason,), 0)
 
     def _fall_back(
         self,
         messages: Sequence[RawMessage],
         previous: str | None,
         target_tokens: int,
-        failures: list[_Failure],
+        reason: str,
+        failures: tuple[str, ...],
         attempts: int,
     ) -> SummaryOutcome:
         text = self.fallback.summarize(messages, previous=previous, target_tokens=target_tokens)
@@ -315,9 +310,9 @@ class OpenAISummarizer:
             text=text,
             summarizer=self.fallback.name,
             fell_back=True,
-            reason=failures[-1].reason,
+            reason=reason,
             attempts=attempts,
-            failures=tuple(f.reason for f in failures),
+            failures=failures,
         )
 
 
@@ -346,26 +341,25 @@ def _ssl_context() -> ssl.SSLContext:
     return httpx2.create_ssl_context()
 
 
-def _classify(error: Exception, timeout: float) -> _Failure:
-    """Translate an exception from the SDK into a failure: why, and worth a retry?"""
+class _Unusable(Exception):
+    """An answer that came back but cannot be used (empty, only headings): not retried."""
+
+
+def _describe(error: BaseException, timeout: float) -> str:
+    """What went wrong with a request, in this summarizer's words."""
     import openai
 
     if isinstance(error, openai.APIStatusError):
-        status = error.status_code
         detail = _error_message(error.body) or error.message
-        return _Failure(
-            f"HTTP {status}: {clip(one_line(detail), 300)}",
-            is_retryable_status(status),
-            retry_after_seconds(error.response.headers),
-        )
+        return f"HTTP {error.status_code}: {clip(one_line(detail), 300)}"
     if isinstance(error, openai.APITimeoutError):
-        return _Failure(f"timed out after {timeout:g}s", True)
+        return f"timed out after {timeout:g}s"
     if isinstance(error, openai.APIConnectionError):
         cause = error.__cause__ or error
-        return _Failure(f"connection failed: {clip(one_line(str(cause)), 200)}", True)
+        return f"connection failed: {clip(one_line(str(cause)), 200)}"
     if isinstance(error, openai.APIResponseValidationError | ValueError):
-        return _Failure(f"unreadable response: {clip(one_line(str(error)), 200)}", True)
-    return _Failure(f"{type(error).__name__}: {clip(one_line(str(error)), 200)}", False)
+        return f"unreadable response: {clip(one_line(str(error)), 200)}"
+    return f"{type(error).__name__}: {clip(one_line(str(error)), 200)}"
 
 
 def _error_message(body: object) -> str:
@@ -377,24 +371,24 @@ def _error_message(body: object) -> str:
     return str(body) if body else ""
 
 
-def _answer(completion: Any) -> tuple[str, _Failure | None]:
-    """The text of a completion, or why it is not usable."""
+def _answer(completion: Any) -> str:
+    """The text of a completion; raises :class:`_Unusable` saying why it is not usable."""
     choices = getattr(completion, "choices", None)
     if not choices:
-        return "", _Failure("the answer has no choices", False)
+        raise _Unusable("the answer has no choices")
     choice = choices[0]
     message = getattr(choice, "message", None)
     content = getattr(message, "content", None)
     text = content.strip() if isinstance(content, str) else ""
     finish = getattr(choice, "finish_reason", None)
     if any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
-        return text, None  # usable, even if cut off by the length limit
+        return text  # usable, even if cut off by the length limit
     what = "only headings" if text else "no text"
     if finish == "length":
-        return "", _Failure(f"the answer was cut off (finish_reason=length) with {what}", False)
+        raise _Unusable(f"the answer was cut off (finish_reason=length) with {what}")
     if text:
-        return "", _Failure(f"the answer had only headings (finish_reason={finish})", False)
-    return "", _Failure(f"the answer was empty (finish_reason={finish})", False)
+        raise _Unusable(f"the answer had only headings (finish_reason={finish})")
+    raise _Unusable(f"the answer was empty (finish_reason={finish})")
 
 
 def _fit(text: str, target_tokens: int) -> str:

@@ -1,8 +1,9 @@
 """Summarizers by name: one registry, implementations imported on first use.
 
-Built in: ``extractive`` (the default), ``openai``, and ``deterministic`` (alias ``echo``),
-the test double. Register your own with :func:`register_summarizer`; a factory is any
-callable returning a summarizer, or a ``"module:attribute"`` string imported lazily.
+Built in: ``extractive`` (the default) and ``openai``. Register your own with
+:func:`register_summarizer`; a factory is any callable returning a summarizer, or a
+``"module:attribute"`` string imported lazily. Test doubles (:mod:`condense.testing`)
+are not registered: pass the object.
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ Factory = Callable[..., Summarizer]
 DEFAULT_SUMMARIZER = "extractive"
 
 _registry: dict[str, Factory | str] = {
-    "deterministic": "condense.summarizers.deterministic:DeterministicSummarizer",
-    "echo": "condense.summarizers.deterministic:DeterministicSummarizer",
     "extractive": "condense.summarizers.extractive:ExtractiveSummarizer",
     "openai": "condense.summarizers.openai_compat:OpenAISummarizer",
 }
@@ -53,7 +52,7 @@ def known_summarizers() -> tuple[str, ...]:
     return tuple(sorted(_registry))
 
 
-def get_summarizer(name_or_obj: str | Summarizer | None = None, **options: Any) -> Summarizer:
+def get_summarizer(name_or_obj: str | Summarizer | None, /, **options: Any) -> Summarizer:
     """The summarizer registered as ``name_or_obj``, built with ``options``.
 
     ``None`` means the default (``extractive``); an object that already is a summarizer

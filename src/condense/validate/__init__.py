@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from condense._input import check_history
 from condense.formats import Conversation
 from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
 from condense.validate.blocks import block_violations
@@ -63,6 +64,9 @@ def validate(
     ``input[7]``), its ``provider_error`` uses that file's paths when the file is in the
     provider's own format, and no text names condense's internal keys.
     """
+    check_history(
+        messages.messages if isinstance(messages, Conversation) else messages, need_message=False
+    )
     if isinstance(messages, Conversation):
         choice = choose_provider(
             provider, messages=messages.messages, format=messages.format, model=model

@@ -2,7 +2,7 @@
 
 ``SimulatedLLM(latency=1.0)`` waits ``latency`` seconds per call on the event loop (as a
 request to a model would) and answers with the deterministic digest of
-:class:`~condense.summarizers.DeterministicSummarizer`. Use it to size ``--concurrency``
+:class:`~condense.testing.DeterministicSummarizer`. Use it to size ``--concurrency``
 and to benchmark a dataset run without a model: the engine treats it exactly like the
 ``openai`` summarizer.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from condense.summarizers.deterministic import describe
+from condense.testing.summarizers import describe
 from condense.types import RawMessage
 
 

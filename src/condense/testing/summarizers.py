@@ -1,4 +1,4 @@
-"""A test double: a summarizer whose output depends only on its inputs.
+"""Test doubles: summarizers whose output depends only on their inputs.
 
 Use it in your own tests where a real summarizer would be slow, random or need a
 network: ``DeterministicSummarizer()`` returns text like ::

@@ -1,0 +1,23 @@
+"""Where the tests find real third-party conversations.
+
+By default, the sample shipped in ``tests/data/corpus`` (see its ``SOURCES.md``), so a
+clean clone runs every test. ``CONDENSE_CORPUS=DIR`` points the same tests at a full copy
+of the corpus: ``CONDENSE_CORPUS=../shared/corpus pytest -m corpus``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+SAMPLE = Path(__file__).resolve().parent / "data" / "corpus"
+CORPUS = Path(os.environ.get("CONDENSE_CORPUS") or SAMPLE)
+
+
+def corpus_files(pattern: str = "*/*.jsonl") -> list[Path]:
+    """The corpus files matching ``pattern``; never empty (a missing corpus is an error,
+    not a reason to skip)."""
+    found = sorted(CORPUS.glob(pattern))
+    if not found:
+        raise FileNotFoundError(f"no {pattern} under {CORPUS} (CONDENSE_CORPUS)")
+    return found
