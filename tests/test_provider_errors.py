@@ -182,6 +182,13 @@ CASES: list[tuple[str, list[Any], str, str, str]] = [
     ),
     (
         "anthropic",
+        [{**USER, "name": "alice"}, REPLY, {**USER, "name": "alice"}],
+        "unknown_key",
+        "messages.0.name: Extra inputs are not permitted",
+        "claude-code #4378 (the same rule on a turn)",
+    ),
+    (
+        "anthropic",
         [SYSTEM, REPLY, USER],
         "first_not_user",
         'messages: first message must use the "user" role',

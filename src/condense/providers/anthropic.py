@@ -21,7 +21,6 @@ from condense.providers.base import (
     Profile,
     Provider,
     Refusals,
-    keys_plus,
 )
 
 MAX_CACHE_BREAKPOINTS = 4
@@ -126,12 +125,17 @@ PROFILE = Profile(
         server_tool_types=SERVER_TOOL_USE_TYPES,
     ),
     # what the adapter carries: thinking blocks (replayed) and tool_result's own fields
+    # A turn is ``role`` + ``content`` (Anthropic refuses ``name``, ``refusal``, ``audio``);
+    # the system prompt becomes the top-level ``system``; a tool_result block has no
+    # ``name``; a tool_use block may carry ``cache_control`` and ``caller``.
     allowed_keys={
-        **keys_plus({"assistant": frozenset({THINKING_BLOCKS})}),
-        # a tool_result block has no ``name``: Anthropic refuses it
+        "system": frozenset({"role", "content"}),
+        "developer": frozenset({"role", "content"}),
+        "user": frozenset({"role", "content"}),
+        "assistant": frozenset({"role", "content", "tool_calls", THINKING_BLOCKS}),
         "tool": frozenset({"role", "content", "tool_call_id", "is_error", "cache_control"}),
     },
-    tool_call_keys=TOOL_CALL_KEYS | {"cache_control"},
+    tool_call_keys=TOOL_CALL_KEYS | {"cache_control", "caller"},
     errors=ERRORS,
 )
 
