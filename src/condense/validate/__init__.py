@@ -95,8 +95,3 @@ def all_violations(messages: Sequence[Any], profile: Profile) -> list[Violation]
     ]
     found.sort(key=lambda v: v.index)
     return found
-
-
-def describe_choice(choice: ProviderChoice) -> str:
-    """``"anthropic (the history is in Anthropic Messages format)"``, for reports."""
-    return str(choice)
