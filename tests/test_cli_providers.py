@@ -1,4 +1,4 @@
-"""``condense check|repair|session`` with no ``--provider``: the history picks its
+"""``condense validate|repair|compress`` with no ``--provider``: the history picks its
 profile, the report says which and why, and all replay state comes back unchanged
 (real subprocesses)."""
 
@@ -130,7 +130,7 @@ def test_check_and_repair_pick_the_profile_and_keep_replay_state(kind: str, tmp_
     source = tmp_path / f"{kind}.json"
     source.write_text(json.dumps(document), encoding="utf-8")
 
-    checked = _run("check", str(source))
+    checked = _run("validate", str(source))
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert f"against {profile} (" in checked.stderr and why in checked.stderr
 
@@ -148,7 +148,7 @@ def test_session_keeps_replay_state_whole(kind: str, tmp_path: Path) -> None:
     source = tmp_path / f"{kind}.json"
     source.write_text(json.dumps(document), encoding="utf-8")
     out = tmp_path / "out.json"
-    done = _run("session", str(source), "--budget", "6000", "-o", str(out), "--json")
+    done = _run("compress", str(source), "--budget", "6000", "-o", str(out), "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stderr.strip().splitlines()[-1])
     assert report["provider"] == profile and why in report["provider_reason"]
@@ -159,7 +159,7 @@ def test_session_keeps_replay_state_whole(kind: str, tmp_path: Path) -> None:
     assert kept, "every replay value was dropped"
     # what is kept is byte-identical; only whole values are ever left out
     assert all(value in original for value in kept)
-    checked = _run("check", str(out))
+    checked = _run("validate", str(out))
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
@@ -176,7 +176,7 @@ def test_a_model_name_picks_the_provider(tmp_path: Path) -> None:
         ("kimi-k2-thinking", "kimi"),
         ("gpt-4.1", "openai"),
     ):
-        done = _run("check", str(source), "--model", model)
+        done = _run("validate", str(source), "--model", model)
         assert f"against {profile} (model '{model}')" in done.stderr, done.stderr
-    plain = _run("check", str(source))
+    plain = _run("validate", str(source))
     assert "against strict (nothing in the history names its provider)" in plain.stderr
