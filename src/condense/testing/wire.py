@@ -22,6 +22,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from condense.providers import anthropic
+
 __all__ = [
     "APIS",
     "answer",
@@ -41,15 +43,6 @@ _OPENAI_ERROR_TYPES = {
     404: "not_found_error",
     413: "request_too_large",
     429: "rate_limit_error",
-}
-_ANTHROPIC_ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    529: "overloaded_error",
 }
 _ANTHROPIC_STOP = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
 
@@ -82,11 +75,7 @@ def error_body(
 ) -> dict[str, Any]:
     """An error body in ``api``'s provider shape."""
     if api in ("anthropic", "count_tokens"):
-        return {
-            "type": "error",
-            "error": {"type": _ANTHROPIC_ERROR_TYPES.get(status, "api_error"), "message": message},
-            "request_id": "req_condense_fake",
-        }
+        return anthropic.error_body(status, message, code, param)
     kind = _OPENAI_ERROR_TYPES.get(status, "server_error")
     return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
