@@ -11,28 +11,24 @@ from __future__ import annotations
 
 import dataclasses
 
+from condense.providers import openai
 from condense.providers.base import (
     ITEM_ID,
     OPENAI_REFUSALS,
     RESPONSES_ITEMS,
     TOOL_CALL_KEYS,
-    Profile,
     Provider,
     keys_plus,
 )
 
 _ITEM_KEYS = frozenset({ITEM_ID, "status"})
 
-PROFILE = Profile(
+PROFILE = dataclasses.replace(
+    openai.PROFILE,
     name="responses",
     description="OpenAI Responses API input items",
-    first_user=False,
-    alternate=False,
-    system_only_at_start=False,
-    developer_role=True,
-    no_empty_text=False,
-    id_pattern=None,
     id_max_length=64,
+    unique_ids=True,
     allowed_keys=keys_plus(
         {
             "system": _ITEM_KEYS,
