@@ -4,9 +4,9 @@ Reasoning models make the client send back state it cannot change: Anthropic thi
 blocks and their signatures, Responses reasoning items (``encrypted_content``), DeepSeek
 and Kimi ``reasoning_content``, Gemini thought signatures on tool calls
 (``extra_content``). A provider refuses a request in which any of it was altered, so a
-repair or compression that alters it turns an accepted request into a refused one. Until
-every profile keeps replay state intact (condense's providers issue), the proxy checks
-each rewrite: a repair must keep all of it, byte for byte; a compression may leave out
+repair or compression that alters it turns an accepted request into a refused one.
+``repair`` and ``compress`` keep it for the provider they work for; as a second line of
+defence the proxy checks each rewrite before it goes out: a repair must keep all of it, byte for byte; a compression may leave out
 earlier turns' state whole but must keep the latest assistant turn's, and may change
 none. A rewrite that fails the check is not sent.
 """
@@ -18,10 +18,12 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from condense.providers.base import EXTRA_CONTENT, REPLAY_KEYS
+
 __all__ = ["compression_keeps_replay", "repair_keeps_replay", "replay_state"]
 
-_MESSAGE_KEYS = ("thinking_blocks", "responses_items", "reasoning_content")
-_CALL_KEYS = ("extra_content",)
+_MESSAGE_KEYS = tuple(sorted(REPLAY_KEYS))
+_CALL_KEYS = (EXTRA_CONTENT,)
 
 
 def _blobs(message: object) -> Iterator[str]:
