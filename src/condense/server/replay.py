@@ -6,9 +6,9 @@ and Kimi ``reasoning_content``, Gemini thought signatures on tool calls
 (``extra_content``). A provider refuses a request in which any of it was altered, so a
 repair or compression that alters it turns an accepted request into a refused one.
 ``repair`` and ``compress`` keep it for the provider they work for; as a second line of
-defence the proxy checks each rewrite before it goes out: a repair must keep all of it, byte for byte; a compression may leave out
-earlier turns' state whole but must keep the latest assistant turn's, and may change
-none. A rewrite that fails the check is not sent.
+defence the proxy checks each rewrite before it goes out: a repair must keep all of it,
+byte for byte; a compression may leave out earlier turns' state whole but must keep the
+latest assistant turn's, and may change none. A rewrite that fails the check is not sent.
 """
 
 from __future__ import annotations
