@@ -106,6 +106,7 @@ def test_every_section_is_written_most_valuable_first() -> None:
         "Last state",
         "Errors",
         "Decisions",
+        "Key facts",
         "Identifiers",
         "Commands",
         "Files",

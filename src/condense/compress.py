@@ -191,6 +191,7 @@ def compress(
         budget=budget,
         tail_tokens=budget // 4 if tail_tokens is None else tail_tokens,
         summary_cap=summary_tokens or min(4096, max(256, budget // 8)),
+        summary_limit=summary_tokens,
         summarizer=summarizer,
         previous_text=previous.summary if previous is not None else None,
         bind_thinking=profile.thinking_in_running_loop and not keep_bound_thinking,

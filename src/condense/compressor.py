@@ -53,6 +53,22 @@ UnitAction = Literal["kept", "deduped", "masked", "shrunk", "summarized"]
 SUMMARY_OVERHEAD = 24
 """Tokens of the summary message beyond its text: framing, header and footer lines."""
 MIN_SUMMARY_TOKENS = 48
+# Without a cap from the user, a summary may take up to this share of the budget (and
+# never more than SUMMARY_TOKENS_CEILING) when the kept part leaves that much room.
+SUMMARY_SHARE = 2
+SUMMARY_TOKENS_CEILING = 32_768
+
+
+def summary_size(room: int, user_cap: int | None, *, budget: int) -> int:
+    """The size of one summary: the ``room`` left after the kept part, within a cap.
+
+    The cap is ``user_cap`` (``compress(summary_tokens=...)``) when given, else half the
+    budget up to SUMMARY_TOKENS_CEILING; never below MIN_SUMMARY_TOKENS. Using the room
+    instead of a small fixed target keeps more facts; the budget still holds because
+    ``room`` is what the exact count of the kept part leaves.
+    """
+    cap = user_cap if user_cap else min(SUMMARY_TOKENS_CEILING, budget // SUMMARY_SHARE)
+    return max(MIN_SUMMARY_TOKENS, min(cap, room))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,6 +103,7 @@ class Compressor:
         budget: int,
         tail_tokens: int,
         summary_cap: int,
+        summary_limit: int | None = None,
         summarizer: str | Summarizer,
         previous_text: str | None,
         bind_thinking: bool = False,
@@ -95,7 +112,8 @@ class Compressor:
         self.profile = profile
         self.counter = counter
         self.budget = budget
-        self.summary_cap = summary_cap
+        self.summary_cap = summary_cap  # what planning reserves for a summary
+        self.summary_limit = summary_limit  # the user's cap on a summary, if any
         self.summarizer = summarizer
         self.previous_text = previous_text
         self.bind_thinking = bind_thinking
@@ -394,7 +412,7 @@ class Compressor:
             return self.current, None, False, None
         k = sum(len(span) for span in spans)
         room = self.budget - self._exact_kept(k) - len(spans) * SUMMARY_OVERHEAD
-        target = max(MIN_SUMMARY_TOKENS, min(self.summary_cap, room // len(spans)))
+        target = summary_size(room // len(spans), self.summary_limit, budget=self.budget)
         output = list(self.current)
         texts: list[str] = []
         fell_back, reason = False, None

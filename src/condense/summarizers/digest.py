@@ -43,6 +43,7 @@ import re
 from dataclasses import dataclass, field
 
 from condense.summarizers._text import clip, condense, one_line
+from condense.summarizers.salient import info_score
 
 SCOPE = "Scope"
 EARLIER = "Earlier"
@@ -53,12 +54,13 @@ COMMANDS = "Commands"
 ERRORS = "Errors"
 DECISIONS = "Decisions"
 IDS = "Identifiers"
+KEY = "Key facts"
 LAST_STATE = "Last state"
 
 # Sections holding items (TOOLS: tool group -> calls; FILES, IDS: path or id -> mentions).
-ITEM_SECTIONS = (ASKS, TOOLS, FILES, COMMANDS, ERRORS, DECISIONS, IDS)
+ITEM_SECTIONS = (ASKS, TOOLS, FILES, COMMANDS, ERRORS, DECISIONS, KEY, IDS)
 # Output order: most valuable first.
-ORDER = (SCOPE, EARLIER, ASKS, LAST_STATE, ERRORS, DECISIONS, IDS, COMMANDS, FILES, TOOLS)
+ORDER = (SCOPE, EARLIER, ASKS, LAST_STATE, ERRORS, DECISIONS, KEY, IDS, COMMANDS, FILES, TOOLS)
 # Who is served first, with the share of the whole it may take in each of three rounds:
 # the sections after it get theirs before it may grow in the next round.
 _SHARES = {
@@ -71,6 +73,7 @@ _SHARES = {
     COMMANDS: (0.1, 0.18, 1.0),
     FILES: (0.06, 0.1, 1.0),
     TOOLS: (0.06, 0.1, 1.0),
+    KEY: (0.12, 0.3, 1.0),
 }
 # An ask other than the first is written in at most this many characters.
 _ASK_CHARS = 320
@@ -227,6 +230,8 @@ def rank(section: str, item: str) -> int:
     if section == COMMANDS:
         match = _EXIT.search(item)
         return 0 if match is None else 1 + (match.group(1) != "0")
+    if section == KEY:
+        return int(info_score(item))
     return 1
 
 

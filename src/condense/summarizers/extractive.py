@@ -40,6 +40,7 @@ from condense.summarizers._text import (
     one_line,
     tokens_to_chars,
 )
+from condense.summarizers.salient import is_observation, salient, strip_think
 from condense.types import RawMessage
 
 _PATH_KEYS = (
@@ -183,6 +184,11 @@ _LAST_STATE_TEXTS = 3
 _WORK_BUDGET = 250_000
 _WORK_PER_TARGET_CHAR = 16
 _MESSAGE_COST = 100
+_WORK_CEILING = 300_000  # a large target (a roomy budget) does not read without end
+# The key-fact scan reads at most this many characters (more for a larger target).
+_KEY_BUDGET = 400_000
+_KEY_PER_TARGET_CHAR = 24
+_KEY_CEILING = 600_000
 # Sections whose fill stops the walk (tool groups and files only add up counts).
 _BOUNDED = (dg.ASKS, dg.COMMANDS, dg.ERRORS, dg.DECISIONS)
 
@@ -207,11 +213,26 @@ class ExtractiveSummarizer:
             messages,
             # More items than this per section can never be written.
             cap=max(4, max_chars // 48),
-            budget=max(_WORK_BUDGET, _WORK_PER_TARGET_CHAR * max_chars),
+            budget=min(_WORK_CEILING, max(_WORK_BUDGET, _WORK_PER_TARGET_CHAR * max_chars)),
         )
+        _add_key_facts(digest, messages, max_chars)
         if previous and previous.strip():
             digest = dg.fold(dg.parse(previous), digest)
         return fit_exact(lambda limit: dg.layout(digest, limit), target_tokens)
+
+
+def _add_key_facts(digest: dg.Digest, messages: Sequence[object], max_chars: int) -> None:
+    """Add the span's most informative lines (:mod:`.salient`) not already said elsewhere."""
+    said = {*digest.sections[dg.ERRORS], *digest.sections[dg.DECISIONS]}
+    found = salient(
+        messages,
+        budget=min(_KEY_CEILING, max(_KEY_BUDGET, _KEY_PER_TARGET_CHAR * max_chars)),
+        limit=max(8, max_chars // 50),
+    )
+    for candidate in found:
+        line = candidate.text
+        if not any(item.rstrip("…") in line or line in item for item in said):
+            digest.add(dg.KEY, line)
 
 
 def extract(messages: Sequence[object], *, cap: int, budget: int) -> dg.Digest:
@@ -221,7 +242,9 @@ def extract(messages: Sequence[object], *, cap: int, budget: int) -> dg.Digest:
     is full or ``budget`` (characters examined plus a fixed cost per message) is spent.
     """
     found = _Collector(cap, budget)
-    for message in reversed(messages):
+    asks = _ask_positions(messages)
+    positions = range(len(messages) - 1, -1, -1)
+    for position, message in zip(positions, reversed(messages), strict=True):
         if found.full() or found.budget <= 0:
             break
         found.scanned += 1
@@ -234,18 +257,35 @@ def extract(messages: Sequence[object], *, cap: int, budget: int) -> dg.Digest:
         elif role == "assistant":
             found.assistant(message)
         elif role == "user":
-            found.ask(message.get("content"))
+            if position in asks:
+                found.ask(message.get("content"))
+            else:  # a tool observation carried in a user message (SWE-agent style)
+                found.errors(
+                    *content_ends(message.get("content"), _OUTPUT_HEAD, _OUTPUT_TAIL), reads=False
+                )
     found.flush()
     first_ask = next(
         (
             text
-            for message in messages
-            if isinstance(message, dict) and message.get("role") == "user"
+            for position, message in enumerate(messages)
+            if position in asks and isinstance(message, dict)
             if (text := _ask_text(message.get("content")))
         ),
         None,
     )
     return found.digest(len(messages), first_ask)
+
+
+def _ask_positions(messages: Sequence[object]) -> set[int]:
+    """The indices of the user messages that ask (not those carrying tool observations)."""
+    positions: set[int] = set()
+    first = True
+    for position, message in enumerate(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            if not is_observation(message.get("content"), first=first):
+                positions.add(position)
+            first = False
+    return positions
 
 
 class _Collector:
@@ -299,6 +339,7 @@ class _Collector:
         if wants_state or self.room(dg.DECISIONS):
             head, tail = content_ends(content, _TEXT_SCAN, _TEXT_TAIL)
             self.budget -= len(head) + len(tail)
+            head, tail = strip_think(head), strip_think(tail)
             if head.strip():
                 if wants_state:
                     self.state.append(f"{head}\n…\n{tail}".strip() if tail else head.strip())
