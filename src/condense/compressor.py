@@ -364,7 +364,8 @@ class Compressor:
             if found is None:
                 cleaned.append(message)
                 continue
-            previous = found[0]
+            # Two summaries in one span (or one and the state's): fold both, lose neither.
+            previous = found[0] if previous is None else f"{previous}\n\n{found[0]}"
             if found[1]:
                 cleaned.append({**message, "content": found[1]})
         summarizer = get_summarizer(self.summarizer)

@@ -68,17 +68,18 @@ _SHARES = {
     LAST_STATE: (0.2, 0.25, 0.3),
     ERRORS: (0.16, 0.25, 1.0),
     DECISIONS: (0.14, 0.25, 1.0),
+    KEY: (0.08, 0.3, 1.0),
     IDS: (0.04, 0.06, 1.0),
     EARLIER: (0.12, 0.25, 0.3),
     COMMANDS: (0.1, 0.18, 1.0),
     FILES: (0.06, 0.1, 1.0),
     TOOLS: (0.06, 0.1, 1.0),
-    KEY: (0.12, 0.3, 1.0),
 }
 # An ask other than the first is written in at most this many characters.
 _ASK_CHARS = 320
 # The smallest room worth opening a section for (beyond its header).
 _MIN_BODY = 24
+_MIN_KEY_BODY = 80  # a key fact clipped shorter than this says little
 
 # Findings rank above plans; the extractor keeps sentences that match either.
 _CULPRIT = r"(?:fix|cause|problem|issue|bug|culprit|solution|reason|answer)"
@@ -106,6 +107,11 @@ _EXIT = re.compile(r"→ exit (-?\d+)")
 # A code or an id a reader could not guess: ORD-4102, E0308, ord_8f3a2c91, #412.
 _CODE = re.compile(r"\b[A-Z]{1,6}-?\d{2,}\b|\b[a-z]+_[0-9a-f]{6,}\b|#\d{2,}\b")
 
+# A decision that gives its reason, or says what instead of what, outranks a bare plan.
+_REASON = re.compile(
+    r"(?i)\b(?:decided|because|instead of|due to|so that|in order to|rather than)\b"
+)
+_TELLING = 7  # an info_score this high: the item carries identifiers or values
 _COUNT = re.compile(r"^(.*?) \(×(\d+)\)$")
 _SHORT_COUNT = re.compile(r"^(.*?) \(?×(\d+)\)?$")
 _TOOL_LINE = re.compile(r"^([\w.\-/]+(?:\([\w.\-/]+\))?)(?: ×(\d+))?(?:: (.*))?$")
@@ -226,7 +232,8 @@ def rank(section: str, item: str) -> int:
     if section == ERRORS:
         return 2 if _SHARP_ERROR.search(item) else 1
     if section == DECISIONS:
-        return (3 if is_finding(item) else 1) + bool(_CODE.search(item))
+        reasoned = bool(_REASON.search(item)) or info_score(item) >= _TELLING
+        return (3 if is_finding(item) else 1) + bool(_CODE.search(item)) + 2 * reasoned
     if section == COMMANDS:
         match = _EXIT.search(item)
         return 0 if match is None else 1 + (match.group(1) != "0")
@@ -273,7 +280,7 @@ def _scope(digest: Digest) -> list[str]:
 def _section(digest: Digest, name: str, room: int) -> list[str]:
     """The lines of one section (its header first) in at most ``room``, or none."""
     body = room - len(name) - 4  # "## name\n"
-    if body < _MIN_BODY:
+    if body < (_MIN_KEY_BODY if name == KEY else _MIN_BODY):
         return []
     if name == LAST_STATE:
         lines = _text(digest.last_state, body, favor_end=True)

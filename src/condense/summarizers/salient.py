@@ -48,9 +48,10 @@ _KINDS = re.compile(
     | (?P<version>(?<![\w.])\d+\.\d+\.\d+\b)
     | (?P<hash>(?<![\w-])(?=[0-9a-f]{0,39}\d)(?=[0-9a-f]{0,39}[a-f])[0-9a-f]{7,40}(?![\w-]))
     | (?P<test>\btest_\w{3,}|::\w{3,})
-    | (?P<setting>[a-z0-9]_[a-z0-9]+\s?[=:]\s?[\w"'./-])
-    | (?P<unit>\d\s?(?:ms|sec|min|KB|MB|GB|TB|KiB|MiB|GiB|%|req/s|rps)\b)
+    | (?P<setting>[a-z0-9]_[a-z0-9_]+\s?[=:]\s?[\w"'./-])
+    | (?P<unit>(?<![\w.])\d[\d,.]*\s?(?:ms|sec|min|KB|MB|GB|TB|KiB|MiB|GiB|%|req/s|rps)\b)
     | (?P<code>\#\d{2,6}\b|\b[A-Z]{1,3}\d{3,6}\b|\b[a-z]{2,8}_[0-9a-z]{6,24}\b)
+    | (?P<number>(?<![\w.:,-])\d{3,}(?![\w.:,-]))
     | (?P<error>\b(?:[A-Z]\w*(?:Error|Exception|Failure)|ERROR|FAILED|FATAL|Traceback|panic)\b
         |\berror[:\[]|\bfailed\b|[Ss]egmentation\ fault|first\ bad\ commit)
     | (?P<decision>(?i:\b(?:decided|decision|root\ cause|caused\ by|turns\ out|conclusion
@@ -70,6 +71,7 @@ _WEIGHTS = {
     "setting": 3.0,
     "unit": 3.0,
     "code": 1.5,
+    "number": 1.0,
     "error": 4.0,
     "decision": 4.0,
     "outcome": 1.0,
@@ -87,7 +89,7 @@ _TRIGGERS = tuple(
         r"/[\w.-]*\.[A-Za-z]",
         r"\d\.\d+\.\d",
         r"test_|::",
-        r"_[a-z0-9]+ ?[=:] ?[\w\"'./-]",
+        r"_[a-z0-9_]+ ?[=:] ?[\w\"'./-]",
         r"\d ?(?:ms|sec|min|[KMGT]i?B|%|req/s|rps)\b",
         r"#\d\d",
         r"Error|Exception|Failure|ERROR|FAIL|FATAL|Traceback|panic|error[:\[]|failed"
@@ -237,6 +239,37 @@ def _texts(messages: Sequence[object], budget: int) -> list[tuple[int, str, str]
         if text.strip():
             texts.append((index, text, kind))
     return texts
+
+
+def key_lines(text: str, *, count: int = 2, max_chars: int = 220) -> list[str]:
+    """The ``count`` most informative lines of one text (a tool output), in their order.
+
+    Lines are scored by :func:`info_score` alone (no session to count rarity in); a line
+    that only changes a diff (``+``/``-``) or lists a file is never taken for more than
+    what it is. Together the lines hold at most ``max_chars`` characters (the last one
+    clipped). Deterministic; ``[]`` when no line scores.
+    """
+    scored: list[tuple[float, int, str]] = []
+    seen: set[str] = set()
+    for number, raw in enumerate(_hinted_lines(text)):
+        line = one_line(raw)
+        if len(line) < 8 or line in seen or _LISTING.match(line):
+            continue
+        seen.add(line)
+        score = info_score(_window(line))
+        if score >= _MIN_SCORE:
+            scored.append((-score, number, line))
+    chosen = sorted(sorted(scored)[:count], key=lambda item: item[1])
+    lines: list[str] = []
+    room = max_chars
+    for _, _, line in chosen:
+        if room < 24:
+            break
+        piece = _window(line)
+        piece = piece if len(piece) <= room else piece[: room - 1].rstrip() + "…"
+        lines.append(piece)
+        room -= len(piece) + 3
+    return lines
 
 
 def _water_level(sizes: Sequence[int], budget: int) -> int:
