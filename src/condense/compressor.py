@@ -71,6 +71,14 @@ def summary_size(room: int, user_cap: int | None, *, budget: int) -> int:
     return max(MIN_SUMMARY_TOKENS, min(cap, room))
 
 
+def summary_reserve(default: int, previous_tokens: int, *, budget: int) -> int:
+    """What planning reserves for a summary: ``default``, or room for the previous summary
+    (``previous_tokens``, 0 when the user capped the summary) to carry over whole, up to
+    a quarter of the budget, so that a session's summary does not shrink turn after turn.
+    """
+    return max(default, min(previous_tokens + previous_tokens // 8, budget // 4))
+
+
 @dataclass(frozen=True, kw_only=True)
 class Outcome:
     """What the engine produced, before it is wrapped into a ``CompressionResult``."""
@@ -112,7 +120,12 @@ class Compressor:
         self.profile = profile
         self.counter = counter
         self.budget = budget
-        self.summary_cap = summary_cap  # what planning reserves for a summary
+        # What planning reserves for a summary: room for the previous one to carry over.
+        self.summary_cap = summary_reserve(
+            summary_cap,
+            counter.text(previous_text) if previous_text and summary_limit is None else 0,
+            budget=budget,
+        )
         self.summary_limit = summary_limit  # the user's cap on a summary, if any
         self.summarizer = summarizer
         self.previous_text = previous_text
@@ -365,7 +378,8 @@ class Compressor:
                 cleaned.append(message)
                 continue
             # Two summaries in one span (or one and the state's): fold both, lose neither.
-            previous = found[0] if previous is None else f"{previous}\n\n{found[0]}"
+            if previous is None or found[0] not in previous:
+                previous = found[0] if previous is None else f"{previous}\n\n{found[0]}"
             if found[1]:
                 cleaned.append({**message, "content": found[1]})
         summarizer = get_summarizer(self.summarizer)

@@ -29,6 +29,7 @@ from condense.summarizers._text import content_ends, content_length, one_line
 # A line longer than this is cut to a window around its first identifier.
 LINE_CHARS = 240
 _MIN_SCORE = 3.0
+_SAME_MESSAGE_DECAY = 0.7
 
 _THINK = re.compile(r"(?is)<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)")
 _TAGS = re.compile(r"</?(?:tool_response|tool_call|think|thinking)>")
@@ -48,7 +49,8 @@ _KINDS = re.compile(
     | (?P<version>(?<![\w.])\d+\.\d+\.\d+\b)
     | (?P<hash>(?<![\w-])(?=[0-9a-f]{0,39}\d)(?=[0-9a-f]{0,39}[a-f])[0-9a-f]{7,40}(?![\w-]))
     | (?P<test>\btest_\w{3,}|::\w{3,})
-    | (?P<setting>[a-z0-9]_[a-z0-9_]+\s?[=:]\s?[\w"'./-])
+    | (?P<valued>[a-z0-9]_[a-z0-9_]+\s?[=:]\s?["']?\d[\w"'./-]*)
+    | (?P<setting>[a-z0-9]_[a-z0-9_]+\s?[=:]\s?[\w"'./-]+)
     | (?P<unit>(?<![\w.])\d[\d,.]*\s?(?:ms|sec|min|KB|MB|GB|TB|KiB|MiB|GiB|%|req/s|rps)\b)
     | (?P<code>\#\d{2,6}\b|\b[A-Z]{1,3}\d{3,6}\b|\b[a-z]{2,8}_[0-9a-z]{6,24}\b)
     | (?P<number>(?<![\w.:,-])\d{3,}(?![\w.:,-]))
@@ -68,6 +70,7 @@ _WEIGHTS = {
     "path": 2.5,
     "version": 3.0,
     "test": 3.0,
+    "valued": 4.0,
     "setting": 3.0,
     "unit": 3.0,
     "code": 1.5,
@@ -117,14 +120,15 @@ class Candidate:
 def is_observation(content: Any, *, first: bool) -> bool:
     """Whether a ``user`` message carries a tool observation rather than an ask.
 
-    The first user message is always an ask. Later ones are observations when they start
-    like one (``OBSERVATION:``, ``[File: …]``, ``EXECUTION TIMED OUT``) or end at a shell
-    prompt (``(Current directory: …)``, ``bash-$``), as SWE-agent's do.
+    A user message is an observation when it starts like one (``OBSERVATION:``,
+    ``[File: …]``, ``EXECUTION TIMED OUT``) or, unless it is the ``first`` of the span (a
+    task statement may end at the prompt too), ends at a shell prompt (``(Current
+    directory: …)``, ``bash-$``), as SWE-agent's do.
     """
-    if first:
-        return False
     head, tail = content_ends(content, 200, 200)
-    return bool(_OBSERVATION_START.match(head) or _OBSERVATION_END.search(tail or head))
+    if _OBSERVATION_START.match(head):
+        return True
+    return not first and bool(_OBSERVATION_END.search(tail or head))
 
 
 def strip_think(text: str) -> str:
@@ -173,7 +177,9 @@ def salient(messages: Sequence[object], *, budget: int, limit: int) -> list[Cand
 
     ``budget`` bounds the characters read, shared evenly by the messages (see the module
     docstring). Scores are :func:`info_score` lowered for identifiers that recur in many
-    messages; ties go to the newer line. Deterministic.
+    messages and for lines repeated; within one message, each line after its best is
+    worth less (a dump is one fact, not fifty). Lines are chosen by score per character;
+    ties go to the newer line. Deterministic.
     """
     texts = _texts(messages, budget)
     seen_in: Counter[str] = Counter()
@@ -194,7 +200,7 @@ def salient(messages: Sequence[object], *, budget: int, limit: int) -> list[Cand
             tokens_here.update(found)
             lines.append((line, (index, number), found))
         seen_in.update(tokens_here)
-    candidates: list[Candidate] = []
+    scored: dict[int, list[tuple[float, tuple[int, int], str]]] = {}
     for line, position, found in lines:
         score = info_score(line)
         for token in set(found):
@@ -202,8 +208,17 @@ def salient(messages: Sequence[object], *, budget: int, limit: int) -> list[Cand
         if repeats[line] > 1:
             score -= min(3.0, math.log2(repeats[line]))
         if score >= _MIN_SCORE:
-            candidates.append(Candidate(line, score, position))
-    best = sorted(candidates, key=lambda c: (-c.score / (len(c.text) + 60), c.position))
+            scored.setdefault(position[0], []).append((score, position, line))
+    candidates: list[Candidate] = []
+    for group in scored.values():
+        # Each further line of one message is worth less: a listing or a dump is one fact.
+        group.sort(key=lambda item: (-item[0], item[1]))
+        for rank, (score, position, line) in enumerate(group):
+            candidates.append(Candidate(line, score * _SAME_MESSAGE_DECAY**rank, position))
+    best = sorted(
+        candidates,
+        key=lambda c: (-c.score / (len(c.text) + 60), -c.position[0], -c.position[1]),
+    )
     chosen = best[:limit] if limit < len(best) else best
     return sorted(chosen, key=lambda c: c.position)
 
