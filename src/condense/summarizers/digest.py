@@ -305,7 +305,11 @@ def _text(text: str, room: int, *, favor_end: bool) -> list[str]:
 
 
 def _asks(items: dict[str, int], room: int) -> list[str]:
-    """The first ask (protected, and given most room), then the newest others that fit."""
+    """The first ask (protected, and given most room), then the others that fit.
+
+    The others are taken by what they carry (an ask naming an id, a path or a value
+    first), then newest first, and written in their order.
+    """
     if not items:
         return []
     asks = list(items.items())
@@ -313,14 +317,19 @@ def _asks(items: dict[str, int], room: int) -> list[str]:
     share = room if len(asks) == 1 else max(room * 3 // 4, min(room, 120))
     lines = [_line(first, first_count, share - 1)]
     room -= _size(lines)
-    chosen: list[str] = []
-    for ask, count in reversed(asks[1:]):
+    others = sorted(
+        range(1, len(asks)),
+        key=lambda i: (min(2, int(info_score(asks[i][0]) // 4)), i),
+        reverse=True,
+    )
+    chosen: dict[int, str] = {}
+    for i in others:
         if room < _MIN_BODY + 16:
             break
-        line = _line(ask, count, min(room - 1, _ASK_CHARS))
-        chosen.append(line)
+        line = _line(*asks[i], min(room - 1, _ASK_CHARS))
+        chosen[i] = line
         room -= len(line) + 1
-    return lines + chosen[::-1]
+    return lines + [chosen[i] for i in sorted(chosen)]
 
 
 def _ranked(name: str, items: dict[str, int], room: int) -> list[str]:
