@@ -189,6 +189,7 @@ _WORK_CEILING = 300_000  # a large target (a roomy budget) does not read without
 _KEY_BUDGET = 400_000
 _KEY_PER_TARGET_CHAR = 24
 _KEY_CEILING = 600_000
+_KEY_CHARS_PER_LINE = 200
 # Sections whose fill stops the walk (tool groups and files only add up counts).
 _BOUNDED = (dg.ASKS, dg.COMMANDS, dg.ERRORS, dg.DECISIONS)
 
@@ -227,7 +228,9 @@ def _add_key_facts(digest: dg.Digest, messages: Sequence[object], max_chars: int
     found = salient(
         messages,
         budget=min(_KEY_CEILING, max(_KEY_BUDGET, _KEY_PER_TARGET_CHAR * max_chars)),
-        limit=max(8, max_chars // 50),
+        # About what the section can show: the scan's own ranking (rarity, one fact per
+        # dump) chooses, the layout only trims.
+        limit=max(6, max_chars // _KEY_CHARS_PER_LINE),
     )
     for candidate in found:
         line = candidate.text
