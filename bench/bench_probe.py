@@ -344,25 +344,32 @@ def kept(fact: Fact, text: str) -> bool:
 
 
 _PATH = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)+[\w-]+\.[A-Za-z]{1,5}\b")
-_ERROR = re.compile(r"^.*\b(?:[A-Z]\w*(?:Error|Exception)|error|ERROR|FAILED)\b.*$", re.M)
+# An error message a reader would quote: the line starts with it (not a source listing).
+_ERROR = re.compile(
+    r"^(?:[\w.]*(?:Error|Exception)\b:?.*|(?:error|ERROR|fatal|FATAL)\b[:\[].*|FAILED .*"
+    r"|\S+: .*(?:No such file|not found|Permission denied).*)$",
+    re.M,
+)
 
 
 def span_items(messages: Sequence[dict[str, Any]]) -> dict[str, set[str]]:
-    """File paths, error lines (first 60 chars) and tool names of ``messages``."""
+    """What the agent worked with in ``messages``: the file paths named in its tool calls
+    and its own text, the error lines of the outputs (first 60 chars), the tool names."""
     items: dict[str, set[str]] = {"paths": set(), "errors": set(), "tools": set()}
     for message in messages:
         content = message.get("content")
         text = content if isinstance(content, str) else output_text(content or [])
-        items["paths"].update(_PATH.findall(text))
-        if message.get("role") in ("tool", "user"):
+        if message.get("role") == "assistant":
+            items["paths"].update(_PATH.findall(text))
+        else:
             for line in _ERROR.findall(text[:20_000]):
-                line = line.strip()
-                if len(line) >= 12:
-                    items["errors"].add(line[:60])
+                if len(line.strip()) >= 12:
+                    items["errors"].add(line.strip()[:60])
         for call in message.get("tool_calls") or []:
-            name = (call.get("function") or {}).get("name")
-            if name:
-                items["tools"].add(name)
+            function = call.get("function") or {}
+            if function.get("name"):
+                items["tools"].add(function["name"])
+            items["paths"].update(_PATH.findall(str(function.get("arguments") or "")))
     return items
 
 
