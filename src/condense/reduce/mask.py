@@ -41,7 +41,7 @@ _COMMAND_KEYS = ("command", "cmd", "script", "code", "shell")
 _QUERY_KEYS = ("pattern", "query", "regex", "search", "q", "keyword", "glob")
 _SUBCOMMAND = re.compile(r"[a-z_]{2,24}")  # "view", "str_replace": an editor's sub-command
 # An output longer than this is read at its head and tail only.
-_SCAN = 6_000
+_SCAN = 3_000
 
 
 def mask_tool_outputs(
@@ -104,7 +104,10 @@ def placeholder(call: dict[str, Any] | None, output: str) -> str:
     exit_code = _exit_code(tail) or _exit_code(head[:500])
     if exit_code is not None:
         facts.insert(0, f"exit code {exit_code}")
-    telling = key_lines(output if len(output) <= _SCAN else f"{head}\n{tail}")
+    scan = (
+        output if len(output) <= _SCAN else f"{output[: _SCAN * 2 // 3]}\n{output[-_SCAN // 3 :]}"
+    )
+    telling = key_lines(scan)
     if telling:
         facts.append("kept: " + " | ".join(telling))
     subject = _subject(name, arguments, output)

@@ -188,7 +188,7 @@ _WORK_CEILING = 300_000  # a large target (a roomy budget) does not read without
 # The key-fact scan reads at most this many characters (more for a larger target).
 _KEY_BUDGET = 400_000
 _KEY_PER_TARGET_CHAR = 24
-_KEY_CEILING = 600_000
+_KEY_CEILING = 450_000
 _KEY_CHARS_PER_LINE = 200
 # Sections whose fill stops the walk (tool groups and files only add up counts).
 _BOUNDED = (dg.ASKS, dg.COMMANDS, dg.ERRORS, dg.DECISIONS)
@@ -224,7 +224,8 @@ class ExtractiveSummarizer:
 
 def _add_key_facts(digest: dg.Digest, messages: Sequence[object], max_chars: int) -> None:
     """Add the span's most informative lines (:mod:`.salient`) not already said elsewhere."""
-    said = {*digest.sections[dg.ERRORS], *digest.sections[dg.DECISIONS]}
+    said = "\n".join([*digest.sections[dg.ERRORS], *digest.sections[dg.DECISIONS]])
+    errors = [item.rstrip("…") for item in digest.sections[dg.ERRORS]]
     found = salient(
         messages,
         budget=min(_KEY_CEILING, max(_KEY_BUDGET, _KEY_PER_TARGET_CHAR * max_chars)),
@@ -234,7 +235,8 @@ def _add_key_facts(digest: dg.Digest, messages: Sequence[object], max_chars: int
     )
     for candidate in found:
         line = candidate.text
-        if not any(item.rstrip("…") in line or line in item for item in said):
+        # Already said: the same sentence, or an error line the Errors section shortened.
+        if line not in said and not any(error in line for error in errors):
             digest.add(dg.KEY, line)
 
 

@@ -16,7 +16,9 @@ large one and every part of it — the middle too — is looked at.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import math
 import re
 from collections import Counter
@@ -37,70 +39,92 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
 # Lines that a listing or a progress bar is made of.
 _LISTING = re.compile(r"^\s*\d+[\t:]|^[.\sFEsx%\[\]\d]*$")
 
-# What a line carries, as one pattern read in one pass: each named group is a kind, with
-# the weight of ``_WEIGHTS``. Groups are anchored on rare characters (``/``, ``:``, ``-``)
-# where possible, so the pass stays cheap on long outputs.
-_KINDS = re.compile(
-    r"""(?x)
-      (?P<url>https?://[^\s"'<>)\]]+)
-    | (?P<ticket>(?<![\w.-])[A-Z][A-Z0-9]{1,9}-\d{2,}(?![\w-]))
-    | (?P<colon>[\w-]\.[A-Za-z][\w-]{0,20}:\d{1,5}\b)
-    | (?P<path>/[\w.-]*\.[A-Za-z]\w{0,5}\b)
-    | (?P<version>(?<![\w.])\d+\.\d+\.\d+\b)
-    | (?P<hash>(?<![\w-])(?=[0-9a-f]{0,39}\d)(?=[0-9a-f]{0,39}[a-f])[0-9a-f]{7,40}(?![\w-]))
-    | (?P<test>\btest_\w{3,}|::\w{3,})
-    | (?P<valued>[a-z0-9]_[a-z0-9_]+\s?[=:]\s?["']?\d[\w"'./-]*)
-    | (?P<setting>[a-z0-9]_[a-z0-9_]+\s?[=:]\s?[\w"'./-]+)
-    | (?P<unit>(?<![\w.])\d[\d,.]*\s?(?:ms|sec|min|KB|MB|GB|TB|KiB|MiB|GiB|%|req/s|rps)\b)
-    | (?P<code>\#\d{2,6}\b|\b[A-Z]{1,3}\d{3,6}\b|\b[a-z]{2,8}_[0-9a-z]{6,24}\b)
-    | (?P<number>(?<![\w.:,-])\d{3,}(?![\w.:,-]))
-    | (?P<error>\b(?:[A-Z]\w*(?:Error|Exception|Failure)|ERROR|FAILED|FATAL|Traceback|panic)\b
-        |\berror[:\[]|\bfailed\b|[Ss]egmentation\ fault|first\ bad\ commit)
-    | (?P<decision>(?i:\b(?:decided|decision|root\ cause|caused\ by|turns\ out|conclusion
-        |instead\ of|because|the\ fix\ is|the\ problem\ is|the\ issue\ is|we\ will
-        |must\ not|flaky)\b))
-    | (?P<outcome>(?i:\bexit(?:ed)?\ (?:code|status)|\btimeout\b|\brefused\b))
-    """
+# What a line carries: (kind, weight, pattern). Each pattern starts with a literal or a
+# narrow class where it can, and runs on its own: on a short line, a dozen such searches
+# cost less than one alternation of them all. A kind counts at most twice per line.
+_KIND_PATTERNS: tuple[tuple[str, float, str, re.Pattern[str]], ...] = tuple(
+    (kind, weight, needs, re.compile(pattern))
+    for kind, weight, needs, pattern in (
+        # (kind, weight, a substring the line must hold for the pattern to be tried, pattern)
+        ("url", 4.0, "://", r"https?://[^\s\"'<>)\]]+"),
+        ("ticket", 4.0, "-", r"(?<![\w.-])[A-Z][A-Z0-9]{1,9}-\d{2,}(?![\w-])"),
+        ("colon", 4.0, ":", r"\.[A-Za-z][\w-]{0,20}:\d{1,5}\b"),  # file.py:218, host.internal:6432
+        ("path", 2.5, "/", r"/[\w.-]*\.[A-Za-z]\w{0,5}\b"),
+        ("version", 3.0, ".", r"(?<![\w.])\d+\.\d+\.\d+\b"),
+        ("hash", 4.0, "", r"(?<![\w-])[0-9a-f]{7,40}(?![\w-])"),
+        ("test", 3.0, "test_", r"test_\w{3,}"),
+        ("test", 3.0, "::", r"::\w{3,}"),
+        ("valued", 4.0, "_", r"_[a-z0-9_]+\s?[=:]\s?[\"']?\d[\w\"'./-]*"),
+        ("setting", 3.0, "_", r"_[a-z0-9_]+\s?[=:]\s?[\"']?[^\d\s\"'][\w\"'./-]*"),
+        ("unit", 3.0, "", r"(?<![\w.])\d[\d,.]*\s?(?:ms|sec|min|[KMGT]i?B|%|req/s|rps)\b"),
+        ("code", 1.5, "#", r"#\d{2,6}\b"),
+        ("code", 1.5, "", r"(?<![\w-])(?:[A-Z]{1,3}\d{3,6}|[a-z]{2,8}_[0-9a-z]{6,24})\b"),
+        ("number", 1.0, "", r"(?<![\w.:,-])\d{3,}(?![\w.:,-])"),
+    )
 )
-_WEIGHTS = {
-    "url": 4.0,
-    "ticket": 4.0,
-    "colon": 4.0,
-    "hash": 4.0,
-    "path": 2.5,
-    "version": 3.0,
-    "test": 3.0,
-    "valued": 4.0,
-    "setting": 3.0,
-    "unit": 3.0,
-    "code": 1.5,
-    "number": 1.0,
-    "error": 4.0,
-    "decision": 4.0,
-    "outcome": 1.0,
-}
-_SIGNAL_KINDS = frozenset(("error", "decision", "outcome"))
+# Errors and outcomes, and (in prose) decisions: each counts once per line.
+_SIGNALS = (
+    (
+        4.0,
+        re.compile(
+            r"Error\b|Exception\b|Failure\b|ERROR|FAILED|FATAL|Traceback|panic|error[:\[]"
+            r"|failed\b|egmentation fault|first bad commit"
+        ),
+    ),
+    (1.0, re.compile(r"exit(?:ed)? (?:code|status)|[Tt]imeout\b|[Rr]efused\b")),
+)
+_DECISION = re.compile(
+    r"(?i)\b(?:decided|decision|root cause|caused by|turns out|conclusion|instead of|because"
+    r"|the fix is|the problem is|the issue is|we will|must not|flaky)\b"
+)
+_DECISION_WEIGHT = 4.0
+# Without one of these, a sentence cannot score (see _sentences).
+_MAY_SCORE = re.compile(
+    r"[\d/_:#]|[A-Z]-|rror|xception|ailure|FAIL|ERROR|anic|ecided|ecision|ause|urns out"
+    r"|onclusion|nstead of|ecause|he fix|he problem|he issue|e will|ust not|laky|imeout|efused"
+)
+_ERROR_LITERALS = (
+    "Error",
+    "Exception",
+    "Failure",
+    "ERROR",
+    "FAIL",
+    "FATAL",
+    "Traceback",
+    "panic",
+    "error:",
+    r"error\[",
+    "failed",
+    "egmentation fault",
+    "first bad commit",
+)
 # What makes a line of a tool output worth scoring: each is cheap to search for (a rare
 # first character or a literal), and together they cover every identifier kind but bare
 # hashes and the error words. Decisions are looked for in prose only.
-_TRIGGERS = tuple(
-    re.compile(pattern)
-    for pattern in (
-        r"://",
-        r"[A-Z]-\d\d",
-        r"\.[A-Za-z][\w-]{0,20}:\d",
-        r"/[\w.-]*\.[A-Za-z]",
-        r"\d\.\d+\.\d",
-        r"test_|::",
-        r"_[a-z0-9_]+ ?[=:] ?[\w\"'./-]",
-        r"\d ?(?:ms|sec|min|[KMGT]i?B|%|req/s|rps)\b",
-        r"#\d\d",
-        r"Error|Exception|Failure|ERROR|FAIL|FATAL|Traceback|panic|error[:\[]|failed"
-        r"|egmentation fault|first bad commit",
+_TRIGGERS: tuple[tuple[float, re.Pattern[str]], ...] = tuple(
+    (weight, re.compile(pattern))
+    for weight, pattern in (
+        (4.0, r"://"),
+        (4.0, r"[A-Z]-\d\d"),
+        (4.0, r"\.[A-Za-z][\w-]{0,20}:\d"),
+        (2.0, r"/[\w.-]*\.[A-Za-z]"),
+        (3.0, r"\.\d+\.\d"),
+        (3.0, r"test_"),
+        (3.0, r"::"),
+        (3.0, r"_[a-z0-9_]+ ?[=:] ?[\w\"'./-]"),
+        (1.0, r"_[a-z0-9_]+ ?[=:] ?[\"']?\d"),  # a setting with a value: one step up
+        (3.0, r"\d ?(?:ms|sec|min|[KMGT]i?B|%|req/s|rps)\b"),
+        (1.5, r"#\d\d"),
+        (4.0, "|".join(_ERROR_LITERALS)),
     )
 )
+# Of one output, only this many lines (those the triggers rate best) are scored fully.
+_LINES_PER_OUTPUT = 8
+_MATCHES_PER_TRIGGER = 24
 # The whole token around an identifier match (for rarity), found on candidate lines only.
-_TOKEN_CHARS = re.compile(r"[\w.:/#-]*")
+_HEX_MIXED = re.compile(r"\d.*[a-f]|[a-f].*\d")  # a hash has digits and letters
+_TOKEN_BEFORE = re.compile(r"[\w.:/#-]*\Z")
+_TOKEN_AFTER = re.compile(r"[\w.:/#-]*")
 _OBSERVATION_START = re.compile(
     r"^\s*(?:OBSERVATION|Observation|EXECUTION TIMED OUT|\[File:|Running as user|Output:"
     r"|<tool_response>|Traceback|File .* (?:created|updated)|Your command ran successfully)"
@@ -140,7 +164,6 @@ def strip_think(text: str) -> str:
     return text
 
 
-@functools.lru_cache(maxsize=16_384)
 def info_score(line: str) -> float:
     """How much a line tells without its session: identifiers, errors, decisions (≥ 0)."""
     return _score(line)[0]
@@ -148,28 +171,34 @@ def info_score(line: str) -> float:
 
 def identifiers(line: str) -> list[str]:
     """The identifier tokens of a line (what rarity is counted on, and what must survive)."""
-    return _score(line)[1]
+    return list(_score(line)[1])
 
 
-def _score(line: str) -> tuple[float, list[str]]:
+@functools.lru_cache(maxsize=16_384)
+def _score(line: str) -> tuple[float, tuple[str, ...]]:
     score = 0.0
     seen: Counter[str] = Counter()
     tokens: list[str] = []
-    for match in _KINDS.finditer(line):
-        kind = match.lastgroup or ""
-        seen[kind] += 1
-        if kind in _SIGNAL_KINDS:
-            if seen[kind] == 1:
-                score += _WEIGHTS[kind]
+    for kind, weight, needs, pattern in _KIND_PATTERNS:
+        if needs not in line:
             continue
-        if seen[kind] <= 2:
-            score += _WEIGHTS[kind]
-        start = match.start()
-        while start > 0 and _TOKEN_CHARS.fullmatch(line[start - 1]):
-            start -= 1
-        end = _TOKEN_CHARS.match(line, match.end()).end()
-        tokens.append(line[start:end].rstrip(".:"))
-    return score, tokens
+        for match in pattern.finditer(line):
+            if kind == "hash" and not _HEX_MIXED.search(match.group()):
+                continue
+            seen[kind] += 1
+            if seen[kind] <= 2:
+                score += weight
+            before = _TOKEN_BEFORE.search(line, 0, match.start())
+            after = _TOKEN_AFTER.match(line, match.end())
+            start = before.start() if before else match.start()
+            end = after.end() if after else match.end()
+            tokens.append(line[start:end].rstrip(".:"))
+    for weight, pattern in _SIGNALS:
+        if pattern.search(line):
+            score += weight
+    if _DECISION.search(line):
+        score += _DECISION_WEIGHT
+    return score, tuple(dict.fromkeys(tokens))
 
 
 def salient(messages: Sequence[object], *, budget: int, limit: int) -> list[Candidate]:
@@ -182,12 +211,14 @@ def salient(messages: Sequence[object], *, budget: int, limit: int) -> list[Cand
     ties go to the newer line. Deterministic.
     """
     texts = _texts(messages, budget)
+    outputs = _output_lines([text for _, text, kind in texts if kind == "output"])
     seen_in: Counter[str] = Counter()
     lines: list[tuple[str, tuple[int, int], list[str]]] = []
     repeats: Counter[str] = Counter()
+    next_output = iter(outputs)
     for index, text, kind in texts:
         tokens_here: set[str] = set()
-        pieces = _hinted_lines(text) if kind == "output" else _sentences(text)
+        pieces = next(next_output) if kind == "output" else _sentences(text)
         for number, raw in enumerate(pieces):
             line = raw.strip()
             if len(line) < 8 or _LISTING.match(line):
@@ -266,7 +297,7 @@ def key_lines(text: str, *, count: int = 2, max_chars: int = 220) -> list[str]:
     """
     scored: list[tuple[float, int, str]] = []
     seen: set[str] = set()
-    for number, raw in enumerate(_hinted_lines(text)):
+    for number, raw in enumerate(_hinted_lines(text, keep=max(4, 2 * count))):
         line = one_line(raw)
         if len(line) < 8 or line in seen or _LISTING.match(line):
             continue
@@ -300,27 +331,68 @@ def _water_level(sizes: Sequence[int], budget: int) -> int:
     return budget
 
 
-def _hinted_lines(text: str) -> list[str]:
-    """The lines of ``text`` that hold a trigger (see ``_TRIGGERS``), in order, each once."""
-    starts: set[int] = set()
-    for trigger in _TRIGGERS:
-        for match in trigger.finditer(text):
-            starts.add(text.rfind("\n", 0, match.start()) + 1)
+def _output_lines(texts: Sequence[str]) -> list[list[str]]:
+    """:func:`_hinted_lines` of each text, searched in one pass over all of them.
+
+    One search per trigger over the joined texts instead of one per text and trigger:
+    on a span of thousands of outputs the per-call cost is what counts.
+    """
+    blob = "\n".join(texts)
+    starts = list(itertools.accumulate((len(text) + 1 for text in texts), initial=0))
+    rating: dict[int, float] = {}
+    for weight, trigger in _TRIGGERS:
+        for match in trigger.finditer(blob):
+            start = blob.rfind("\n", 0, match.start()) + 1
+            rating[start] = rating.get(start, 0.0) + weight
+    per_text: list[list[int]] = [[] for _ in texts]
+    for start in rating:
+        per_text[bisect.bisect_right(starts, start) - 1].append(start)
+    found: list[list[str]] = []
+    for line_starts in per_text:
+        best = sorted(line_starts, key=lambda at: (-rating[at], at))[:_LINES_PER_OUTPUT]
+        lines = []
+        for start in sorted(best):
+            end = blob.find("\n", start)
+            lines.append(blob[start:] if end < 0 else blob[start:end])
+        found.append(lines)
+    return found
+
+
+def _hinted_lines(text: str, *, keep: int = _LINES_PER_OUTPUT) -> list[str]:
+    """The ``keep`` lines of ``text`` that its triggers (``_TRIGGERS``) rate best, in order.
+
+    A line's rating is the weight of the triggers found in it; ties go to the earlier
+    line. This bounds the full scoring of a long output to a few lines.
+    """
+    rating: dict[int, float] = {}
+    for weight, trigger in _TRIGGERS:
+        # A trigger found this often in one output is what the output is made of.
+        for match in itertools.islice(trigger.finditer(text), _MATCHES_PER_TRIGGER):
+            start = text.rfind("\n", 0, match.start()) + 1
+            rating[start] = rating.get(start, 0.0) + weight
+    best = sorted(rating, key=lambda start: (-rating[start], start))[:keep]
     lines: list[str] = []
-    for start in sorted(starts):
+    for start in sorted(best):
         end = text.find("\n", start)
         lines.append(text[start:] if end < 0 else text[start:end])
     return lines
 
 
 def _sentences(text: str) -> list[str]:
-    return [piece for line in text.split("\n") for piece in _SENTENCE.split(line)]
+    """The sentences of prose that may score: those with a digit, a path, an identifier
+    character, an error word or a decision word (the others cannot reach _MIN_SCORE)."""
+    return [
+        piece
+        for line in text.split("\n")
+        for piece in _SENTENCE.split(line)
+        if _MAY_SCORE.search(piece)
+    ]
 
 
 def _window(line: str) -> str:
     """A line of at most LINE_CHARS, cut around its first identifier or signal."""
     if len(line) <= LINE_CHARS:
         return line
-    match = _KINDS.search(line)
-    start = max(0, (match.start() if match else 0) - 40)
+    found = [m.start() for *_, p in _KIND_PATTERNS if (m := p.search(line)) is not None]
+    start = max(0, min(found, default=0) - 40)
     return ("…" if start else "") + line[start : start + LINE_CHARS - 2].rstrip() + "…"
