@@ -200,3 +200,20 @@ def test_think_blocks_are_reasoning_not_the_last_state() -> None:
     assert "2025-04-22" in state
     assert "<think>" not in text and "I should call the tool" not in text
     assert strip_think("<think>a</think>b") == " b"
+
+
+def test_repeated_actions_are_aggregated_with_counts_and_ranges() -> None:
+    span: list[Message] = [{"role": "user", "content": "Read every log part."}]
+    for i in range(120):
+        span.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [call(f"c{i}", "bash", command=f"cat logs/part{i}.log")],
+            }
+        )
+        span.append({"role": "tool", "tool_call_id": f"c{i}", "content": "INFO fine\n" * 3})
+    text = ExtractiveSummarizer().summarize(span, previous=None, target_tokens=300)
+    assert "cat logs/part0.log … cat logs/part119.log (×120)" in text
+    assert "logs/part0.log … logs/part119.log ×120" in text
+    assert "cat logs/part57.log" not in text

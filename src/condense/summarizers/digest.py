@@ -113,6 +113,8 @@ _REASON = re.compile(
 )
 _TELLING = 7  # an info_score this high: the item carries identifiers or values
 _COUNT = re.compile(r"^(.*?) \(×(\d+)\)$")
+_NUMBERS = re.compile(r"\d+")
+_AGGREGATE_FROM = 3  # names differing only in numbers, this many or more: one item
 _SHORT_COUNT = re.compile(r"^(.*?) \(?×(\d+)\)?$")
 _TOOL_LINE = re.compile(r"^([\w.\-/]+(?:\([\w.\-/]+\))?)(?: ×(\d+))?(?:: (.*))?$")
 _MORE = re.compile(r"^\+\d+ more$")
@@ -289,7 +291,7 @@ def _section(digest: Digest, name: str, room: int) -> list[str]:
     elif name == ASKS:
         lines = _asks(digest.sections[ASKS], body)
     elif name in (FILES, IDS):
-        lines = _counted(digest.sections[name], body)
+        lines = _counted(digest.sections[name], body, aggregate=name == FILES)
     elif name == TOOLS:
         lines = _tools(digest.sections[TOOLS], digest.details, body)
     else:
@@ -354,15 +356,31 @@ def _ranked(name: str, items: dict[str, int], room: int) -> list[str]:
     return [_line(*entries[i]) for i in sorted(chosen)]
 
 
-def _counted(items: dict[str, int], room: int) -> list[str]:
+def _counted(items: dict[str, int], room: int, *, aggregate: bool) -> list[str]:
     """One line: the most counted first (the newest first among equals), ``+N more``."""
     if not items:
         return []
-    paths = list(items.items())
+    paths = _aggregated(items) if aggregate else list(items.items())
     order = sorted(range(len(paths)), key=lambda i: (paths[i][1], i), reverse=True)
     pieces = [f"{paths[i][0]} ×{paths[i][1]}" if paths[i][1] > 1 else paths[i][0] for i in order]
     line = _joined(pieces, room - 1, prefix="- ")
     return [line] if line else []
+
+
+def _aggregated(items: dict[str, int]) -> list[tuple[str, int]]:
+    """``items`` with each run of names that differ only in numbers (``logs/part0.log``,
+    ``logs/part1.log``…; three or more) as one ``first … last`` item counting the names."""
+    shapes: dict[str, list[str]] = {}
+    for item in items:
+        shapes.setdefault(_NUMBERS.sub("#", item) if "…" not in item else item, []).append(item)
+    out: list[tuple[str, int]] = []
+    for names in shapes.values():
+        if len(names) < _AGGREGATE_FROM:
+            out.extend((name, items[name]) for name in names)
+            continue
+        names.sort(key=lambda name: [int(n) for n in _NUMBERS.findall(name)])
+        out.append((f"{names[0]} … {names[-1]}", len(names)))
+    return out
 
 
 def _tools(groups: dict[str, int], details: dict[str, dict[str, int]], room: int) -> list[str]:
@@ -379,7 +397,7 @@ def _tools(groups: dict[str, int], details: dict[str, dict[str, int]], room: int
         width = min(room, max(share, len(head) + 40)) - 1
         if width < len(head):
             break
-        args = list(details.get(group, {}))[::-1]
+        args = [detail for detail, _ in _aggregated(details.get(group, {}))][::-1]
         line = (_joined(args, width, prefix=f"{head}: ") if args else "") or head
         lines.append(line)
         room -= len(line) + 1

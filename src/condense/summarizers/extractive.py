@@ -141,6 +141,8 @@ _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 _STRING_FIELD = re.compile(r'"(\w{1,40})"\s*:\s*"((?:[^"\\\n]|\\.){0,300})"')
 _WORD = re.compile(r"[\w-]{1,30}")
 _NAME_CHARS = re.compile(r"[^\w.\-/]+")
+_NUMBERS = re.compile(r"\d+")
+_AGGREGATE_FROM = 3  # an action repeated this often (numbers aside) is written once
 _CAMEL = re.compile(r"([a-z])([A-Z])")
 _SEGMENTS = re.compile(r"&&|\|\||[;|\n]")
 
@@ -304,6 +306,7 @@ class _Collector:
         self.details: dict[str, dict[str, int]] = {}
         self.state: list[str] = []  # the newest assistant texts, newest first
         self.exit_codes: dict[str, int] = {}
+        self.shapes: dict[str, list[int | str]] = {}
         # Tool outputs seen before their call (the walk is backwards): their errors are
         # read once the call tells whether the output is content or an outcome.
         self.outputs: dict[str, tuple[str, str]] = {}
@@ -374,12 +377,15 @@ class _Collector:
         code = self.exit_codes.get(call_id)
         ended = "" if code is None else f"→ exit {code}"
         if command is not None:
+            item = clip(one_line(command), _COMMAND_CHARS)
+            item = f"{item} {ended}" if ended else item
+            self.shape(item)
             if self.room(dg.COMMANDS):
-                item = clip(one_line(command), _COMMAND_CHARS)
-                self.add(dg.COMMANDS, f"{item} {ended}" if ended else item)
+                self.add(dg.COMMANDS, item)
                 self.ids(command[: _ITEM_CHARS * 2])
             for word in reversed(_path_words(command)):
                 self.add(dg.FILES, word)
+                self.shape(word, files=True)
             return
         group, detail = _call_group(name, args)
         self.add(dg.TOOLS, group)
@@ -391,6 +397,7 @@ class _Collector:
             value = args.get(key)
             if isinstance(value, str) and _is_file(value.strip(), strict=False):
                 self.add(dg.FILES, _normal_path(value.strip()))
+                self.shape(_normal_path(value.strip()), files=True)
 
     def tool_output(self, message: RawMessage) -> None:
         head, tail = content_ends(message.get("content"), _OUTPUT_HEAD, _OUTPUT_TAIL)
@@ -433,10 +440,38 @@ class _Collector:
         for head, tail in outputs.values():
             self.errors(head, tail, reads=False)
 
+    def shape(self, item: str, *, files: bool = False) -> None:
+        """Count ``item`` under its shape (numbers left out): repeated actions aggregate."""
+        key = ("file:" if files else "") + _NUMBERS.sub("#", item)
+        seen = self.shapes.get(key)
+        if seen is None:
+            self.shapes[key] = [1, item, item]  # count, newest, oldest (walking backwards)
+        else:
+            seen[0] = int(seen[0]) + 1
+            seen[2] = item
+
+    def aggregated(self, items: dict[str, int], *, files: bool = False) -> dict[str, int]:
+        """``items`` (newest first) with each action repeated with other numbers (``cat
+        logs/part3611.log``, ``…part3612.log``…) as one item: oldest … newest, counted
+        over the whole walk (not only the items the section could hold)."""
+        out: dict[str, int] = {}
+        done: set[str] = set()
+        for item, count in items.items():
+            key = ("file:" if files else "") + _NUMBERS.sub("#", item)
+            total, newest, oldest = self.shapes.get(key, (1, item, item))
+            if int(total) < _AGGREGATE_FROM or newest == oldest:
+                out[item] = count
+            elif key not in done:
+                done.add(key)
+                out[f"{oldest} … {newest}"] = int(total)
+        return out
+
     def digest(self, messages: int, first_ask: str | None) -> dg.Digest:
         result = dg.Digest(messages=messages, last_state="\n".join(reversed(self.state)))
         if self.scanned < messages and self.budget <= 0:
             result.note = f"details from the newest {self.scanned:,}"
+        self.items[dg.COMMANDS] = self.aggregated(self.items[dg.COMMANDS])
+        self.items[dg.FILES] = self.aggregated(self.items[dg.FILES], files=True)
         for name, items in self.items.items():
             # Collected newest first; a digest keeps them oldest first.
             for item, count in reversed(items.items()):
