@@ -32,6 +32,7 @@ from condense.summarizers._text import content_ends, content_length, one_line
 LINE_CHARS = 240
 _MIN_SCORE = 3.0
 _SAME_MESSAGE_DECAY = 0.7
+_COMMON_FROM = 3  # a token in more messages than this counts less
 
 _THINK = re.compile(r"(?is)<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)")
 _TAGS = re.compile(r"</?(?:tool_response|tool_call|think|thinking)>")
@@ -235,7 +236,9 @@ def salient(messages: Sequence[object], *, budget: int, limit: int) -> list[Cand
     for line, position, found in lines:
         score = info_score(line)
         for token in set(found):
-            score -= 2.0 * (1 - 1 / (1 + math.log2(seen_in[token])))
+            # A token in a few messages was worth repeating; in many, it is the backdrop.
+            if seen_in[token] > _COMMON_FROM:
+                score -= min(3.0, math.log2(seen_in[token] / _COMMON_FROM))
         if repeats[line] > 1:
             score -= min(3.0, math.log2(repeats[line]))
         if score >= _MIN_SCORE:
