@@ -65,10 +65,10 @@ ORDER = (SCOPE, EARLIER, ASKS, LAST_STATE, ERRORS, DECISIONS, KEY, IDS, COMMANDS
 # the sections after it get theirs before it may grow in the next round.
 _SHARES = {
     ASKS: (0.3, 0.35, 0.35),
-    LAST_STATE: (0.2, 0.25, 0.25),
-    ERRORS: (0.16, 0.25, 0.3),
+    LAST_STATE: (0.2, 0.2, 0.25),
+    KEY: (0.1, 0.25, 1.0),
+    ERRORS: (0.16, 0.2, 0.3),
     DECISIONS: (0.14, 0.2, 0.3),
-    KEY: (0.08, 0.35, 1.0),
     IDS: (0.04, 0.06, 1.0),
     EARLIER: (0.12, 0.25, 0.3),
     COMMANDS: (0.1, 0.18, 0.25),

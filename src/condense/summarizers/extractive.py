@@ -228,18 +228,21 @@ def _add_key_facts(digest: dg.Digest, messages: Sequence[object], max_chars: int
     """Add the span's most informative lines (:mod:`.salient`) not already said elsewhere."""
     said = "\n".join([*digest.sections[dg.ERRORS], *digest.sections[dg.DECISIONS]])
     errors = [item.rstrip("…") for item in digest.sections[dg.ERRORS]]
+
+    def already_said(line: str) -> bool:
+        """The same sentence, or an error line the Errors section shortened."""
+        return line in said or any(error in line for error in errors)
+
     found = salient(
         messages,
         budget=min(_KEY_CEILING, max(_KEY_BUDGET, _KEY_PER_TARGET_CHAR * max_chars)),
         # About what the section can show: the scan's own ranking (rarity, one fact per
         # dump) chooses, the layout only trims.
         limit=max(6, max_chars // _KEY_CHARS_PER_LINE),
+        skip=already_said,
     )
     for candidate in found:
-        line = candidate.text
-        # Already said: the same sentence, or an error line the Errors section shortened.
-        if line not in said and not any(error in line for error in errors):
-            digest.add(dg.KEY, line)
+        digest.add(dg.KEY, candidate.text)
 
 
 def extract(messages: Sequence[object], *, cap: int, budget: int) -> dg.Digest:

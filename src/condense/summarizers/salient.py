@@ -22,7 +22,7 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +33,8 @@ LINE_CHARS = 240
 _MIN_SCORE = 3.0
 _SAME_MESSAGE_DECAY = 0.7
 _COMMON_FROM = 3  # a token in more messages than this counts less
+_RARE_UPTO = 2  # a line whose identifiers appear in at most this many messages…
+_RARE_BONUS = 1.5  # …is worth this much more
 
 _THINK = re.compile(r"(?is)<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)")
 _TAGS = re.compile(r"</?(?:tool_response|tool_call|think|thinking)>")
@@ -47,7 +49,7 @@ _KIND_PATTERNS: tuple[tuple[str, float, str, re.Pattern[str]], ...] = tuple(
     (kind, weight, needs, re.compile(pattern))
     for kind, weight, needs, pattern in (
         # (kind, weight, a substring the line must hold for the pattern to be tried, pattern)
-        ("url", 4.0, "://", r"https?://[^\s\"'<>)\]]+"),
+        ("url", 5.0, "://", r"https?://[^\s\"'<>)\]]+"),
         ("ticket", 4.0, "-", r"(?<![\w.-])[A-Z][A-Z0-9]{1,9}-\d{2,}(?![\w-])"),
         ("colon", 4.0, ":", r"\.[A-Za-z][\w-]{0,20}:\d{1,5}\b"),  # file.py:218, host.internal:6432
         ("path", 2.5, "/", r"/[\w.-]*\.[A-Za-z]\w{0,5}\b"),
@@ -202,8 +204,16 @@ def _score(line: str) -> tuple[float, tuple[str, ...]]:
     return score, tuple(dict.fromkeys(tokens))
 
 
-def salient(messages: Sequence[object], *, budget: int, limit: int) -> list[Candidate]:
+def salient(
+    messages: Sequence[object],
+    *,
+    budget: int,
+    limit: int,
+    skip: Callable[[str], bool] | None = None,
+) -> list[Candidate]:
     """The ``limit`` best candidate lines of ``messages``, oldest first, each once.
+
+    Lines for which ``skip`` is true (already said elsewhere) are never chosen.
 
     ``budget`` bounds the characters read, shared evenly by the messages (see the module
     docstring). Scores are :func:`info_score` lowered for identifiers that recur in many
@@ -239,9 +249,11 @@ def salient(messages: Sequence[object], *, budget: int, limit: int) -> list[Cand
             # A token in a few messages was worth repeating; in many, it is the backdrop.
             if seen_in[token] > _COMMON_FROM:
                 score -= min(3.0, math.log2(seen_in[token] / _COMMON_FROM))
+        if found and all(seen_in[token] <= _RARE_UPTO for token in found):
+            score += _RARE_BONUS  # every identifier here is rare in the session
         if repeats[line] > 1:
             score -= min(3.0, math.log2(repeats[line]))
-        if score >= _MIN_SCORE:
+        if score >= _MIN_SCORE and (skip is None or not skip(line)):
             scored.setdefault(position[0], []).append((score, position, line))
     candidates: list[Candidate] = []
     for group in scored.values():
@@ -253,7 +265,16 @@ def salient(messages: Sequence[object], *, budget: int, limit: int) -> list[Cand
         candidates,
         key=lambda c: (-c.score / (len(c.text) + 60), -c.position[0], -c.position[1]),
     )
-    chosen = best[:limit] if limit < len(best) else best
+    chosen: list[Candidate] = []
+    covered: set[str] = set()
+    for candidate in best:
+        if len(chosen) >= limit:
+            break
+        tokens = set(identifiers(candidate.text))
+        if tokens and tokens <= covered:
+            continue  # the same ids again (a tool found it, the assistant repeated it)
+        covered |= tokens
+        chosen.append(candidate)
     return sorted(chosen, key=lambda c: c.position)
 
 
@@ -269,8 +290,9 @@ def _texts(messages: Sequence[object], budget: int) -> list[tuple[int, str, str]
         if role == "tool":
             wanted.append((index, content, "output"))
         elif role == "user":
-            if is_observation(content, first=first_user):
-                wanted.append((index, content, "output"))
+            # An observation is read as output; an ask as prose (its ids are facts too).
+            observed = is_observation(content, first=first_user)
+            wanted.append((index, content, "output" if observed else "prose"))
             first_user = False
         elif role == "assistant":
             wanted.append((index, content, "prose"))
