@@ -41,7 +41,7 @@ _COMMAND_KEYS = ("command", "cmd", "script", "code", "shell")
 _QUERY_KEYS = ("pattern", "query", "regex", "search", "q", "keyword", "glob")
 _SUBCOMMAND = re.compile(r"[a-z_]{2,24}")  # "view", "str_replace": an editor's sub-command
 # An output longer than this is read at its head and tail only.
-_SCAN = 3_000
+_SCAN = 4_000
 
 
 def mask_tool_outputs(
