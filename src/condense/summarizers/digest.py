@@ -12,6 +12,8 @@ A digest reads like this (empty sections are left out)::
     - FAILED tests/test_io.py::test_retry - AssertionError: 2 != 3 (×2)
     ## Decisions
     - The fix is to count the first attempt as a retry.
+    ## Key facts
+    - ERROR [E4417] reconciliation aborted at src/jobs/ledger_sync.py:218
     ## Commands
     - pytest tests/test_io.py → exit 1 (×2)
     ## Identifiers

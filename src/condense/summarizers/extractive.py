@@ -17,7 +17,15 @@ and says so in its ``Scope`` line. What it keeps:
   ``#412``, a commit hash), counted;
 - the commands run, with the exit code read from their output;
 - the files touched: path arguments and the path-like words of commands, counted;
-- the other tool calls, grouped per tool with their most telling arguments.
+- the other tool calls, grouped per tool with their most telling arguments;
+- the key facts: the span's most informative lines, chosen by information rather than
+  position over the whole span (:mod:`condense.summarizers.salient`: identifiers, values,
+  errors, decisions, rarity), verbatim.
+
+The conversation is read as it is: a ``user`` message that carries a tool observation
+(SWE-agent style) is an observation, not an ask; ``<think>`` blocks are reasoning, not the
+state; commands and files repeated with other numbers (``cat logs/part0.log`` …
+``cat logs/part3727.log``) are one item, ``first … last (×N)``.
 
 How the target's room is shared among these is the digest's business
 (:func:`condense.summarizers.digest.layout`); the result is checked with the real
