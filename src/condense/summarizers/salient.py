@@ -241,7 +241,8 @@ def salient(
             found = identifiers(line)
             tokens_here.update(found)
             lines.append((line, (index, number), found))
-        seen_in.update(tokens_here)
+        if tokens_here:
+            seen_in.update(tokens_here)
     scored: dict[int, list[tuple[float, tuple[int, int], str]]] = {}
     for line, position, found in lines:
         score = info_score(line)
