@@ -63,12 +63,15 @@ def _no_ambient_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def make(fake: FakeProvider, **options: Any) -> OpenAISummarizer:
+    """A summarizer for transport tests: the model's answer comes back as sent
+    (``restore=False``; the restoring is tested in test_summarizers_restore.py)."""
     settings: dict[str, Any] = {
         "base_url": fake.base_url,
         "model": "fake-model",
         "timeout": 2.0,
         "backoff_base": 0.01,
         "seed": 7,
+        "restore": False,
     }
     settings.update(options)
     return OpenAISummarizer(**settings)

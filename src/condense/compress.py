@@ -160,7 +160,8 @@ def compress(
     """Return ``messages`` reduced to at most ``budget`` tokens, valid for ``provider``.
 
     ``tail_tokens`` (default: a quarter of the budget) protects the most recent units;
-    ``summary_tokens`` caps the summary (default: an eighth of the budget, 256–4096).
+    ``summary_tokens`` caps the summary; by default the summary takes the room the kept
+    part leaves, up to half the budget (at most 32,768 tokens).
     ``previous`` is the ``state`` of an earlier call on the same session. When even the
     protected part cannot fit, the report says so (``fits`` is False) and
     ``strict_budget=True`` raises ``BudgetError``. The input is never mutated.
@@ -191,6 +192,7 @@ def compress(
         budget=budget,
         tail_tokens=budget // 4 if tail_tokens is None else tail_tokens,
         summary_cap=summary_tokens or min(4096, max(256, budget // 8)),
+        summary_limit=summary_tokens,
         summarizer=summarizer,
         previous_text=previous.summary if previous is not None else None,
         bind_thinking=profile.thinking_in_running_loop and not keep_bound_thinking,

@@ -53,6 +53,30 @@ UnitAction = Literal["kept", "deduped", "masked", "shrunk", "summarized"]
 SUMMARY_OVERHEAD = 24
 """Tokens of the summary message beyond its text: framing, header and footer lines."""
 MIN_SUMMARY_TOKENS = 48
+# Without a cap from the user, a summary may take up to this share of the budget (and
+# never more than SUMMARY_TOKENS_CEILING) when the kept part leaves that much room.
+SUMMARY_SHARE = 2
+SUMMARY_TOKENS_CEILING = 32_768
+
+
+def summary_size(room: int, user_cap: int | None, *, budget: int) -> int:
+    """The size of one summary: the ``room`` left after the kept part, within a cap.
+
+    The cap is ``user_cap`` (``compress(summary_tokens=...)``) when given, else half the
+    budget up to SUMMARY_TOKENS_CEILING; never below MIN_SUMMARY_TOKENS. Using the room
+    instead of a small fixed target keeps more facts; the budget still holds because
+    ``room`` is what the exact count of the kept part leaves.
+    """
+    cap = user_cap if user_cap else min(SUMMARY_TOKENS_CEILING, budget // SUMMARY_SHARE)
+    return max(MIN_SUMMARY_TOKENS, min(cap, room))
+
+
+def summary_reserve(default: int, previous_tokens: int, *, budget: int) -> int:
+    """What planning reserves for a summary: ``default``, or room for the previous summary
+    (``previous_tokens``, 0 when the user capped the summary) to carry over whole, up to
+    a quarter of the budget, so that a session's summary does not shrink turn after turn.
+    """
+    return max(default, min(previous_tokens + previous_tokens // 8, budget // 4))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,6 +111,7 @@ class Compressor:
         budget: int,
         tail_tokens: int,
         summary_cap: int,
+        summary_limit: int | None = None,
         summarizer: str | Summarizer,
         previous_text: str | None,
         bind_thinking: bool = False,
@@ -95,7 +120,13 @@ class Compressor:
         self.profile = profile
         self.counter = counter
         self.budget = budget
-        self.summary_cap = summary_cap
+        # What planning reserves for a summary: room for the previous one to carry over.
+        self.summary_cap = summary_reserve(
+            summary_cap,
+            counter.text(previous_text) if previous_text and summary_limit is None else 0,
+            budget=budget,
+        )
+        self.summary_limit = summary_limit  # the user's cap on a summary, if any
         self.summarizer = summarizer
         self.previous_text = previous_text
         self.bind_thinking = bind_thinking
@@ -346,7 +377,9 @@ class Compressor:
             if found is None:
                 cleaned.append(message)
                 continue
-            previous = found[0]
+            # Two summaries in one span (or one and the state's): fold both, lose neither.
+            if previous is None or found[0] not in previous:
+                previous = found[0] if previous is None else f"{previous}\n\n{found[0]}"
             if found[1]:
                 cleaned.append({**message, "content": found[1]})
         summarizer = get_summarizer(self.summarizer)
@@ -394,7 +427,7 @@ class Compressor:
             return self.current, None, False, None
         k = sum(len(span) for span in spans)
         room = self.budget - self._exact_kept(k) - len(spans) * SUMMARY_OVERHEAD
-        target = max(MIN_SUMMARY_TOKENS, min(self.summary_cap, room // len(spans)))
+        target = summary_size(room // len(spans), self.summary_limit, budget=self.budget)
         output = list(self.current)
         texts: list[str] = []
         fell_back, reason = False, None

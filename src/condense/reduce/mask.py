@@ -1,8 +1,11 @@
 """Observation masking: replace old tool outputs with a one-line, tool-aware placeholder.
 
 The placeholder keeps what an agent needs to remember that the call happened and what it
-found — the command and its exit code, the file path and its size, the match count —
-and drops the bulk. Research backs it as the cheapest reduction that does not hurt the
+found — the command and its exit code, the file path (an editor's sub-command and the
+file it worked on) and its size, the match count, and the output's one or two most
+informative lines (an error line, an id, a ``host:port``, a ``key = value``; chosen by
+:func:`condense.summarizers.salient.key_lines`, about 220 characters at most) — and drops
+the bulk. Research backs it as the cheapest reduction that does not hurt the
 solve rate (JetBrains, "The Complexity Trap", NeurIPS'25 DL4C).
 """
 
@@ -21,6 +24,7 @@ from condense.reduce.base import (
     replace_oldest_first,
     text_of,
 )
+from condense.summarizers.salient import key_lines
 from condense.types import RawMessage
 from condense.units import call_ids
 
@@ -35,6 +39,9 @@ _EXIT_HINTS = ("exit", "return")
 _PATH_KEYS = ("path", "file_path", "filepath", "file", "filename", "target_file", "uri", "url")
 _COMMAND_KEYS = ("command", "cmd", "script", "code", "shell")
 _QUERY_KEYS = ("pattern", "query", "regex", "search", "q", "keyword", "glob")
+_SUBCOMMAND = re.compile(r"[a-z_]{2,24}")  # "view", "str_replace": an editor's sub-command
+# An output longer than this is read at its head and tail only.
+_SCAN = 4_000
 
 
 def mask_tool_outputs(
@@ -97,10 +104,12 @@ def placeholder(call: dict[str, Any] | None, output: str) -> str:
     exit_code = _exit_code(tail) or _exit_code(head[:500])
     if exit_code is not None:
         facts.insert(0, f"exit code {exit_code}")
-    runs_something = _first(arguments, _COMMAND_KEYS) is not None
-    first_error = runs_something and (_first_error(tail) or _first_error(head))
-    if first_error:
-        facts.append(f"first error: {first_error}")
+    scan = (
+        output if len(output) <= _SCAN else f"{output[: _SCAN * 2 // 3]}\n{output[-_SCAN // 3 :]}"
+    )
+    telling = key_lines(scan)
+    if telling:
+        facts.append("kept: " + " | ".join(telling))
     subject = _subject(name, arguments, output)
     return f"{MARKER} output of {subject} elided — {'; '.join(facts)}]"
 
@@ -117,10 +126,12 @@ def _exit_code(text: str) -> str | None:
 
 def _subject(name: str, arguments: dict[str, Any], output: str) -> str:
     command = _first(arguments, _COMMAND_KEYS)
+    path = _first(arguments, _PATH_KEYS)
+    if command and path and _SUBCOMMAND.fullmatch(command):  # str_replace_editor-like
+        return f"{name} {command} {_clip(path, 160)}"
     if command:
         return f"{name} `{_clip(command, 120)}`"
     query = _first(arguments, _QUERY_KEYS)
-    path = _first(arguments, _PATH_KEYS)
     if query:
         matches = sum(1 for line in output.splitlines() if line.strip())
         where = f" in {_clip(path, 80)}" if path else ""
@@ -141,21 +152,6 @@ def _first(arguments: dict[str, Any], keys: Sequence[str]) -> str | None:
         if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
             return " ".join(value)
     return None
-
-
-_ERROR_WORDS = ("error", "exception", "traceback", "failed", "fatal", "panic")
-
-
-def _first_error(output: str) -> str | None:
-    """The first line that mentions an error, clipped (plain substring search: fast)."""
-    lowered = output.lower()
-    hits = [i for i in (lowered.find(word) for word in _ERROR_WORDS) if i != -1]
-    if not hits:
-        return None
-    at = min(hits)
-    start = output.rfind("\n", 0, at) + 1
-    end = output.find("\n", at)
-    return _clip(output[start : end if end != -1 else len(output)].strip(), 120)
 
 
 def _clip(text: str, limit: int) -> str:

@@ -12,6 +12,8 @@ A digest reads like this (empty sections are left out)::
     - FAILED tests/test_io.py::test_retry - AssertionError: 2 != 3 (×2)
     ## Decisions
     - The fix is to count the first attempt as a retry.
+    ## Key facts
+    - ERROR [E4417] reconciliation aborted at src/jobs/ledger_sync.py:218
     ## Commands
     - pytest tests/test_io.py → exit 1 (×2)
     ## Identifiers
@@ -43,6 +45,7 @@ import re
 from dataclasses import dataclass, field
 
 from condense.summarizers._text import clip, condense, one_line
+from condense.summarizers.salient import info_score
 
 SCOPE = "Scope"
 EARLIER = "Earlier"
@@ -53,22 +56,24 @@ COMMANDS = "Commands"
 ERRORS = "Errors"
 DECISIONS = "Decisions"
 IDS = "Identifiers"
+KEY = "Key facts"
 LAST_STATE = "Last state"
 
 # Sections holding items (TOOLS: tool group -> calls; FILES, IDS: path or id -> mentions).
-ITEM_SECTIONS = (ASKS, TOOLS, FILES, COMMANDS, ERRORS, DECISIONS, IDS)
+ITEM_SECTIONS = (ASKS, TOOLS, FILES, COMMANDS, ERRORS, DECISIONS, KEY, IDS)
 # Output order: most valuable first.
-ORDER = (SCOPE, EARLIER, ASKS, LAST_STATE, ERRORS, DECISIONS, IDS, COMMANDS, FILES, TOOLS)
+ORDER = (SCOPE, EARLIER, ASKS, LAST_STATE, ERRORS, DECISIONS, KEY, IDS, COMMANDS, FILES, TOOLS)
 # Who is served first, with the share of the whole it may take in each of three rounds:
 # the sections after it get theirs before it may grow in the next round.
 _SHARES = {
-    ASKS: (0.3, 0.35, 0.4),
-    LAST_STATE: (0.2, 0.25, 0.3),
-    ERRORS: (0.16, 0.25, 1.0),
-    DECISIONS: (0.14, 0.25, 1.0),
+    ASKS: (0.3, 0.35, 0.35),
+    LAST_STATE: (0.2, 0.2, 0.25),
+    KEY: (0.1, 0.25, 1.0),
+    ERRORS: (0.16, 0.2, 0.3),
+    DECISIONS: (0.14, 0.2, 0.3),
     IDS: (0.04, 0.06, 1.0),
     EARLIER: (0.12, 0.25, 0.3),
-    COMMANDS: (0.1, 0.18, 1.0),
+    COMMANDS: (0.1, 0.18, 0.25),
     FILES: (0.06, 0.1, 1.0),
     TOOLS: (0.06, 0.1, 1.0),
 }
@@ -76,6 +81,7 @@ _SHARES = {
 _ASK_CHARS = 320
 # The smallest room worth opening a section for (beyond its header).
 _MIN_BODY = 24
+_MIN_KEY_BODY = 80  # a key fact clipped shorter than this says little
 
 # Findings rank above plans; the extractor keeps sentences that match either.
 _CULPRIT = r"(?:fix|cause|problem|issue|bug|culprit|solution|reason|answer)"
@@ -103,7 +109,14 @@ _EXIT = re.compile(r"→ exit (-?\d+)")
 # A code or an id a reader could not guess: ORD-4102, E0308, ord_8f3a2c91, #412.
 _CODE = re.compile(r"\b[A-Z]{1,6}-?\d{2,}\b|\b[a-z]+_[0-9a-f]{6,}\b|#\d{2,}\b")
 
+# A decision that gives its reason, or says what instead of what, outranks a bare plan.
+_REASON = re.compile(
+    r"(?i)\b(?:decided|because|instead of|due to|so that|in order to|rather than)\b"
+)
+_TELLING = 7  # an info_score this high: the item carries identifiers or values
 _COUNT = re.compile(r"^(.*?) \(×(\d+)\)$")
+_NUMBERS = re.compile(r"\d+")
+_AGGREGATE_FROM = 3  # names differing only in numbers, this many or more: one item
 _SHORT_COUNT = re.compile(r"^(.*?) \(?×(\d+)\)?$")
 _TOOL_LINE = re.compile(r"^([\w.\-/]+(?:\([\w.\-/]+\))?)(?: ×(\d+))?(?:: (.*))?$")
 _MORE = re.compile(r"^\+\d+ more$")
@@ -223,10 +236,13 @@ def rank(section: str, item: str) -> int:
     if section == ERRORS:
         return 2 if _SHARP_ERROR.search(item) else 1
     if section == DECISIONS:
-        return (3 if is_finding(item) else 1) + bool(_CODE.search(item))
+        reasoned = bool(_REASON.search(item)) or info_score(item) >= _TELLING
+        return (3 if is_finding(item) else 1) + bool(_CODE.search(item)) + 2 * reasoned
     if section == COMMANDS:
         match = _EXIT.search(item)
         return 0 if match is None else 1 + (match.group(1) != "0")
+    if section == KEY:
+        return int(info_score(item))
     return 1
 
 
@@ -268,7 +284,7 @@ def _scope(digest: Digest) -> list[str]:
 def _section(digest: Digest, name: str, room: int) -> list[str]:
     """The lines of one section (its header first) in at most ``room``, or none."""
     body = room - len(name) - 4  # "## name\n"
-    if body < _MIN_BODY:
+    if body < (_MIN_KEY_BODY if name == KEY else _MIN_BODY):
         return []
     if name == LAST_STATE:
         lines = _text(digest.last_state, body, favor_end=True)
@@ -277,7 +293,7 @@ def _section(digest: Digest, name: str, room: int) -> list[str]:
     elif name == ASKS:
         lines = _asks(digest.sections[ASKS], body)
     elif name in (FILES, IDS):
-        lines = _counted(digest.sections[name], body)
+        lines = _counted(digest.sections[name], body, aggregate=name == FILES)
     elif name == TOOLS:
         lines = _tools(digest.sections[TOOLS], digest.details, body)
     else:
@@ -293,7 +309,11 @@ def _text(text: str, room: int, *, favor_end: bool) -> list[str]:
 
 
 def _asks(items: dict[str, int], room: int) -> list[str]:
-    """The first ask (protected, and given most room), then the newest others that fit."""
+    """The first ask (protected, and given most room), then the others that fit.
+
+    The others are taken by what they carry (an ask naming an id, a path or a value
+    first), then newest first, and written in their order.
+    """
     if not items:
         return []
     asks = list(items.items())
@@ -301,14 +321,19 @@ def _asks(items: dict[str, int], room: int) -> list[str]:
     share = room if len(asks) == 1 else max(room * 3 // 4, min(room, 120))
     lines = [_line(first, first_count, share - 1)]
     room -= _size(lines)
-    chosen: list[str] = []
-    for ask, count in reversed(asks[1:]):
+    others = sorted(
+        range(1, len(asks)),
+        key=lambda i: (min(2, int(info_score(asks[i][0]) // 4)), i),
+        reverse=True,
+    )
+    chosen: dict[int, str] = {}
+    for i in others:
         if room < _MIN_BODY + 16:
             break
-        line = _line(ask, count, min(room - 1, _ASK_CHARS))
-        chosen.append(line)
+        line = _line(*asks[i], min(room - 1, _ASK_CHARS))
+        chosen[i] = line
         room -= len(line) + 1
-    return lines + chosen[::-1]
+    return lines + [chosen[i] for i in sorted(chosen)]
 
 
 def _ranked(name: str, items: dict[str, int], room: int) -> list[str]:
@@ -333,15 +358,31 @@ def _ranked(name: str, items: dict[str, int], room: int) -> list[str]:
     return [_line(*entries[i]) for i in sorted(chosen)]
 
 
-def _counted(items: dict[str, int], room: int) -> list[str]:
+def _counted(items: dict[str, int], room: int, *, aggregate: bool) -> list[str]:
     """One line: the most counted first (the newest first among equals), ``+N more``."""
     if not items:
         return []
-    paths = list(items.items())
+    paths = _aggregated(items) if aggregate else list(items.items())
     order = sorted(range(len(paths)), key=lambda i: (paths[i][1], i), reverse=True)
     pieces = [f"{paths[i][0]} ×{paths[i][1]}" if paths[i][1] > 1 else paths[i][0] for i in order]
     line = _joined(pieces, room - 1, prefix="- ")
     return [line] if line else []
+
+
+def _aggregated(items: dict[str, int]) -> list[tuple[str, int]]:
+    """``items`` with each run of names that differ only in numbers (``logs/part0.log``,
+    ``logs/part1.log``…; three or more) as one ``first … last`` item counting the names."""
+    shapes: dict[str, list[str]] = {}
+    for item in items:
+        shapes.setdefault(_NUMBERS.sub("#", item) if "…" not in item else item, []).append(item)
+    out: list[tuple[str, int]] = []
+    for names in shapes.values():
+        if len(names) < _AGGREGATE_FROM:
+            out.extend((name, items[name]) for name in names)
+            continue
+        names.sort(key=lambda name: [int(n) for n in _NUMBERS.findall(name)])
+        out.append((f"{names[0]} … {names[-1]}", len(names)))
+    return out
 
 
 def _tools(groups: dict[str, int], details: dict[str, dict[str, int]], room: int) -> list[str]:
@@ -358,7 +399,7 @@ def _tools(groups: dict[str, int], details: dict[str, dict[str, int]], room: int
         width = min(room, max(share, len(head) + 40)) - 1
         if width < len(head):
             break
-        args = list(details.get(group, {}))[::-1]
+        args = [detail for detail, _ in _aggregated(details.get(group, {}))][::-1]
         line = (_joined(args, width, prefix=f"{head}: ") if args else "") or head
         lines.append(line)
         room -= len(line) + 1

@@ -17,7 +17,15 @@ and says so in its ``Scope`` line. What it keeps:
   ``#412``, a commit hash), counted;
 - the commands run, with the exit code read from their output;
 - the files touched: path arguments and the path-like words of commands, counted;
-- the other tool calls, grouped per tool with their most telling arguments.
+- the other tool calls, grouped per tool with their most telling arguments;
+- the key facts: the span's most informative lines, chosen by information rather than
+  position over the whole span (:mod:`condense.summarizers.salient`: identifiers, values,
+  errors, decisions, rarity), verbatim.
+
+The conversation is read as it is: a ``user`` message that carries a tool observation
+(SWE-agent style) is an observation, not an ask; ``<think>`` blocks are reasoning, not the
+state; commands and files repeated with other numbers (``cat logs/part0.log`` …
+``cat logs/part3727.log``) are one item, ``first … last (×N)``.
 
 How the target's room is shared among these is the digest's business
 (:func:`condense.summarizers.digest.layout`); the result is checked with the real
@@ -40,6 +48,7 @@ from condense.summarizers._text import (
     one_line,
     tokens_to_chars,
 )
+from condense.summarizers.salient import is_observation, salient, strip_think
 from condense.types import RawMessage
 
 _PATH_KEYS = (
@@ -140,6 +149,8 @@ _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 _STRING_FIELD = re.compile(r'"(\w{1,40})"\s*:\s*"((?:[^"\\\n]|\\.){0,300})"')
 _WORD = re.compile(r"[\w-]{1,30}")
 _NAME_CHARS = re.compile(r"[^\w.\-/]+")
+_NUMBERS = re.compile(r"\d+")
+_AGGREGATE_FROM = 3  # an action repeated this often (numbers aside) is written once
 _CAMEL = re.compile(r"([a-z])([A-Z])")
 _SEGMENTS = re.compile(r"&&|\|\||[;|\n]")
 
@@ -183,6 +194,12 @@ _LAST_STATE_TEXTS = 3
 _WORK_BUDGET = 250_000
 _WORK_PER_TARGET_CHAR = 16
 _MESSAGE_COST = 100
+_WORK_CEILING = 300_000  # a large target (a roomy budget) does not read without end
+# The key-fact scan reads at most this many characters (more for a larger target).
+_KEY_BUDGET = 400_000
+_KEY_PER_TARGET_CHAR = 24
+_KEY_CEILING = 450_000
+_KEY_CHARS_PER_LINE = 200
 # Sections whose fill stops the walk (tool groups and files only add up counts).
 _BOUNDED = (dg.ASKS, dg.COMMANDS, dg.ERRORS, dg.DECISIONS)
 
@@ -207,11 +224,33 @@ class ExtractiveSummarizer:
             messages,
             # More items than this per section can never be written.
             cap=max(4, max_chars // 48),
-            budget=max(_WORK_BUDGET, _WORK_PER_TARGET_CHAR * max_chars),
+            budget=min(_WORK_CEILING, max(_WORK_BUDGET, _WORK_PER_TARGET_CHAR * max_chars)),
         )
+        _add_key_facts(digest, messages, max_chars)
         if previous and previous.strip():
             digest = dg.fold(dg.parse(previous), digest)
         return fit_exact(lambda limit: dg.layout(digest, limit), target_tokens)
+
+
+def _add_key_facts(digest: dg.Digest, messages: Sequence[object], max_chars: int) -> None:
+    """Add the span's most informative lines (:mod:`.salient`) not already said elsewhere."""
+    said = "\n".join([*digest.sections[dg.ERRORS], *digest.sections[dg.DECISIONS]])
+    errors = [item.rstrip("…") for item in digest.sections[dg.ERRORS]]
+
+    def already_said(line: str) -> bool:
+        """The same sentence, or an error line the Errors section shortened."""
+        return line in said or any(error in line for error in errors)
+
+    found = salient(
+        messages,
+        budget=min(_KEY_CEILING, max(_KEY_BUDGET, _KEY_PER_TARGET_CHAR * max_chars)),
+        # About what the section can show: the scan's own ranking (rarity, one fact per
+        # dump) chooses, the layout only trims.
+        limit=max(6, max_chars // _KEY_CHARS_PER_LINE),
+        skip=already_said,
+    )
+    for candidate in found:
+        digest.add(dg.KEY, candidate.text)
 
 
 def extract(messages: Sequence[object], *, cap: int, budget: int) -> dg.Digest:
@@ -221,7 +260,9 @@ def extract(messages: Sequence[object], *, cap: int, budget: int) -> dg.Digest:
     is full or ``budget`` (characters examined plus a fixed cost per message) is spent.
     """
     found = _Collector(cap, budget)
-    for message in reversed(messages):
+    asks = _ask_positions(messages)
+    positions = range(len(messages) - 1, -1, -1)
+    for position, message in zip(positions, reversed(messages), strict=True):
         if found.full() or found.budget <= 0:
             break
         found.scanned += 1
@@ -234,18 +275,35 @@ def extract(messages: Sequence[object], *, cap: int, budget: int) -> dg.Digest:
         elif role == "assistant":
             found.assistant(message)
         elif role == "user":
-            found.ask(message.get("content"))
+            if position in asks:
+                found.ask(message.get("content"))
+            else:  # a tool observation carried in a user message (SWE-agent style)
+                found.errors(
+                    *content_ends(message.get("content"), _OUTPUT_HEAD, _OUTPUT_TAIL), reads=False
+                )
     found.flush()
     first_ask = next(
         (
             text
-            for message in messages
-            if isinstance(message, dict) and message.get("role") == "user"
+            for position, message in enumerate(messages)
+            if position in asks and isinstance(message, dict)
             if (text := _ask_text(message.get("content")))
         ),
         None,
     )
     return found.digest(len(messages), first_ask)
+
+
+def _ask_positions(messages: Sequence[object]) -> set[int]:
+    """The indices of the user messages that ask (not those carrying tool observations)."""
+    positions: set[int] = set()
+    first = True
+    for position, message in enumerate(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            if not is_observation(message.get("content"), first=first):
+                positions.add(position)
+            first = False
+    return positions
 
 
 class _Collector:
@@ -259,6 +317,7 @@ class _Collector:
         self.details: dict[str, dict[str, int]] = {}
         self.state: list[str] = []  # the newest assistant texts, newest first
         self.exit_codes: dict[str, int] = {}
+        self.shapes: dict[str, list[int | str]] = {}
         # Tool outputs seen before their call (the walk is backwards): their errors are
         # read once the call tells whether the output is content or an outcome.
         self.outputs: dict[str, tuple[str, str]] = {}
@@ -299,6 +358,7 @@ class _Collector:
         if wants_state or self.room(dg.DECISIONS):
             head, tail = content_ends(content, _TEXT_SCAN, _TEXT_TAIL)
             self.budget -= len(head) + len(tail)
+            head, tail = strip_think(head), strip_think(tail)
             if head.strip():
                 if wants_state:
                     self.state.append(f"{head}\n…\n{tail}".strip() if tail else head.strip())
@@ -328,12 +388,15 @@ class _Collector:
         code = self.exit_codes.get(call_id)
         ended = "" if code is None else f"→ exit {code}"
         if command is not None:
+            item = clip(one_line(command), _COMMAND_CHARS)
+            item = f"{item} {ended}" if ended else item
+            self.shape(item)
             if self.room(dg.COMMANDS):
-                item = clip(one_line(command), _COMMAND_CHARS)
-                self.add(dg.COMMANDS, f"{item} {ended}" if ended else item)
+                self.add(dg.COMMANDS, item)
                 self.ids(command[: _ITEM_CHARS * 2])
             for word in reversed(_path_words(command)):
                 self.add(dg.FILES, word)
+                self.shape(word, files=True)
             return
         group, detail = _call_group(name, args)
         self.add(dg.TOOLS, group)
@@ -345,6 +408,7 @@ class _Collector:
             value = args.get(key)
             if isinstance(value, str) and _is_file(value.strip(), strict=False):
                 self.add(dg.FILES, _normal_path(value.strip()))
+                self.shape(_normal_path(value.strip()), files=True)
 
     def tool_output(self, message: RawMessage) -> None:
         head, tail = content_ends(message.get("content"), _OUTPUT_HEAD, _OUTPUT_TAIL)
@@ -387,10 +451,38 @@ class _Collector:
         for head, tail in outputs.values():
             self.errors(head, tail, reads=False)
 
+    def shape(self, item: str, *, files: bool = False) -> None:
+        """Count ``item`` under its shape (numbers left out): repeated actions aggregate."""
+        key = ("file:" if files else "") + _NUMBERS.sub("#", item)
+        seen = self.shapes.get(key)
+        if seen is None:
+            self.shapes[key] = [1, item, item]  # count, newest, oldest (walking backwards)
+        else:
+            seen[0] = int(seen[0]) + 1
+            seen[2] = item
+
+    def aggregated(self, items: dict[str, int], *, files: bool = False) -> dict[str, int]:
+        """``items`` (newest first) with each action repeated with other numbers (``cat
+        logs/part3611.log``, ``…part3612.log``…) as one item: oldest … newest, counted
+        over the whole walk (not only the items the section could hold)."""
+        out: dict[str, int] = {}
+        done: set[str] = set()
+        for item, count in items.items():
+            key = ("file:" if files else "") + _NUMBERS.sub("#", item)
+            total, newest, oldest = self.shapes.get(key, (1, item, item))
+            if int(total) < _AGGREGATE_FROM or newest == oldest:
+                out[item] = count
+            elif key not in done:
+                done.add(key)
+                out[f"{oldest} … {newest}"] = int(total)
+        return out
+
     def digest(self, messages: int, first_ask: str | None) -> dg.Digest:
         result = dg.Digest(messages=messages, last_state="\n".join(reversed(self.state)))
         if self.scanned < messages and self.budget <= 0:
             result.note = f"details from the newest {self.scanned:,}"
+        self.items[dg.COMMANDS] = self.aggregated(self.items[dg.COMMANDS])
+        self.items[dg.FILES] = self.aggregated(self.items[dg.FILES], files=True)
         for name, items in self.items.items():
             # Collected newest first; a digest keeps them oldest first.
             for item, count in reversed(items.items()):

@@ -18,6 +18,9 @@ asks. Any other failure — or the last passing one — falls back to the ``fall
 summarizer (extractive by default), and an empty answer or one cut off by
 ``finish_reason == "length"`` with nothing in it counts as a failure.
 
+The model's answer is checked against the span: identifiers it lost are put back from the
+extractive ranking while room remains (:mod:`condense.summarizers.restore`).
+
 ``summarize`` returns text only. The compress engine calls ``summarize_with_report``
 (or the async ``asummarize_with_report``), which returns a
 :class:`~condense.summarizers.outcome.SummaryOutcome` telling whether it fell back,
@@ -41,6 +44,7 @@ from condense.summarizers.base import Summarizer
 from condense.summarizers.extractive import ExtractiveSummarizer
 from condense.summarizers.outcome import SummaryOutcome
 from condense.summarizers.prompt import build_messages
+from condense.summarizers.restore import restore_identifiers
 from condense.types import RawMessage
 
 if TYPE_CHECKING:
@@ -77,6 +81,7 @@ class OpenAISummarizer:
         fallback: Summarizer | None = None,
         seed: int | None = None,
         max_retries: int | None = None,
+        restore: bool = True,
     ) -> None:
         """Resolve the endpoint and check that ``openai`` is installed.
 
@@ -86,7 +91,8 @@ class OpenAISummarizer:
         ``max_tokens_param`` names the output cap as the endpoint expects it (OpenAI's
         reasoning models want ``max_completion_tokens``). ``extra_body`` is merged into
         every request; ``seed`` makes the retry jitter reproducible. ``max_retries=N`` is
-        the old spelling of ``max_attempts=N + 1``.
+        the old spelling of ``max_attempts=N + 1``. ``restore=False`` returns the model's
+        answer without putting back the identifiers it lost (see the module docs).
         """
         if max_retries is not None:
             renamed("max_retries", "max_attempts")
@@ -121,6 +127,7 @@ class OpenAISummarizer:
             max_retry_wait=max_retry_wait,
         )
         self.max_prompt_tokens = max_prompt_tokens
+        self.restore = restore
         self.max_message_chars = max_message_chars
         self.temperature = temperature
         self.max_tokens_param = max_tokens_param
@@ -275,8 +282,13 @@ class OpenAISummarizer:
     ) -> SummaryOutcome:
         failures = tuple(failure.reason for failure in done.failures)
         if done.ok and done.value is not None:
+            text = _fit(done.value, target_tokens)
+            if self.restore:
+                text = restore_identifiers(
+                    text, messages, previous=previous, target_tokens=target_tokens
+                )
             return SummaryOutcome(
-                text=_fit(done.value, target_tokens),
+                text=text,
                 summarizer=self.name,
                 attempts=done.attempts,
                 failures=failures,

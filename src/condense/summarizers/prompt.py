@@ -48,7 +48,11 @@ The commands run, each with its exit code when known.
 ## {dg.ERRORS}
 The distinctive error lines and codes, and whether each was resolved.
 ## {dg.DECISIONS}
-What the assistant decided or concluded, and why.
+What the assistant decided or concluded, and why (the reason, verbatim where short).
+## {dg.KEY}
+The lines that carry facts the agent cannot guess, copied verbatim: error lines with their \
+file:line, config keys with their values, hosts and ports, URLs, commit hashes, ticket and \
+account ids, failing or flaky test names, numbers with units.
 ## {dg.IDS}
 The identifiers the work refers to: ids, error codes, ticket and PR numbers, commit hashes,
 versions — exactly as written.

@@ -1,0 +1,81 @@
+"""The summary uses the room the kept part leaves, within its cap; the budget still holds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from condense import compress
+from condense.compressor import MIN_SUMMARY_TOKENS, summary_reserve, summary_size
+from condense.testing.sessions import synthetic_session
+from condense.tokens import count_text
+from condense.types import RawMessage
+
+
+@given(st.integers(-1_000, 200_000), st.none() | st.integers(1, 50_000), st.integers(1, 10**6))
+def test_summary_size_is_the_room_within_the_cap(room: int, cap: int | None, budget: int) -> None:
+    size = summary_size(room, cap, budget=budget)
+    assert size >= MIN_SUMMARY_TOKENS
+    limit = cap if cap else min(32_768, budget // 2)
+    assert size == max(MIN_SUMMARY_TOKENS, min(limit, room))
+
+
+@given(st.integers(1, 10_000), st.integers(0, 100_000), st.integers(1, 10**6))
+def test_the_reserve_makes_room_for_the_previous_summary(
+    default: int, previous: int, budget: int
+) -> None:
+    reserve = summary_reserve(default, previous, budget=budget)
+    assert reserve >= default
+    assert reserve <= max(default, budget // 4)
+    if previous + previous // 8 <= budget // 4:
+        assert reserve >= previous
+
+
+SESSION = synthetic_session(300, seed=5)
+
+
+class Recorder:
+    """A summarizer that writes a few words and remembers the size it was asked for."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.targets: list[int] = []
+
+    def summarize(
+        self, messages: Sequence[RawMessage], *, previous: str | None, target_tokens: int
+    ) -> str:
+        self.targets.append(target_tokens)
+        return f"{len(messages)} messages"
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.sampled_from([6_000, 12_000, 24_000]), st.none() | st.integers(200, 900))
+def test_compress_fits_and_the_summary_follows_the_room(budget: int, cap: int | None) -> None:
+    recorder = Recorder()
+    result = compress(SESSION, budget=budget, summary_tokens=cap, summarizer=recorder)
+    assert result.report.fits and result.report.tokens_after <= budget
+    assert result.summary is not None
+    [target] = recorder.targets
+    if cap is not None:
+        assert target <= cap
+    else:  # more than the old fixed eighth of the budget: the room the kept part leaves
+        assert target > min(4096, max(256, budget // 8))
+    kept = result.report.tokens_after - count_text(result.summary)
+    assert kept + target <= budget
+
+
+def test_the_next_turn_keeps_the_first_summary_s_facts() -> None:
+    first = compress(SESSION, budget=8_000)
+    assert first.summary is not None
+    grown = [*SESSION, *synthetic_session(40, seed=77)[1:]]
+    again = compress(grown, budget=8_000, previous=first.state)
+    assert again.report.fits
+    out = "\n".join(str(m.get("content")) for m in again.messages)
+    kept = [line[2:] for line in first.summary.splitlines() if line.startswith("- ")]
+    identified = [line for line in kept if any(ch.isdigit() for ch in line) and len(line) < 200]
+    assert identified
+    carried = sum(line in out for line in identified) / len(identified)
+    assert carried >= 0.8
