@@ -1,0 +1,282 @@
+"""``compress``: fit a history to a token budget without ever breaking it.
+
+The stages, one module each, in pipeline order (all functions over frozen values):
+
+1. ``plan`` — repair for the profile, segment into units, protect the system prompt, the
+   first and latest user asks, the latest reply, the newest tool exchange, the running
+   tool loop's exchange and a tail; the rest is reducible, oldest first.
+2. ``reductions`` — the message reductions cheapest first (dedupe, strip images, mask,
+   shrink), counted exactly, stopping as soon as the history fits.
+3. ``assemble`` — replace the oldest reducible units by a summary, or a one-line notice.
+4. ``gate`` — unbind Anthropic thinking, validate, count, never return a larger history.
+5. ``incremental`` — reuse the previous call's output for a session that grew.
+
+The common case, a history that already fits, costs a repair (validation) pass and a
+guaranteed bound (``condense.tokens.upper_bound_tokens``); exact counting happens only
+where the bound comes close to the budget.
+
+Replay state belongs to its unit: a message carrying it (thinking blocks, Responses
+items, thought signatures, ``reasoning_content``) is returned as the same object or left
+out with its whole unit; it is never shrunk, merged into or split from its calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from condense._input import check_history
+from condense.compress.assemble import Assembly, SummaryInputs, assemble
+from condense.compress.gate import gate
+from condense.compress.incremental import resume_from
+from condense.compress.plan import Plan, make_plan, running_exchange
+from condense.compress.reductions import (
+    DEFAULT_REDUCTIONS,
+    ReductionStep,
+    SpanSummary,
+    run_reductions,
+)
+from condense.compress.result import (
+    CompressionReport,
+    CompressionResult,
+    CompressionState,
+    UnitOutcome,
+)
+from condense.exceptions import BudgetError, InputError
+from condense.providers import (
+    DEFAULT_PROVIDER,
+    Profile,
+    ProviderChoice,
+    choose_provider,
+    media_billing,
+)
+from condense.reduce.thinking import Stripped, strip_thinking
+from condense.repair import repair
+from condense.summarizers import Summarizer, get_summarizer
+from condense.tokens import encoding_for_model, upper_bound_tokens
+from condense.tokens.counting import shared_counter
+from condense.tokens.pieces import REPLY_PRIMING_TOKENS
+from condense.types import RawMessage
+from condense.units import segment
+from condense.validate.replay import running_loop_turn
+
+
+def compress(
+    messages: Sequence[Any],
+    *,
+    budget: int,
+    model: str | None = None,
+    encoding: str | None = None,
+    provider: str | Profile | ProviderChoice = DEFAULT_PROVIDER,
+    summarizer: str | Summarizer = "extractive",
+    previous: CompressionState | None = None,
+    tail_tokens: int | None = None,
+    summary_tokens: int | None = None,
+    strict_budget: bool = False,
+    keep_bound_thinking: bool = False,
+    reductions: Sequence[ReductionStep] = DEFAULT_REDUCTIONS,
+) -> CompressionResult:
+    """Return ``messages`` reduced to at most ``budget`` tokens, valid for ``provider``.
+
+    Nothing is reduced when the history fits, and reductions stop as soon as the exact
+    count fits. ``tail_tokens`` (default: a quarter of the budget) protects the most
+    recent units; ``summary_tokens`` caps the summary (default: an eighth of the budget,
+    256–4096). ``reductions`` is the sequence of steps to run, cheapest first
+    (``condense.compress.DEFAULT_REDUCTIONS``: dedupe, strip images, mask, shrink,
+    summarize); drop one to forbid it or add your own ``MessageReduction``.
+    ``previous`` is the ``state`` of an earlier call on the same session.
+
+    The result is never larger than the input, and fits whenever the protected part does
+    (a span whose summary would not fit is replaced by a one-line notice, listed in
+    ``report.left_out``). When even the protected part cannot fit, the report says so
+    (``fits`` is False) and ``strict_budget=True`` raises ``BudgetError``. The input is
+    never mutated.
+
+    Under a profile with Anthropic's thinking rules, the thinking blocks of the turns
+    after the first edit are removed (and listed in ``report.replay_removed``), except
+    the running tool loop's turn, which comes back as it was; ``keep_bound_thinking=True``
+    keeps them, for accounts that do not enforce thinking-block binding.
+    """
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
+        raise InputError(f"budget must be a positive number of tokens, not {budget!r}")
+    check_history(messages, depth=False)  # repair checks the depth of what it works on
+    for name, value in (("tail_tokens", tail_tokens), ("summary_tokens", summary_tokens)):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 0
+        ):
+            raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
+    summarizer = get_summarizer(summarizer)  # an unknown name fails now, not at first summary
+    choice = choose_provider(provider, messages=messages, model=model)
+    profile = choice.profile
+    media = media_billing(profile)
+    counter = shared_counter(encoding or encoding_for_model(model), media=media)
+    work, incremental = resume_from(previous, messages, budget, profile, counter.encoding)
+    repaired = repair(work, provider=choice)
+    history: list[RawMessage] = repaired.messages
+    report_base: dict[str, Any] = {
+        "budget": budget,
+        "encoding": counter.encoding,
+        "provider": profile.name,
+        "provider_reason": choice.reason,
+        "media": media,
+        "repairs": repaired.changes,
+        "incremental": incremental,
+        "_input": messages,
+    }
+
+    def finish(result: CompressionResult) -> CompressionResult:
+        if strict_budget and not result.report.fits:
+            raise BudgetError(result)
+        return result
+
+    def unchanged(
+        tokens: int | None, plan: Plan | None, protected: int | None
+    ) -> CompressionResult:
+        report = CompressionReport(
+            **report_base,
+            fits=True if tokens is None else tokens <= budget,
+            units=_outcomes(plan, {})
+            if plan is not None
+            else tuple(UnitOutcome(u.kind, u.start, u.stop, "kept") for u in segment(history)),
+            summarizer=None,
+            summarizer_fell_back=False,
+            fallback_reason=None,
+            _output=history,
+            _tokens_after=tokens,
+            _protected=history if protected is None else protected,
+        )
+        return finish(
+            _result(history, None, report, previous, budget, profile.name, counter.encoding)
+        )
+
+    if upper_bound_tokens(history, media=media) <= budget:  # fits for every encoding
+        return unchanged(None, None, None)
+    counts = counter.counts(history)
+    total = sum(counts) + REPLY_PRIMING_TOKENS
+    running = running_loop_turn(history)
+    units_and_plan = _plan(
+        history, counts, tail_tokens if tail_tokens is not None else budget // 4, running
+    )
+    plan = units_and_plan
+    protected = _protected_tokens(plan, counts)
+    if total <= budget:
+        return unchanged(total, plan, protected)
+
+    # stage 1b: under Anthropic's thinking rules, reducing unbinds the thinking of the
+    # turns after the oldest reducible unit's first message: plan on what will be sent
+    bind = profile.thinking_in_running_loop and not keep_bound_thinking
+    current: list[RawMessage] = history
+    stripped: Stripped = {}
+    if bind and plan.order:
+        current, stripped = strip_thinking(history, plan.units[plan.order[0]].start + 1)
+        counts = counter.counts(current)
+    reduced = run_reductions(
+        current,
+        counts,
+        plan=plan,
+        steps=reductions,
+        budget=budget,
+        counter=counter,
+        original=history,
+    )
+    assembly: Assembly | None = None
+    if reduced.tokens > budget and any(isinstance(s, SpanSummary) for s in reductions):
+        frozen = [message for message, _ in stripped.values()]
+        if running is not None:
+            frozen.insert(0, history[running])
+        assembly = assemble(
+            reduced.messages,
+            reduced.counts,
+            plan=plan,
+            budget=budget,
+            inputs=SummaryInputs(
+                original=history,
+                profile=profile,
+                counter=counter,
+                summarizer=summarizer,
+                cap=summary_tokens or min(4096, max(256, budget // 8)),
+                previous=previous.summary if previous is not None else None,
+                frozen=frozen,
+            ),
+        )
+    output = assembly.messages if assembly is not None else reduced.messages
+    gated = gate(
+        output,
+        repaired=history,
+        repaired_tokens=total,
+        original=messages,
+        profile=profile,
+        counter=counter,
+        unbind=bind,
+        stripped=stripped,
+    )
+    if gated.reverted:
+        return unchanged(total, plan, protected)
+    actions: dict[int, str] = dict(reduced.actions)
+    if assembly is not None:
+        actions.update((u, "summarized") for u in assembly.summarized)
+    report = CompressionReport(
+        **report_base,
+        fits=gated.tokens <= budget,
+        units=_outcomes(plan, actions),
+        summarizer=assembly.summarizer if assembly is not None else None,
+        summarizer_fell_back=assembly.fell_back if assembly is not None else False,
+        fallback_reason=assembly.fallback_reason if assembly is not None else None,
+        replay_removed=gated.replay_removed,
+        left_out=assembly.left_out if assembly is not None else (),
+        short_of_target=reduced.short_of_target,
+        _output=gated.messages,
+        _tokens_after=gated.tokens,
+        _protected=protected,
+    )
+    summary = assembly.summary if assembly is not None else None
+    return finish(
+        _result(gated.messages, summary, report, previous, budget, profile.name, counter.encoding)
+    )
+
+
+def _plan(
+    history: Sequence[RawMessage], counts: Sequence[int], tail_tokens: int, running: int | None
+) -> Plan:
+    units = segment(history)
+    return make_plan(
+        units,
+        tail_tokens=tail_tokens,
+        unit_tokens=lambda unit: sum(counts[unit.start : unit.stop]),
+        pinned=running_exchange(units, running),
+    )
+
+
+def _protected_tokens(plan: Plan, counts: Sequence[int]) -> int:
+    reducible = set(plan.order)
+    return REPLY_PRIMING_TOKENS + sum(
+        sum(counts[u.start : u.stop]) for i, u in enumerate(plan.units) if i not in reducible
+    )
+
+
+def _outcomes(plan: Plan, actions: dict[int, str]) -> tuple[UnitOutcome, ...]:
+    return tuple(
+        UnitOutcome(unit.kind, unit.start, unit.stop, actions.get(i, "kept"))
+        for i, unit in enumerate(plan.units)
+    )
+
+
+def _result(
+    output: list[RawMessage],
+    summary: str | None,
+    report: CompressionReport,
+    previous: CompressionState | None,
+    budget: int,
+    provider: str,
+    encoding: str,
+) -> CompressionResult:
+    carried = previous.summary if previous is not None else None
+    state = CompressionState(
+        summary=summary if summary is not None else carried,
+        source=tuple(report._input),
+        output=tuple(output),
+        budget=budget,
+        provider=provider,
+        encoding=encoding,
+    )
+    return CompressionResult(messages=output, summary=summary, report=report, state=state)
