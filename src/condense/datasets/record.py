@@ -23,6 +23,8 @@ from enum import StrEnum
 from typing import Any
 
 from condense._input import MAX_DEPTH, too_deep
+from condense.compress.assemble import MIN_SUMMARY_TOKENS
+from condense.compress.assemble import notice as left_out_notice
 from condense.datasets.options import DatasetOptions
 from condense.datasets.planner import Plan, Verdict, estimate, plan
 from condense.datasets.summaries import SummaryFailed, summarize_sync
@@ -121,6 +123,8 @@ class RecordProcessor:
             request = self._request(parsed, chosen)
         except FormatError as error:
             return RecordResult(status=Status.REJECTED, reason=_reason(error))
+        if request.target_tokens < MIN_SUMMARY_TOKENS:  # no room for a summary: the notice
+            return self._assemble(raw, parsed, chosen, None)
         if self.summarizer is None:
             return request
         try:
@@ -197,13 +201,13 @@ class RecordProcessor:
         )
 
     def _request(self, parsed: _Parsed, chosen: Plan) -> SummaryRequest:
-        room = self.options.reserve - self.options.turn_overhead
+        room = chosen.reserve - self.options.turn_overhead
         if self.options.notice:
             room -= self.tokenizer.count(self.options.notice + "\n")
         trajectory = parsed.trajectory
         turns = [trajectory.turns[i] for i in self._window(trajectory, chosen.span)]
         messages = canonical(trajectory, turns).messages
-        return SummaryRequest(messages=messages, target_tokens=max(1, room), plan=chosen)
+        return SummaryRequest(messages=messages, target_tokens=max(0, room), plan=chosen)
 
     def _window(self, trajectory: Trajectory, span: range) -> list[int]:
         """The turns the summarizer reads: the span's first block and its newest blocks
@@ -223,20 +227,30 @@ class RecordProcessor:
         return [*range(first.start, first.stop), *tail]
 
     def _assemble(
-        self, raw: bytes, parsed: _Parsed, chosen: Plan, outcome: SummaryOutcome
+        self, raw: bytes, parsed: _Parsed, chosen: Plan, outcome: SummaryOutcome | None
     ) -> RecordResult:
+        """Write the record with the span replaced by the summary turn; with no
+        ``outcome`` (no room for a summary) by the one-line notice, and with no room for
+        that either, by nothing (the span is left out, and the stats say so)."""
         trajectory = parsed.trajectory
         blocks = trajectory.blocks
         start, stop = blocks[chosen.span.start].start, blocks[chosen.span.stop - 1].stop
-        room = self.options.reserve - self.options.turn_overhead
-        notice = self.options.notice
-        text = f"{notice}\n{outcome.text.strip()}" if notice else outcome.text.strip()
+        room = chosen.reserve - self.options.turn_overhead
+        if outcome is not None:
+            notice = self.options.notice
+            text = f"{notice}\n{outcome.text.strip()}" if notice else outcome.text.strip()
+        else:
+            text = left_out_notice(range(start, stop))
         size = self.tokenizer.count(text)
         if size > room:
-            text = self.tokenizer.truncate(text, room)
+            text = self.tokenizer.truncate(text, room) if outcome is not None else ""
             size = self.tokenizer.count(text)
         turns = trajectory.turns
-        written = [*turns[:start], summary_turn(trajectory, self.options.summary_role, text)]
+        written = list(turns[:start])
+        if text:
+            written.append(summary_turn(trajectory, self.options.summary_role, text))
+        else:
+            size = -self.options.turn_overhead  # no summary turn at all
         written += turns[stop:]
         native = {**parsed.record, _list_key(trajectory): written}
         after = chosen.kept_tokens + size + self.options.turn_overhead
@@ -244,9 +258,13 @@ class RecordProcessor:
         stats.update(
             span=[start, stop],
             summary_tokens=size + self.options.turn_overhead,
-            summarizer=outcome.summarizer,
-            attempts=outcome.attempts,
+            summarizer=outcome.summarizer if outcome is not None else None,
+            attempts=outcome.attempts if outcome is not None else 0,
         )
+        if outcome is None:
+            stats["left_out"] = [start, stop]
+        if chosen.weakened:
+            stats["protection_weakened"] = True
         native[STATS_KEY] = stats
         line = json.dumps(native, ensure_ascii=False).encode()
         return RecordResult(status=Status.COMPRESSED, line=line, stats=stats, tokens=after)
