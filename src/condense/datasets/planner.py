@@ -101,7 +101,8 @@ def plan(
 
     # The policy's protection, weakened step by step while the protected turns alone
     # exceed the target: the last turn and the first system and human turns stay.
-    tiers = [(tail_turns, _FIRST_ROLES), (min(tail_turns, 1), _FIRST_ROLES)]
+    tiers: list[tuple[int, Sequence[str]]] = [(tail_turns, _FIRST_ROLES)]
+    tiers.append((min(tail_turns, 1), _FIRST_ROLES))
     tiers.append((min(tail_turns, 1), _FIRST_ROLES[:2]))
     weakened = False
     for tier, (tier_tail, tier_roles) in enumerate(tiers):
