@@ -29,6 +29,7 @@ from condense._input import check_history
 from condense.compress.assemble import Assembly, SummaryInputs, assemble
 from condense.compress.gate import gate
 from condense.compress.incremental import resume_from
+from condense.compress.measure import measure
 from condense.compress.plan import Plan, make_plan, running_exchange
 from condense.compress.reductions import (
     DEFAULT_REDUCTIONS,
@@ -53,9 +54,8 @@ from condense.providers import (
 from condense.reduce.thinking import Stripped, strip_thinking
 from condense.repair import repair
 from condense.summarizers import Summarizer, get_summarizer
-from condense.tokens import encoding_for_model, upper_bound_tokens
+from condense.tokens import TokenCounter, encoding_for_model, upper_bound_tokens
 from condense.tokens.counting import shared_counter
-from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.types import RawMessage
 from condense.units import segment
 from condense.validate.replay import running_loop_turn
@@ -151,42 +151,86 @@ def compress(
 
     if upper_bound_tokens(history, media=media) <= budget:  # fits for every encoding
         return unchanged(None, None, None)
-    counts = counter.counts(history)
-    total = sum(counts) + REPLY_PRIMING_TOKENS
     running = running_loop_turn(history)
-    units_and_plan = _plan(
-        history, counts, tail_tokens if tail_tokens is not None else budget // 4, running
-    )
-    plan = units_and_plan
-    protected = _protected_tokens(plan, counts)
-    if total <= budget:
-        return unchanged(total, plan, protected)
+    tail = tail_tokens if tail_tokens is not None else budget // 4
+    plan = _plan(history, counter, tail, running)
 
     # stage 1b: under Anthropic's thinking rules, reducing unbinds the thinking of the
     # turns after the oldest reducible unit's first message: plan on what will be sent
     bind = profile.thinking_in_running_loop and not keep_bound_thinking
-    current: list[RawMessage] = history
-    stripped: Stripped = {}
-    if bind and plan.order:
-        current, stripped = strip_thinking(history, plan.units[plan.order[0]].start + 1)
-        counts = counter.counts(current)
-    reduced = run_reductions(
-        current,
-        counts,
+    summarizing = any(isinstance(step, SpanSummary) for step in reductions)
+    measured = measure(
+        history,
         plan=plan,
         steps=reductions,
         budget=budget,
         counter=counter,
         original=history,
+        summarize=summarizing and not bind,
     )
+    protected = measured.fixed
+    if measured.first_kept is None and measured.lower_bound <= budget:
+        return unchanged(measured.lower_bound, plan, protected)
+    current: list[RawMessage] = history
+    stripped: Stripped = {}
+    if bind and plan.order:
+        current, stripped = strip_thinking(history, plan.units[plan.order[0]].start + 1)
+        measured = measure(
+            current,
+            plan=plan,
+            steps=reductions,
+            budget=budget,
+            counter=counter,
+            original=history,
+            summarize=summarizing,
+        )
+
+    if measured.first_kept is None:  # everything counted: reduce cheapest first, in order
+        counts = [n or 0 for n in measured.counts]
+        reduced = run_reductions(
+            current,
+            counts,
+            plan=plan,
+            steps=reductions,
+            budget=budget,
+            counter=counter,
+            original=history,
+        )
+        after_cheap = reduced.tokens
+        output: Sequence[RawMessage] = reduced.messages
+        actions: dict[int, str] = dict(reduced.actions)
+        short = reduced.short_of_target
+        prefix = [0]
+        for u in plan.order:
+            prefix.append(
+                prefix[-1] + sum(reduced.counts[plan.units[u].start : plan.units[u].stop])
+            )
+
+        def kept_tokens(k: int) -> int:
+            return after_cheap - prefix[k]
+
+        first = 1
+    else:  # the oldest units must be summarized; the kept ones are fully reduced
+        after_cheap = budget + 1
+        output = measured.messages
+        actions = dict(measured.actions)
+        short = measured.short_of_target
+        suffix, fixed = measured.suffix, measured.fixed
+
+        def kept_tokens(k: int) -> int:
+            return fixed + suffix[k]
+
+        first = measured.first_kept
     assembly: Assembly | None = None
-    if reduced.tokens > budget and any(isinstance(s, SpanSummary) for s in reductions):
+    if after_cheap > budget and summarizing:
         frozen = [message for message, _ in stripped.values()]
         if running is not None:
             frozen.insert(0, history[running])
         assembly = assemble(
-            reduced.messages,
-            reduced.counts,
+            output,
+            kept_tokens=kept_tokens,
+            first=first,
+            ceiling=measured.lower_bound,
             plan=plan,
             budget=budget,
             inputs=SummaryInputs(
@@ -199,11 +243,14 @@ def compress(
                 frozen=frozen,
             ),
         )
-    output = assembly.messages if assembly is not None else reduced.messages
+    if assembly is not None:
+        output = assembly.messages
+    lower_bound = measured.lower_bound
     gated = gate(
         output,
         repaired=history,
-        repaired_tokens=total,
+        repaired_tokens=lambda: counter.messages(history),
+        at_least=lower_bound,
         original=messages,
         profile=profile,
         counter=counter,
@@ -211,8 +258,7 @@ def compress(
         stripped=stripped,
     )
     if gated.reverted:
-        return unchanged(total, plan, protected)
-    actions: dict[int, str] = dict(reduced.actions)
+        return unchanged(counter.messages(history), plan, protected)
     if assembly is not None:
         actions.update((u, "summarized") for u in assembly.summarized)
     report = CompressionReport(
@@ -224,7 +270,7 @@ def compress(
         fallback_reason=assembly.fallback_reason if assembly is not None else None,
         replay_removed=gated.replay_removed,
         left_out=assembly.left_out if assembly is not None else (),
-        short_of_target=reduced.short_of_target,
+        short_of_target=short,
         _output=gated.messages,
         _tokens_after=gated.tokens,
         _protected=protected,
@@ -236,21 +282,16 @@ def compress(
 
 
 def _plan(
-    history: Sequence[RawMessage], counts: Sequence[int], tail_tokens: int, running: int | None
+    history: Sequence[RawMessage], counter: TokenCounter, tail_tokens: int, running: int | None
 ) -> Plan:
+    """Segment and plan; the tail is measured exactly from the newest unit back (only as
+    far as ``tail_tokens`` reaches)."""
     units = segment(history)
     return make_plan(
         units,
         tail_tokens=tail_tokens,
-        unit_tokens=lambda unit: sum(counts[unit.start : unit.stop]),
+        unit_tokens=lambda unit: sum(counter.counts(history[unit.start : unit.stop])),
         pinned=running_exchange(units, running),
-    )
-
-
-def _protected_tokens(plan: Plan, counts: Sequence[int]) -> int:
-    reducible = set(plan.order)
-    return REPLY_PRIMING_TOKENS + sum(
-        sum(counts[u.start : u.stop]) for i, u in enumerate(plan.units) if i not in reducible
     )
 
 

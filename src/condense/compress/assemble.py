@@ -15,9 +15,8 @@ the user's cap.
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from condense.compress.plan import Plan
@@ -39,7 +38,6 @@ from condense.summarizers import (
     summarize_with_report,
 )
 from condense.tokens import TokenCounter
-from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.types import RawMessage
 from condense.validate import check
 
@@ -124,26 +122,23 @@ class SummaryInputs:
 
 def assemble(
     current: Sequence[RawMessage],
-    counts: Sequence[int],
     *,
+    kept_tokens: Callable[[int], int],
+    first: int,
+    ceiling: int,
     plan: Plan,
     budget: int,
     inputs: SummaryInputs,
 ) -> Assembly | None:
-    """The smallest replacement of the oldest reducible units that fits ``budget``; when
-    none fits, the smallest history found. ``None`` when nothing replaced is smaller
-    than ``current``."""
-    total = sum(counts) + REPLY_PRIMING_TOKENS
-    covered_tokens = [
-        0,
-        *itertools.accumulate(
-            sum(counts[u.start : u.stop]) for u in (plan.units[i] for i in plan.order)
-        ),
-    ]
+    """The smallest replacement of the oldest reducible units (at least ``first`` of
+    them) that fits ``budget``; when none fits, the smallest history found below
+    ``ceiling`` (a number of tokens the input has at least). ``kept_tokens(k)`` is the
+    exact tokens of ``current`` without the first ``k`` reducible units. ``None`` when
+    nothing below ``ceiling`` was found."""
     best: tuple[int, Assembly] | None = None
-    for k in range(1, len(plan.order) + 1):
+    for k in range(max(1, first), len(plan.order) + 1):
         spans = plan.spans(k)
-        kept = total - covered_tokens[k]
+        kept = kept_tokens(k)
         if kept + len(spans) * NOTICE_TOKENS > budget and k < len(plan.order):
             continue  # not even notices would fit: replace more
         for attempt in _attempts(kept, spans, budget, inputs.cap):
@@ -151,9 +146,9 @@ def assemble(
             if attempt == DROP and check(list(built.messages), inputs.profile):
                 continue  # leaving the span out would break the profile's rules
             tokens = inputs.counter.messages(built.messages)
-            if tokens < total and (best is None or tokens < best[0]):
+            if tokens < ceiling and (best is None or tokens < best[0]):
                 best = (tokens, built)
-            if tokens <= budget:
+            if tokens <= budget and tokens < ceiling:
                 return built
     if best is None:
         return None
@@ -202,8 +197,8 @@ def _build(
             fell_back, reason = fell_back or failed, reason or why
             text = _fit_text(text.strip() or "(nothing to summarize)", target, inputs.counter)
             candidate = summary_block(text, covered=len(covered))
-            span_tokens = inputs.counter.messages(current[covered.start : covered.stop])
-            if inputs.counter.text(candidate) + 8 < span_tokens:
+            size = inputs.counter.text(candidate) + 8
+            if _more_than(current[covered.start : covered.stop], size, inputs.counter):
                 block = candidate
                 texts.insert(0, text)
         if block.startswith(f"{MARKER} {len(covered)} earlier"):
@@ -218,6 +213,17 @@ def _build(
         fell_back=fell_back,
         fallback_reason=reason,
     )
+
+
+def _more_than(messages: Sequence[RawMessage], limit: int, counter: TokenCounter) -> bool:
+    """Whether ``messages`` hold more than ``limit`` tokens, counting only as far as it
+    takes to tell."""
+    total = 0
+    for message in messages:
+        total += counter.message(message)
+        if total > limit:
+            return True
+    return False
 
 
 def _name(summarizer: str | Summarizer) -> str:

@@ -9,7 +9,7 @@ repaired input, the repaired input is returned instead.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,14 +34,17 @@ def gate(
     output: Sequence[RawMessage],
     *,
     repaired: Sequence[RawMessage],
-    repaired_tokens: int,
+    repaired_tokens: Callable[[], int],
+    at_least: int,
     original: Sequence[Any],
     profile: Profile,
     counter: TokenCounter,
     unbind: bool,
     stripped: Stripped,
 ) -> Gated:
-    """Unbind thinking if asked, validate, count, and never return a larger history."""
+    """Unbind thinking if asked, validate, count, and never return a larger history
+    (``repaired_tokens()`` counts the repaired input, called only when the output is not
+    below ``at_least``, a number of tokens the input is known to have)."""
     removed: tuple[ThinkingRemoval, ...] = ()
     messages = list(output)
     if unbind:
@@ -50,8 +53,6 @@ def gate(
     if problems:
         raise InvalidOutputError(profile.name, problems, messages=list(output))
     tokens = counter.messages(messages)
-    if tokens >= repaired_tokens:
-        return Gated(
-            messages=list(repaired), tokens=repaired_tokens, replay_removed=(), reverted=True
-        )
+    if tokens >= at_least and tokens >= repaired_tokens():
+        return Gated(messages=list(repaired), tokens=tokens, replay_removed=(), reverted=True)
     return Gated(messages=messages, tokens=tokens, replay_removed=removed, reverted=False)
