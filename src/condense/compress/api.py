@@ -51,11 +51,14 @@ from condense.providers import (
     choose_provider,
     media_billing,
 )
+from condense.providers.base import MediaBilling
 from condense.reduce.thinking import Stripped, strip_thinking
 from condense.repair import repair
 from condense.summarizers import Summarizer, get_summarizer
-from condense.tokens import TokenCounter, encoding_for_model, upper_bound_tokens
+from condense.tokens import TokenCounter, encoding_for_model
 from condense.tokens.counting import shared_counter
+from condense.tokens.estimate import upper_bound_message
+from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.types import RawMessage
 from condense.units import segment
 from condense.validate.replay import running_loop_turn
@@ -149,7 +152,7 @@ def compress(
             _result(history, None, report, previous, budget, profile.name, counter.encoding)
         )
 
-    if upper_bound_tokens(history, media=media) <= budget:  # fits for every encoding
+    if _bounded_by(history, budget, media):  # fits for every encoding
         return unchanged(None, None, None)
     running = running_loop_turn(history)
     tail = tail_tokens if tail_tokens is not None else budget // 4
@@ -279,6 +282,17 @@ def compress(
     return finish(
         _result(gated.messages, summary, report, previous, budget, profile.name, counter.encoding)
     )
+
+
+def _bounded_by(history: Sequence[RawMessage], budget: int, media: MediaBilling) -> bool:
+    """Whether the guaranteed bound of ``history`` (``upper_bound_tokens``) is within
+    ``budget``; stops adding as soon as it is not, so a long history costs little."""
+    total = REPLY_PRIMING_TOKENS
+    for message in history:
+        total += upper_bound_message(message, media=media)
+        if total > budget:
+            return False
+    return True
 
 
 def _plan(
