@@ -6,6 +6,7 @@ fits whenever the protected part does (a sweep over small layouts and budgets)."
 from __future__ import annotations
 
 import base64
+import json
 import struct
 import zlib
 from typing import Any, ClassVar
@@ -17,6 +18,8 @@ from hypothesis import strategies as st
 from condense import Conversation, repair, validate
 from condense.compress import DEFAULT_REDUCTIONS, MASK, SUMMARIZE, compress
 from condense.providers import PROFILES
+from condense.testing import DeterministicSummarizer
+from condense.testing.sessions import synthetic_session
 from condense.tokens import count_tokens
 
 OUTPUT_LINE = "  42 | def handler(request): return render(request, 'orders/list.html', ctx)\n"
@@ -318,3 +321,56 @@ def test_413_from_a_screenshot_through_recover_keeps_the_tool_text() -> None:
     retried = repr(sent[-1])
     assert "Screenshot of the dashboard, view 0" in retried
     assert "image removed" in retried
+
+
+# -- every summarizer, a real session, budgets just above the protected part --------------
+
+
+@pytest.mark.parametrize(
+    "summarizer",
+    [
+        "extractive",
+        DeterministicSummarizer(),
+        DeterministicSummarizer(oversize=True),
+        DeterministicSummarizer(fail=True),
+    ],
+    ids=["extractive", "deterministic", "oversize", "failing"],
+)
+def test_a_12k_session_fits_at_budgets_just_above_its_protected_part(summarizer: Any) -> None:
+    session = synthetic_session(50, seed=7, output_chars=1500)
+    tokens = count_tokens(session)
+    assert 10_000 < tokens < 25_000
+    tail = 0
+    protected = compress(session, budget=tokens - 1, tail_tokens=tail).report.protected_tokens
+    for extra in range(10, 61, 10):
+        budget = protected + extra
+        result = compress(session, budget=budget, tail_tokens=tail, summarizer=summarizer)
+        report = result.report
+        assert report.protected_tokens <= budget
+        assert report.fits, (extra, report.describe())
+        assert report.tokens_after <= tokens
+        assert validate(result.messages, provider=report.provider) == []
+
+
+def test_short_of_target_from_shrink_is_in_the_report() -> None:
+    path = "src/service/orders/checkout_flow.py"  # up to 40 characters: never cut
+    trace = "9f2c4e1a7b3d4c5e8f9a0b1c2d3e4f5a"
+    arguments = {"path": path, "trace_id": trace, "notes": [f"{path}:{n}" for n in range(40)]}
+    call = {
+        "id": "call_w",
+        "type": "function",
+        "function": {"name": "write", "arguments": json.dumps(arguments)},
+    }
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "Write it."},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_w", "content": "ok"},
+        {"role": "user", "content": "Now check it."},
+        *_exchange(1, "fine"),
+    ]
+    no_summary = tuple(step for step in DEFAULT_REDUCTIONS if step is not SUMMARIZE)
+    result = compress(history, budget=200, provider="openai", reductions=no_summary)
+    assert result.report.short_of_target == (1,)
+    shrunk = result.messages[1]["tool_calls"][0]["function"]["arguments"]
+    assert path in shrunk and trace in shrunk
+    assert "kept above the shrink target" in result.report.describe()
