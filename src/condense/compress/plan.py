@@ -105,6 +105,18 @@ def layout(
     return Layout(protected=frozenset(protected), tail_start=tail_start)
 
 
+def first_kept(count: int, cost: Callable[[int], int], room: int) -> int:
+    """The span planner both paths share: the smallest ``k`` in ``[0, count]`` such that
+    the items ``k..count-1`` (reducible units oldest first, or a trajectory's middle
+    blocks) cost at most ``room`` together; items ``0..k-1`` are the span to replace.
+    Walks back from the newest and calls ``cost`` only for the items it keeps, plus one."""
+    k = count
+    while k > 0 and (spent := cost(k - 1)) <= room:
+        room -= spent
+        k -= 1
+    return k
+
+
 def reducible_runs(units: Sequence[Unit], plan: Layout) -> list[range]:
     """Maximal runs of consecutive reducible units, oldest first."""
     runs: list[range] = []

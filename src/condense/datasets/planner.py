@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from condense.compress.plan import first_kept
 from condense.datasets.trajectory import Block
 
 _FIRST_ROLES = ("system", "human", "gpt", "tool")
@@ -54,11 +55,6 @@ class Plan:
     """True when the policy's protection was weakened to fit (see the module docstring)."""
     """Tokens the summary turn may take (the configured reserve, or less when only less
     is left: see the module docstring)."""
-
-
-def estimate(text: str) -> int:
-    """A cheap token estimate: ~4 ASCII characters or ~3 UTF-8 bytes of other text."""
-    return len(text) >> 2 if text.isascii() else len(text.encode("utf-8", "replace")) // 3
 
 
 def protected_ranges(
@@ -118,11 +114,8 @@ def plan(
     # Keep the longest run of middle blocks, back from the tail, that leaves room for
     # the summary; what is left before it is the span.
     room = target - reserve - kept
-    start = tail_start
-    while start > head_end and (block := cost(start - 1)) <= room:
-        room -= block
-        kept += block
-        start -= 1
+    start = head_end + first_kept(tail_start - head_end, lambda j: cost(head_end + j), room)
+    kept += sum(cost(i) for i in range(start, tail_start))  # counted already: cached
     if start == head_end:  # nothing left to summarize: every block was counted
         verdict = Verdict.FITS if kept <= target else Verdict.NO_SPAN
         return Plan(

@@ -26,13 +26,15 @@ from condense._input import MAX_DEPTH, too_deep
 from condense.compress.assemble import MIN_SUMMARY_TOKENS
 from condense.compress.assemble import notice as left_out_notice
 from condense.datasets.options import DatasetOptions
-from condense.datasets.planner import Plan, Verdict, estimate, plan
+from condense.datasets.planner import Plan, Verdict, plan
 from condense.datasets.summaries import SummaryFailed, summarize_sync
 from condense.datasets.tokenizer import Tokenizer, load_tokenizer
 from condense.datasets.trajectory import Trajectory, canonical, read_trajectory, summary_turn
 from condense.exceptions import FormatError
 from condense.formats.openai import list_key
+from condense.reduce.summary import summary_block
 from condense.summarizers import Summarizer, SummaryOutcome
+from condense.tokens import estimate_text
 from condense.types import RawMessage
 
 STATS_KEY = "condense"
@@ -193,7 +195,7 @@ class RecordProcessor:
             parsed.trajectory.roles,
             parsed.trajectory.blocks,
             turn_tokens,
-            lambda turn: estimate(texts[turn]) + overhead,
+            lambda turn: estimate_text(texts[turn]) + overhead,
             target=self.options.target_tokens,
             reserve=self.options.reserve,
             tail_turns=self.options.tail_turns,
@@ -236,15 +238,13 @@ class RecordProcessor:
         blocks = trajectory.blocks
         start, stop = blocks[chosen.span.start].start, blocks[chosen.span.stop - 1].stop
         room = chosen.reserve - self.options.turn_overhead
+        summary = None
         if outcome is not None:
-            notice = self.options.notice
-            text = f"{notice}\n{outcome.text.strip()}" if notice else outcome.text.strip()
-        else:
-            text = left_out_notice(range(start, stop))
+            summary = self._summary_text(outcome.text.strip(), covered=stop - start, room=room)
+        text = left_out_notice(range(start, stop)) if summary is None else summary
         size = self.tokenizer.count(text)
-        if size > room:
-            text = self.tokenizer.truncate(text, room) if outcome is not None else ""
-            size = self.tokenizer.count(text)
+        if size > room:  # not even the notice fits: leave the span out
+            text, size = "", 0
         turns = trajectory.turns
         written = list(turns[:start])
         if text:
@@ -261,13 +261,30 @@ class RecordProcessor:
             summarizer=outcome.summarizer if outcome is not None else None,
             attempts=outcome.attempts if outcome is not None else 0,
         )
-        if outcome is None:
+        if summary is None:
             stats["left_out"] = [start, stop]
         if chosen.weakened:
             stats["protection_weakened"] = True
         native[STATS_KEY] = stats
         line = json.dumps(native, ensure_ascii=False).encode()
         return RecordResult(status=Status.COMPRESSED, line=line, stats=stats, tokens=after)
+
+    def _summary_text(self, summary: str, *, covered: int, room: int) -> str | None:
+        """The summary turn's text: the options' notice line, then the summary block
+        ``compress`` writes (``condense.reduce.summary``), the summary cut to fit
+        ``room`` tokens with its framing; ``None`` when no summary fits."""
+        notice = self.options.notice
+
+        def framed(inner: str) -> str:
+            block = summary_block(inner, covered=covered)
+            return f"{notice}\n{block}" if notice else block
+
+        text = framed(summary)
+        spare = room - self.tokenizer.count(framed(""))
+        while self.tokenizer.count(text) > room and spare > 0:
+            text = framed(self.tokenizer.truncate(summary, spare))
+            spare -= 2  # a cut can merge with the footer's first token
+        return text if spare > 0 else None
 
     def _flag(
         self, raw: bytes, parsed: _Parsed, chosen: Plan, status: Status, reason: str | None
