@@ -374,3 +374,61 @@ def test_short_of_target_from_shrink_is_in_the_report() -> None:
     shrunk = result.messages[1]["tool_calls"][0]["function"]["arguments"]
     assert path in shrunk and trace in shrunk
     assert "kept above the shrink target" in result.report.describe()
+
+
+# -- minimal and protective, as properties ---------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    size=st.integers(min_value=6, max_value=40),
+    seed=st.integers(min_value=0, max_value=1_000),
+    fraction=st.floats(min_value=0.2, max_value=1.2),
+    provider=st.sampled_from(["openai", "anthropic", "gemini", "mistral"]),
+)
+def test_reduction_is_minimal_and_spares_the_newest_exchange(
+    size: int, seed: int, fraction: float, provider: str
+) -> None:
+    session = synthetic_session(size, seed=seed, output_chars=600)
+    repaired = repair(session, provider=provider).messages
+    tokens = count_tokens(repaired)
+    budget = max(50, int(tokens * fraction))
+    result = compress(session, budget=budget, provider=provider, tail_tokens=0)
+    report = result.report
+    if tokens <= budget:  # nothing reduced when the history fits
+        assert result.messages == repaired
+        return
+    exchanges = [u for u in report.units if u.kind == "tool_exchange"]
+    if exchanges:  # the newest tool exchange comes back as it was (a summary or notice
+        # may be written before its text where the role order leaves no other place)
+        newest = exchanges[-1]
+        assert exchanges[-1].action == "kept"
+        call, *results = repaired[newest.start : newest.stop]
+        found = [
+            i
+            for i in range(len(result.messages) - len(results))
+            if result.messages[i + 1 : i + 1 + len(results)] == results
+        ]
+        assert found, "the newest exchange's results were changed"
+        head = result.messages[found[-1]]
+        assert head == call or (
+            head.get("tool_calls") == call.get("tool_calls")
+            and str(head.get("content")).startswith("[condense:")
+        )
+    if report.summarizer is None and not report.left_out and report.fits:
+        # only cheap reductions, in place, stopped at the first that fit: undoing the
+        # one that saved most (at least what the last one saved) must not fit
+        pairs = zip(result.messages, repaired, strict=True)
+        changed = [i for i, (a, b) in enumerate(pairs) if a != b]
+        if changed and provider != "anthropic":  # (anthropic also unbinds thinking)
+            media = report.media
+
+            def gain(i: int) -> int:
+                return count_tokens([repaired[i]], media=media) - count_tokens(
+                    [result.messages[i]], media=media
+                )
+
+            undone = list(result.messages)
+            largest = max(changed, key=gain)
+            undone[largest] = repaired[largest]
+            assert count_tokens(undone, media=media) > budget
