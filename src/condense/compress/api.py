@@ -244,6 +244,7 @@ def compress(
                 cap=summary_tokens or min(4096, max(256, budget // 8)),
                 previous=previous.summary if previous is not None else None,
                 frozen=frozen,
+                stripped=[message for message, _ in stripped.values()],
             ),
         )
     if assembly is not None:

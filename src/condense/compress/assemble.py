@@ -118,6 +118,8 @@ class SummaryInputs:
     previous: str | None
     frozen: Sequence[RawMessage]
     """Messages a block is never merged into (the running loop's turn, stripped turns)."""
+    stripped: Sequence[RawMessage] = ()
+    """The turns whose thinking was removed: never joined with another message."""
 
 
 def assemble(
@@ -130,18 +132,39 @@ def assemble(
     budget: int,
     inputs: SummaryInputs,
 ) -> Assembly | None:
-    """The smallest replacement of the oldest reducible units (at least ``first`` of
-    them) that fits ``budget``; when none fits, the smallest history found below
-    ``ceiling`` (a number of tokens the input has at least). ``kept_tokens(k)`` is the
-    exact tokens of ``current`` without the first ``k`` reducible units. ``None`` when
-    nothing below ``ceiling`` was found."""
+    """Replace the oldest reducible units (at least ``first`` of them) so the history
+    fits ``budget``: by a summary of the user's cap where the smallest such ``k`` leaves
+    room for one, else a shorter summary, else the one-line notice; when nothing fits,
+    the smallest history found below ``ceiling`` (a number of tokens the input has at
+    least). ``kept_tokens(k)`` is the exact tokens of ``current`` without the first
+    ``k`` reducible units. ``None`` when nothing below ``ceiling`` was found."""
+    last = len(plan.order)
+    if not last:
+        return None
+    breaks = [0]  # breaks[k]: how many spans the first k reducible units form
+    for k in range(1, last + 1):
+        opens = k == 1 or plan.order[k - 1] != plan.order[k - 2] + 1
+        breaks.append(breaks[-1] + opens)
     best: tuple[int, Assembly] | None = None
-    for k in range(max(1, first), len(plan.order) + 1):
+    tried: set[tuple[int, int]] = set()
+    # A summary of the full cap, then a shorter one, then the notice: each at the
+    # smallest k whose kept part leaves room for it; last, everything reducible goes.
+    for reserve in (SUMMARY_OVERHEAD + inputs.cap, SUMMARY_OVERHEAD + MIN_SUMMARY_TOKENS, 0):
+        k = next(
+            (
+                k
+                for k in range(max(1, first), last + 1)
+                if kept_tokens(k) + breaks[k] * max(reserve, NOTICE_TOKENS) <= budget
+            ),
+            last,
+        )
         spans = plan.spans(k)
         kept = kept_tokens(k)
-        if kept + len(spans) * NOTICE_TOKENS > budget and k < len(plan.order):
-            continue  # not even notices would fit: replace more
-        for attempt in _attempts(kept, spans, budget, inputs.cap):
+        attempts = _attempts(kept, spans, budget, inputs.cap) if reserve else [NOTICE, DROP]
+        for attempt in attempts:
+            if (k, attempt) in tried:
+                continue
+            tried.add((k, attempt))
             built = _build(current, plan, spans, attempt, inputs)
             if attempt == DROP and check(list(built.messages), inputs.profile):
                 continue  # leaving the span out would break the profile's rules
@@ -292,21 +315,24 @@ def _fit_text(text: str, target: int, counter: TokenCounter) -> str:
 def _joined(
     before: list[RawMessage], after: list[RawMessage], inputs: SummaryInputs
 ) -> list[RawMessage]:
-    """``before + after``; where that puts two plain text messages of one role side by
-    side (which alternating profiles refuse), they become one message holding both
-    texts, unchanged, one after the other."""
-    frozen = inputs.frozen
+    """``before + after``; where that puts two messages of one role side by side (which
+    alternating profiles refuse), they become one message holding both texts, unchanged,
+    one after the other: the first must be plain text, the second may carry tool calls
+    (they stay its own). Messages with replay state, and turns whose thinking was
+    removed, are never joined (a running loop's turn without replay state may be: the
+    profile leaves no other way to keep what is protected)."""
+    stripped = inputs.stripped
     if before and after and inputs.profile.alternate:
         first, second = before[-1], after[0]
-        plain = all(
-            isinstance(m.get("content"), str)
-            and not m.get("tool_calls")
-            and mergeable(m)
-            and not any(m is other for other in frozen)
-            for m in (first, second)
+        texts = [m.get("content") for m in (first, second)]
+        joinable = (
+            all(text is None or isinstance(text, str) for text in texts)
+            and not first.get("tool_calls")
+            and all(mergeable(m) and not any(m is f for f in stripped) for m in (first, second))
         )
-        if plain and first.get("role") == second.get("role") in ("user", "assistant"):
-            joined = {**first, "content": f"{first['content']}\n\n{second['content']}"}
+        if joinable and first.get("role") == second.get("role") in ("user", "assistant"):
+            text = "\n\n".join(t for t in texts if isinstance(t, str) and t)
+            joined = {**second, "content": text or None}
             return [*before[:-1], joined, *after[1:]]
     return [*before, *after]
 

@@ -14,13 +14,15 @@ early only when the history fits without a summary).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from condense.compress.assemble import NOTICE_TOKENS
 from condense.compress.plan import Plan
 from condense.compress.reductions import MessageReduction, ReductionStep
-from condense.tokens import TokenCounter
+from condense.reduce.base import Cost
+from condense.tokens import TokenCounter, quick_estimate
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.types import RawMessage
 
@@ -84,19 +86,36 @@ def measure(
     reduced: dict[int, RawMessage] = {}
     reduced_counts: dict[int, int] = {}
     position = len(order)
+    proven = False  # the part counted so far is over the budget: so is the history
+
+    def estimate(message: Mapping[str, Any]) -> int:
+        return quick_estimate(message, media=counter.media)
+
     while position > 0:
         low = max(0, position - CHUNK)
         chunk = order[low:position]
-        raw = [count(plan.units[u].start, plan.units[u].stop) for u in chunk]
-        proven_over = fixed + raw_suffix + sum(raw) > budget
+        counted = not (summarize and proven)  # once proven, originals are not tokenized
+        raw = [count(plan.units[u].start, plan.units[u].stop) if counted else 0 for u in chunk]
+        proven = proven or fixed + raw_suffix + sum(raw) > budget
         cheap = raw
-        if summarize and proven_over:
-            _cheap(current, chunk, plan, steps, counter, original, reduced, actions, short)
+        if summarize and proven:
+            cost = counter.message if counted else estimate
+            _cheap(current, chunk, plan, steps, counter, original, reduced, actions, short, cost)
+            for i in reduced.keys() - reduced_counts.keys():
+                reduced_counts[i] = counter.message(reduced[i])
+            unchanged = [
+                i
+                for u in chunk
+                for i in range(plan.units[u].start, plan.units[u].stop)
+                if i not in reduced and counts[i] is None
+            ]
+            for i, n in zip(
+                unchanged, counter.counts([current[i] for i in unchanged]), strict=True
+            ):
+                counts[i] = n
             cheap = [
                 sum(
-                    reduced_counts.setdefault(i, counter.message(reduced[i]))
-                    if i in reduced
-                    else counts[i] or 0
+                    reduced_counts[i] if i in reduced else counts[i] or 0
                     for i in range(plan.units[u].start, plan.units[u].stop)
                 )
                 for u in chunk
@@ -106,11 +125,7 @@ def measure(
             raw_suffix += raw[offset]
             cheap_suffix += cheap[offset]
             suffix[j] = cheap_suffix
-            if (
-                summarize
-                and fixed + raw_suffix > budget
-                and fixed + cheap_suffix + NOTICE_TOKENS > budget
-            ):
+            if summarize and proven and fixed + cheap_suffix + NOTICE_TOKENS > budget:
                 kept_messages = {
                     i
                     for u in order[j + 1 :]
@@ -153,9 +168,13 @@ def _cheap(
     reduced: dict[int, RawMessage],
     actions: dict[int, str],
     short: set[int],
+    cost: Cost,
 ) -> None:
     """Every cheap reduction applied to the units ``chunk`` (recorded in ``reduced``);
-    a replacement that is not smaller is not kept."""
+    a replacement that is not smaller than ``cost`` of what it replaces is not kept
+    (``cost``: the exact count, or, once the history is proven over the budget, an
+    estimate, so that what is masked is never tokenized; what is kept is counted
+    exactly either way)."""
     scratch = list(current)  # the raw history: dedupe points at raw later copies
     for step in steps:
         if not isinstance(step, MessageReduction):
@@ -163,10 +182,10 @@ def _cheap(
         candidates = [i for u in chunk for i in step.targets(original, plan.units[u])]
         if not candidates:
             continue
-        result = step.strategy(scratch, candidates, need=1 << 62, cost=counter.message)
+        result = step.strategy(scratch, candidates, need=1 << 62, cost=cost)
         for index in result.changed:
             new = result.messages[index]
-            if counter.message(new) >= counter.message(scratch[index]):
+            if counter.message(new) >= cost(scratch[index]):
                 continue
             scratch[index] = reduced[index] = new
             actions.setdefault(plan.unit_of(index), step.action)
