@@ -107,7 +107,9 @@ def _merged_with_summary(message: dict[str, Any], latest: dict[str, Any]) -> boo
     """``message`` is ``latest`` with summary blocks (or one-line notices) put before or
     after its content."""
     content, original = _without_notices(message.get("content")), latest.get("content")
-    if content == original:
+    if content == original or (
+        isinstance(content, str) and isinstance(original, str) and content == original.strip()
+    ):
         return content != message.get("content")
     if isinstance(content, str) and isinstance(original, str) and content != original:
         # an older plain user text joined before it (a span left out between them)
