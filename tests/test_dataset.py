@@ -445,3 +445,16 @@ def test_a_record_whose_protected_turns_fit_is_never_flagged() -> None:
     assert tight.verdict is Verdict.SUMMARIZE and tight.weakened
     over = plan(roles, blocks, lambda t: 100, lambda t: 100, target=150, reserve=50, tail_turns=1)
     assert over.verdict is Verdict.NO_SPAN
+
+
+def test_openhands_record_at_4096_fits_with_a_smaller_summary_reserve() -> None:
+    path = Path(__file__).parent / "data" / "corpus" / "openai" / "openhands_trajectories.jsonl"
+    worker = processor(4096)
+    statuses = Counter()
+    for raw in path.read_bytes().splitlines():
+        result = worker.process(raw)
+        statuses[result.status] += 1
+        if result.status is Status.COMPRESSED:
+            assert result.stats is not None and result.stats["tokens_after"] <= 4096
+    assert statuses[Status.OVER_LIMIT] == 0  # was 1: the default reserve did not fit
+    assert statuses[Status.COMPRESSED] == 2
