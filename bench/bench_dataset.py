@@ -2,6 +2,8 @@
 
     python bench/bench_dataset.py            # 10,000 trajectories of 2k–200k tokens
     python bench/bench_dataset.py --quick    # 400 trajectories, same size distribution
+    python bench/bench_dataset.py --records 300 --max-tokens 120000 --command --no-llm
+                                             # 300 of 2k–120k, condense run as a command
 
 Both tools get the same generated ShareGPT trajectories (agent sessions with parallel
 tool calls; sizes log-uniform between 2k and 200k tokens, 1.7 GB of JSONL for 10,000),
@@ -55,12 +57,12 @@ TAIL_TURNS = 4
 # --- data -------------------------------------------------------------------------------
 
 
-def _record(index_and_seed: tuple[int, int]) -> bytes:
-    """One trajectory of a log-uniform 2k–200k tokens: a synthetic session cut at a unit
-    boundary once its estimated size (4 characters per token) reaches the draw."""
-    index, seed = index_and_seed
+def _record(index_seed_and_top: tuple[int, int, int]) -> bytes:
+    """One trajectory of a log-uniform 2k–``top`` tokens: a synthetic session cut at a
+    unit boundary once its estimated size (4 characters per token) reaches the draw."""
+    index, seed, top = index_seed_and_top
     rng = random.Random(seed * 1_000_003 + index)
-    tokens = math.exp(rng.uniform(math.log(2_000), math.log(200_000)))
+    tokens = math.exp(rng.uniform(math.log(2_000), math.log(top)))
     session = synthetic_session(round(tokens / TOKENS_PER_MESSAGE) + 8, seed=seed * 100_000 + index)
     size = 0
     cut = len(session)
@@ -77,9 +79,13 @@ def _record(index_and_seed: tuple[int, int]) -> bytes:
     return json.dumps(record, ensure_ascii=False).encode() + b"\n"
 
 
-def dataset(directory: Path, records: int, seed: int) -> Path:
+def dataset(directory: Path, records: int, seed: int, top: int = 200_000) -> Path:
     """``records`` trajectories in ``directory/bench-N-S/trajectories.jsonl`` (cached)."""
-    folder = directory / f"bench-v2-{records}-{seed}"
+    folder = (
+        directory / f"bench-v2-{records}-{seed}"
+        if top == 200_000
+        else (directory / f"bench-v2-{records}-{seed}-{top}")
+    )
     path = folder / "trajectories.jsonl"
     if path.exists():
         return folder
@@ -87,7 +93,7 @@ def dataset(directory: Path, records: int, seed: int) -> Path:
     partial = path.with_suffix(".partial")
     started = time.perf_counter()
     with open(partial, "wb") as out, multiprocessing.Pool() as pool:
-        for line in pool.imap(_record, [(i, seed) for i in range(records)], chunksize=8):
+        for line in pool.imap(_record, [(i, seed, top) for i in range(records)], chunksize=8):
             out.write(line)
     os.replace(partial, path)
     size = path.stat().st_size / 1e6
@@ -122,6 +128,26 @@ def run_condense(data: Path, out: Path, *, target: int, llm: float | None, worke
         f"{report['compressed']:,} compressed, {report['passed_under_target']:,} under target, "
         f"{report['still_over_limit']:,} over limit, {report['failed']:,} failed"
     )
+    return elapsed
+
+
+def run_condense_command(data: Path, out: Path, *, target: int, workers: int) -> float:
+    """``condense compress-dataset`` as a user runs it (a subprocess, end to end)."""
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    command = [
+        sys.executable, "-m", "condense", "compress-dataset",
+        str(data / "trajectories.jsonl"), "-o", str(out / "trajectories.jsonl"),
+        "--budget", str(target), "--summary-tokens", str(SUMMARY_TOKENS),
+        "--tail-turns", str(TAIL_TURNS), "--turn-overhead", "0", "--workers", str(workers),
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"condense compress-dataset failed:\n{done.stderr[-2000:]}")
+    print(f"  condense compress-dataset (command): {done.stderr.strip().splitlines()[-1:]}")
     return elapsed
 
 
@@ -245,9 +271,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-hermes", action="store_true", help="skip hermes-agent")
     parser.add_argument("--no-llm", action="store_true", help="skip the simulated-LLM runs")
+    parser.add_argument(
+        "--max-tokens", type=int, default=200_000, help="largest trajectory drawn (tokens)"
+    )
+    parser.add_argument(
+        "--command", action="store_true", help="also run condense as `condense compress-dataset`"
+    )
     args = parser.parse_args(argv)
     records = args.records or (400 if args.quick else 10_000)
-    data = dataset(args.data_dir, records, args.seed)
+    data = dataset(args.data_dir, records, args.seed, args.max_tokens)
     size = (data / "trajectories.jsonl").stat().st_size
     out = args.data_dir / "out"
     print(
@@ -263,6 +295,14 @@ def main(argv: list[str] | None = None) -> int:
             run_condense(data, out / "c1", target=args.target, llm=None, workers=args.workers),
         )
     )
+    if args.command:
+        rows.append(
+            (
+                "condense (command)",
+                "extractive",
+                run_condense_command(data, out / "c0", target=args.target, workers=args.workers),
+            )
+        )
     if not args.no_llm:
         rows.append(
             (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,8 @@ from hypothesis import strategies as st
 
 from condense import repair, validate
 from condense.compress import BudgetError, compress
+from condense.compress.plan import layout, reducible_runs
 from condense.exceptions import InputError
-from condense.planning import layout, reducible_runs
 from condense.providers import PROFILES
 from condense.reduce.summary import find_summary
 from condense.testing import DeterministicSummarizer
@@ -87,9 +88,33 @@ def test_compress_invariants(provider: str, messages: list[Any], budget: int) ->
         assert room_needed > budget, result.report.describe()
 
 
+_NOTICE = re.compile(r"\[condense: \d+ earlier messages? \([^)]*\) left out to fit the budget\]")
+
+
+def _without_notices(content: Any) -> Any:
+    if isinstance(content, list):
+        return [
+            p
+            for p in content
+            if not (isinstance(p, dict) and _NOTICE.fullmatch(str(p.get("text"))))
+        ]
+    if isinstance(content, str):
+        return _NOTICE.sub("", content).strip()
+    return content
+
+
 def _merged_with_summary(message: dict[str, Any], latest: dict[str, Any]) -> bool:
-    """``message`` is ``latest`` with summary blocks put before or after its content."""
-    content, original = message.get("content"), latest.get("content")
+    """``message`` is ``latest`` with summary blocks (or one-line notices) put before or
+    after its content."""
+    content, original = _without_notices(message.get("content")), latest.get("content")
+    if content == original or (
+        isinstance(content, str) and isinstance(original, str) and content == original.strip()
+    ):
+        return content != message.get("content")
+    if isinstance(content, str) and isinstance(original, str) and content != original:
+        # an older plain user text joined before it (a span left out between them)
+        text = original.strip()
+        return content.endswith("\n\n" + text) or content.startswith(text + "\n\n")
     if isinstance(content, list) and isinstance(original, list):
         parts = [p for p in content if find_summary({"content": [p]}) is None]
         return parts != content and parts == original

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from condense import Conversation, validate
 from condense.compress import CompressionResult, compress
+from condense.compress.assemble import without_notices
 from condense.providers.base import THINKING_BLOCKS
 from condense.reduce.summary import find_summary
 from condense.reduce.thinking import EMPTY_TURN
@@ -105,7 +106,13 @@ def _nothing_lost_without_an_entry(messages: Sequence[Any], result: CompressionR
     masked, deduped or shrunk, or its thinking removal is reported."""
     kept = {id(m) for m in result.messages}
     unbound = {id(r.blocks[0]) for r in result.report.replay_removed}
-    merged = [m for m in result.messages if find_summary(m) is not None]
+    merged = [
+        m
+        for m in result.messages
+        if find_summary(m) is not None
+        or without_notices(m.get("content")) != m.get("content")
+        or (m.get("role") in ("user", "assistant") and id(m) not in {id(x) for x in messages})
+    ]
     for unit in result.report.units:
         for message in messages[unit.start : unit.stop]:
             if id(message) in kept:
@@ -117,18 +124,25 @@ def _nothing_lost_without_an_entry(messages: Sequence[Any], result: CompressionR
                 blocks = message.get(THINKING_BLOCKS)
                 assert blocks and id(blocks[0]) in unbound, (unit, message)
     if "summarized" in result.report.actions:
-        assert result.summary
+        assert result.summary or result.report.left_out
 
 
 def _with_summary(message: dict[str, Any], original: dict[str, Any]) -> bool:
-    """``message`` is ``original`` with summary blocks put before or after its content."""
+    """``message`` is ``original`` with summary blocks or notices put before or after its
+    content, or an older text of its role joined before it (a span left out between)."""
     if message.keys() != original.keys():
         return False
     content = original.get("content")
     if isinstance(content, list):
         parts = [p for p in message["content"] if find_summary({"content": [p]}) is None]
-        return parts == content
-    rest: Any = message.get("content")
+        return without_notices(parts) == content
+    rest: Any = without_notices(message.get("content"))
+    if (
+        isinstance(rest, str)
+        and isinstance(content, str)
+        and (rest.endswith("\n\n" + content) or rest.startswith(content + "\n\n"))
+    ):
+        return True
     while (found := find_summary({"content": rest})) is not None:
         rest = found[1]
     return isinstance(content, str) and rest == content.strip()

@@ -2,10 +2,14 @@
 
 Protected: the blocks holding the first system, human, gpt and tool turns (and every
 block before them: the head), and the blocks holding the last ``tail_turns`` turns (the
-tail). Between them lies the middle. When the record is over the target, the span to
+tail). When those alone exceed the target, the protection weakens: the tail to the last
+turn, then the head to the first system and human turns. Between them lies the middle.
+When the record is over the target, the span to
 summarize is the shortest run of whole blocks *from the start of the middle* such that
 everything kept plus ``reserve`` tokens for the summary turn fits the target. When even
-summarizing the whole middle would not fit, there is no valid span.
+summarizing the whole middle leaves less than ``reserve``, the reserve shrinks to the room
+left (``Plan.reserve``): a shorter summary, down to the one-line notice, down to leaving
+the middle out. Only when the protected turns alone exceed the target is there no span.
 
 Counting is lazy and exact where it matters: the kept part is counted with the real
 tokenizer, walking back from the tail, and the span only as far as needed to prove the
@@ -20,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from condense.compress.plan import first_kept
 from condense.datasets.trajectory import Block
 
 _FIRST_ROLES = ("system", "human", "gpt", "tool")
@@ -45,19 +50,23 @@ class Plan:
     kept_tokens: int
     tokens_before: int
     exact: bool
-
-
-def estimate(text: str) -> int:
-    """A cheap token estimate: ~4 ASCII characters or ~3 UTF-8 bytes of other text."""
-    return len(text) >> 2 if text.isascii() else len(text.encode("utf-8", "replace")) // 3
+    reserve: int = 0
+    weakened: bool = False
+    """True when the policy's protection was weakened to fit (see the module docstring)."""
+    """Tokens the summary turn may take (the configured reserve, or less when only less
+    is left: see the module docstring)."""
 
 
 def protected_ranges(
-    roles: Sequence[str], blocks: Sequence[Block], *, tail_turns: int
+    roles: Sequence[str],
+    blocks: Sequence[Block],
+    *,
+    tail_turns: int,
+    first_roles: Sequence[str] = _FIRST_ROLES,
 ) -> tuple[int, int]:
     """``(head_end, tail_start)``: blocks before ``head_end`` and from ``tail_start`` on
     are protected; ``head_end <= tail_start``."""
-    firsts = [roles.index(role) for role in _FIRST_ROLES if role in roles]
+    firsts = [roles.index(role) for role in first_roles if role in roles]
     head_end = 0
     if firsts:
         last_first = max(firsts)
@@ -86,18 +95,27 @@ def plan(
         block = blocks[index]
         return sum(count(turn) for turn in range(block.start, block.stop))
 
-    head_end, tail_start = protected_ranges(roles, blocks, tail_turns=tail_turns)
-    kept = sum(cost(i) for i in range(head_end)) + sum(
-        cost(i) for i in range(tail_start, len(blocks))
-    )
+    # The policy's protection, weakened step by step while the protected turns alone
+    # exceed the target: the last turn and the first system and human turns stay.
+    tiers: list[tuple[int, Sequence[str]]] = [(tail_turns, _FIRST_ROLES)]
+    tiers.append((min(tail_turns, 1), _FIRST_ROLES))
+    tiers.append((min(tail_turns, 1), _FIRST_ROLES[:2]))
+    weakened = False
+    for tier, (tier_tail, tier_roles) in enumerate(tiers):
+        weakened = tier > 0
+        head_end, tail_start = protected_ranges(
+            roles, blocks, tail_turns=tier_tail, first_roles=tier_roles
+        )
+        kept = sum(cost(i) for i in range(head_end)) + sum(
+            cost(i) for i in range(tail_start, len(blocks))
+        )
+        if kept <= target:
+            break
     # Keep the longest run of middle blocks, back from the tail, that leaves room for
     # the summary; what is left before it is the span.
     room = target - reserve - kept
-    start = tail_start
-    while start > head_end and (block := cost(start - 1)) <= room:
-        room -= block
-        kept += block
-        start -= 1
+    start = head_end + first_kept(tail_start - head_end, lambda j: cost(head_end + j), room)
+    kept += sum(cost(i) for i in range(start, tail_start))  # counted already: cached
     if start == head_end:  # nothing left to summarize: every block was counted
         verdict = Verdict.FITS if kept <= target else Verdict.NO_SPAN
         return Plan(
@@ -114,11 +132,13 @@ def plan(
             verdict=Verdict.FITS, span=range(0), kept_tokens=total, tokens_before=total, exact=True
         )
     total += sum(cost(i, turn_estimate) for i in range(head_end, counted))
-    verdict = Verdict.SUMMARIZE if kept + reserve <= target else Verdict.NO_SPAN
+    verdict = Verdict.SUMMARIZE if kept <= target else Verdict.NO_SPAN
     return Plan(
         verdict=verdict,
         span=range(head_end, start) if verdict is Verdict.SUMMARIZE else range(0),
         kept_tokens=kept,
         tokens_before=total,
         exact=counted == head_end,
+        reserve=max(0, min(reserve, target - kept)),
+        weakened=weakened,
     )

@@ -23,14 +23,18 @@ from enum import StrEnum
 from typing import Any
 
 from condense._input import MAX_DEPTH, too_deep
+from condense.compress.assemble import MIN_SUMMARY_TOKENS
+from condense.compress.assemble import notice as left_out_notice
 from condense.datasets.options import DatasetOptions
-from condense.datasets.planner import Plan, Verdict, estimate, plan
+from condense.datasets.planner import Plan, Verdict, plan
 from condense.datasets.summaries import SummaryFailed, summarize_sync
 from condense.datasets.tokenizer import Tokenizer, load_tokenizer
 from condense.datasets.trajectory import Trajectory, canonical, read_trajectory, summary_turn
 from condense.exceptions import FormatError
 from condense.formats.openai import list_key
+from condense.reduce.summary import summary_block
 from condense.summarizers import Summarizer, SummaryOutcome
+from condense.tokens import estimate_text
 from condense.types import RawMessage
 
 STATS_KEY = "condense"
@@ -121,6 +125,8 @@ class RecordProcessor:
             request = self._request(parsed, chosen)
         except FormatError as error:
             return RecordResult(status=Status.REJECTED, reason=_reason(error))
+        if request.target_tokens < MIN_SUMMARY_TOKENS:  # no room for a summary: the notice
+            return self._assemble(raw, parsed, chosen, None)
         if self.summarizer is None:
             return request
         try:
@@ -189,7 +195,7 @@ class RecordProcessor:
             parsed.trajectory.roles,
             parsed.trajectory.blocks,
             turn_tokens,
-            lambda turn: estimate(texts[turn]) + overhead,
+            lambda turn: estimate_text(texts[turn]) + overhead,
             target=self.options.target_tokens,
             reserve=self.options.reserve,
             tail_turns=self.options.tail_turns,
@@ -197,13 +203,13 @@ class RecordProcessor:
         )
 
     def _request(self, parsed: _Parsed, chosen: Plan) -> SummaryRequest:
-        room = self.options.reserve - self.options.turn_overhead
+        room = chosen.reserve - self.options.turn_overhead
         if self.options.notice:
             room -= self.tokenizer.count(self.options.notice + "\n")
         trajectory = parsed.trajectory
         turns = [trajectory.turns[i] for i in self._window(trajectory, chosen.span)]
         messages = canonical(trajectory, turns).messages
-        return SummaryRequest(messages=messages, target_tokens=max(1, room), plan=chosen)
+        return SummaryRequest(messages=messages, target_tokens=max(0, room), plan=chosen)
 
     def _window(self, trajectory: Trajectory, span: range) -> list[int]:
         """The turns the summarizer reads: the span's first block and its newest blocks
@@ -223,20 +229,28 @@ class RecordProcessor:
         return [*range(first.start, first.stop), *tail]
 
     def _assemble(
-        self, raw: bytes, parsed: _Parsed, chosen: Plan, outcome: SummaryOutcome
+        self, raw: bytes, parsed: _Parsed, chosen: Plan, outcome: SummaryOutcome | None
     ) -> RecordResult:
+        """Write the record with the span replaced by the summary turn; with no
+        ``outcome`` (no room for a summary) by the one-line notice, and with no room for
+        that either, by nothing (the span is left out, and the stats say so)."""
         trajectory = parsed.trajectory
         blocks = trajectory.blocks
         start, stop = blocks[chosen.span.start].start, blocks[chosen.span.stop - 1].stop
-        room = self.options.reserve - self.options.turn_overhead
-        notice = self.options.notice
-        text = f"{notice}\n{outcome.text.strip()}" if notice else outcome.text.strip()
+        room = chosen.reserve - self.options.turn_overhead
+        summary = None
+        if outcome is not None:
+            summary = self._summary_text(outcome.text.strip(), covered=stop - start, room=room)
+        text = left_out_notice(range(start, stop)) if summary is None else summary
         size = self.tokenizer.count(text)
-        if size > room:
-            text = self.tokenizer.truncate(text, room)
-            size = self.tokenizer.count(text)
+        if size > room:  # not even the notice fits: leave the span out
+            text, size = "", 0
         turns = trajectory.turns
-        written = [*turns[:start], summary_turn(trajectory, self.options.summary_role, text)]
+        written = list(turns[:start])
+        if text:
+            written.append(summary_turn(trajectory, self.options.summary_role, text))
+        else:
+            size = -self.options.turn_overhead  # no summary turn at all
         written += turns[stop:]
         native = {**parsed.record, _list_key(trajectory): written}
         after = chosen.kept_tokens + size + self.options.turn_overhead
@@ -244,12 +258,33 @@ class RecordProcessor:
         stats.update(
             span=[start, stop],
             summary_tokens=size + self.options.turn_overhead,
-            summarizer=outcome.summarizer,
-            attempts=outcome.attempts,
+            summarizer=outcome.summarizer if outcome is not None else None,
+            attempts=outcome.attempts if outcome is not None else 0,
         )
+        if summary is None:
+            stats["left_out"] = [start, stop]
+        if chosen.weakened:
+            stats["protection_weakened"] = True
         native[STATS_KEY] = stats
         line = json.dumps(native, ensure_ascii=False).encode()
         return RecordResult(status=Status.COMPRESSED, line=line, stats=stats, tokens=after)
+
+    def _summary_text(self, summary: str, *, covered: int, room: int) -> str | None:
+        """The summary turn's text: the options' notice line, then the summary block
+        ``compress`` writes (``condense.reduce.summary``), the summary cut to fit
+        ``room`` tokens with its framing; ``None`` when no summary fits."""
+        notice = self.options.notice
+
+        def framed(inner: str) -> str:
+            block = summary_block(inner, covered=covered)
+            return f"{notice}\n{block}" if notice else block
+
+        text = framed(summary)
+        spare = room - self.tokenizer.count(framed(""))
+        while self.tokenizer.count(text) > room and spare > 0:
+            text = framed(self.tokenizer.truncate(summary, spare))
+            spare -= 2  # a cut can merge with the footer's first token
+        return text if spare > 0 else None
 
     def _flag(
         self, raw: bytes, parsed: _Parsed, chosen: Plan, status: Status, reason: str | None

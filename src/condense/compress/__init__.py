@@ -1,0 +1,47 @@
+"""The compression engine: one module per stage, in pipeline order (see ``api``).
+
+``plan`` → ``reductions`` (cheapest first) → ``assemble`` → ``gate`` → ``incremental``.
+"""
+
+from condense.compress.api import compress
+from condense.compress.assemble import LeftOut, summary_size
+from condense.compress.reductions import (
+    DEDUPE,
+    DEFAULT_REDUCTIONS,
+    MASK,
+    SHRINK,
+    STRIP_IMAGES,
+    SUMMARIZE,
+    MessageReduction,
+    ReductionStep,
+    SpanSummary,
+)
+from condense.compress.result import (
+    CompressionReport,
+    CompressionResult,
+    CompressionState,
+    UnitAction,
+    UnitOutcome,
+)
+from condense.exceptions import BudgetError
+
+__all__ = [
+    "DEDUPE",
+    "DEFAULT_REDUCTIONS",
+    "MASK",
+    "SHRINK",
+    "STRIP_IMAGES",
+    "SUMMARIZE",
+    "BudgetError",
+    "CompressionReport",
+    "CompressionResult",
+    "CompressionState",
+    "LeftOut",
+    "MessageReduction",
+    "ReductionStep",
+    "SpanSummary",
+    "UnitAction",
+    "UnitOutcome",
+    "compress",
+    "summary_size",
+]

@@ -1,0 +1,345 @@
+"""``compress``: fit a history to a token budget without ever breaking it.
+
+The stages, one module each, in pipeline order (all functions over frozen values):
+
+1. ``plan`` — repair for the profile, segment into units, protect the system prompt, the
+   first and latest user asks, the latest reply, the newest tool exchange, the running
+   tool loop's exchange and a tail; the rest is reducible, oldest first.
+2. ``reductions`` — the message reductions cheapest first (dedupe, strip images, mask,
+   shrink), counted exactly, stopping as soon as the history fits.
+3. ``assemble`` — replace the oldest reducible units by a summary, or a one-line notice.
+4. ``gate`` — unbind Anthropic thinking, validate, count, never return a larger history.
+5. ``incremental`` — reuse the previous call's output for a session that grew.
+
+The common case, a history that already fits, costs a repair (validation) pass and a
+guaranteed bound (``condense.tokens.upper_bound_tokens``); exact counting happens only
+where the bound comes close to the budget.
+
+Replay state belongs to its unit: a message carrying it (thinking blocks, Responses
+items, thought signatures, ``reasoning_content``) is returned as the same object or left
+out with its whole unit; it is never shrunk, merged into or split from its calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from condense._input import check_history
+from condense.compress.assemble import Assembly, SummaryInputs, assemble, summary_reserve
+from condense.compress.gate import gate
+from condense.compress.incremental import resume_from
+from condense.compress.measure import measure
+from condense.compress.plan import Plan, make_plan, running_exchange
+from condense.compress.reductions import (
+    DEFAULT_REDUCTIONS,
+    ReductionStep,
+    SpanSummary,
+    run_reductions,
+)
+from condense.compress.result import (
+    CompressionReport,
+    CompressionResult,
+    CompressionState,
+    UnitOutcome,
+)
+from condense.exceptions import BudgetError, InputError
+from condense.providers import (
+    DEFAULT_PROVIDER,
+    Profile,
+    ProviderChoice,
+    choose_provider,
+    media_billing,
+)
+from condense.providers.base import MediaBilling
+from condense.reduce.thinking import Stripped, strip_thinking
+from condense.repair import repair
+from condense.summarizers import Summarizer, get_summarizer
+from condense.tokens import TokenCounter, encoding_for_model
+from condense.tokens.counting import shared_counter
+from condense.tokens.estimate import upper_bound_message
+from condense.tokens.pieces import REPLY_PRIMING_TOKENS
+from condense.types import RawMessage
+from condense.units import segment
+from condense.validate.replay import running_loop_turn
+
+
+def compress(
+    messages: Sequence[Any],
+    *,
+    budget: int,
+    model: str | None = None,
+    encoding: str | None = None,
+    provider: str | Profile | ProviderChoice = DEFAULT_PROVIDER,
+    summarizer: str | Summarizer = "extractive",
+    previous: CompressionState | None = None,
+    tail_tokens: int | None = None,
+    summary_tokens: int | None = None,
+    strict_budget: bool = False,
+    keep_bound_thinking: bool = False,
+    reductions: Sequence[ReductionStep] = DEFAULT_REDUCTIONS,
+) -> CompressionResult:
+    """Return ``messages`` reduced to at most ``budget`` tokens, valid for ``provider``.
+
+    Nothing is reduced when the history fits, and reductions stop as soon as the exact
+    count fits. ``tail_tokens`` (default: a quarter of the budget) protects the most
+    recent units; ``summary_tokens`` caps the summary (by default it takes the room the
+    kept part leaves, up to half the budget and 32,768 tokens). ``reductions`` is the
+    sequence of steps to run, cheapest first (``condense.compress.DEFAULT_REDUCTIONS``:
+    dedupe, strip images, mask, shrink, summarize); drop one to forbid it or add your own
+    ``MessageReduction``.
+    ``previous`` is the ``state`` of an earlier call on the same session.
+
+    The result is never larger than the input, and fits whenever the protected part does
+    (a span whose summary would not fit is replaced by a one-line notice, listed in
+    ``report.left_out``). When even the protected part cannot fit, the report says so
+    (``fits`` is False) and ``strict_budget=True`` raises ``BudgetError``. The input is
+    never mutated.
+
+    Under a profile with Anthropic's thinking rules, the thinking blocks of the turns
+    after the first edit are removed (and listed in ``report.replay_removed``), except
+    the running tool loop's turn, which comes back as it was; ``keep_bound_thinking=True``
+    keeps them, for accounts that do not enforce thinking-block binding.
+    """
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
+        raise InputError(f"budget must be a positive number of tokens, not {budget!r}")
+    check_history(messages, depth=False)  # repair checks the depth of what it works on
+    for name, value in (("tail_tokens", tail_tokens), ("summary_tokens", summary_tokens)):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 0
+        ):
+            raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
+    summarizer = get_summarizer(summarizer)  # an unknown name fails now, not at first summary
+    choice = choose_provider(provider, messages=messages, model=model)
+    profile = choice.profile
+    media = media_billing(profile)
+    counter = shared_counter(encoding or encoding_for_model(model), media=media)
+    work, incremental = resume_from(previous, messages, budget, profile, counter.encoding)
+    repaired = repair(work, provider=choice)
+    history: list[RawMessage] = repaired.messages
+    report_base: dict[str, Any] = {
+        "budget": budget,
+        "encoding": counter.encoding,
+        "provider": profile.name,
+        "provider_reason": choice.reason,
+        "media": media,
+        "repairs": repaired.changes,
+        "incremental": incremental,
+        "_input": messages,
+    }
+
+    def finish(result: CompressionResult) -> CompressionResult:
+        if strict_budget and not result.report.fits:
+            raise BudgetError(result)
+        return result
+
+    def unchanged(
+        tokens: int | None, plan: Plan | None, protected: int | None
+    ) -> CompressionResult:
+        report = CompressionReport(
+            **report_base,
+            fits=True if tokens is None else tokens <= budget,
+            units=_outcomes(plan, {})
+            if plan is not None
+            else tuple(UnitOutcome(u.kind, u.start, u.stop, "kept") for u in segment(history)),
+            summarizer=None,
+            summarizer_fell_back=False,
+            fallback_reason=None,
+            _output=history,
+            _tokens_after=tokens,
+            _protected=history if protected is None else protected,
+        )
+        return finish(
+            _result(history, None, report, previous, budget, profile.name, counter.encoding)
+        )
+
+    if _bounded_by(history, budget, media):  # fits for every encoding
+        return unchanged(None, None, None)
+    running = running_loop_turn(history)
+    tail = tail_tokens if tail_tokens is not None else budget // 4
+    plan = _plan(history, counter, tail, running)
+
+    # stage 1b: under Anthropic's thinking rules, reducing unbinds the thinking of the
+    # turns after the oldest reducible unit's first message: plan on what will be sent
+    bind = profile.thinking_in_running_loop and not keep_bound_thinking
+    summarizing = any(isinstance(step, SpanSummary) for step in reductions)
+    measured = measure(
+        history,
+        plan=plan,
+        steps=reductions,
+        budget=budget,
+        counter=counter,
+        original=history,
+        summarize=summarizing and not bind,
+    )
+    protected = measured.fixed
+    if measured.first_kept is None and measured.lower_bound <= budget:
+        return unchanged(measured.lower_bound, plan, protected)
+    current: list[RawMessage] = history
+    stripped: Stripped = {}
+    if bind and plan.order:
+        current, stripped = strip_thinking(history, plan.units[plan.order[0]].start + 1)
+        measured = measure(
+            current,
+            plan=plan,
+            steps=reductions,
+            budget=budget,
+            counter=counter,
+            original=history,
+            summarize=summarizing,
+        )
+
+    if measured.first_kept is None:  # everything counted: reduce cheapest first, in order
+        counts = [n or 0 for n in measured.counts]
+        reduced = run_reductions(
+            current,
+            counts,
+            plan=plan,
+            steps=reductions,
+            budget=budget,
+            counter=counter,
+            original=history,
+        )
+        after_cheap = reduced.tokens
+        output: Sequence[RawMessage] = reduced.messages
+        actions: dict[int, str] = dict(reduced.actions)
+        short = reduced.short_of_target
+        prefix = [0]
+        for u in plan.order:
+            prefix.append(
+                prefix[-1] + sum(reduced.counts[plan.units[u].start : plan.units[u].stop])
+            )
+
+        def kept_tokens(k: int) -> int:
+            return after_cheap - prefix[k]
+
+        first = 1
+    else:  # the oldest units must be summarized; the kept ones are fully reduced
+        after_cheap = budget + 1
+        output = measured.messages
+        actions = dict(measured.actions)
+        short = measured.short_of_target
+        suffix, fixed = measured.suffix, measured.fixed
+
+        def kept_tokens(k: int) -> int:
+            return fixed + suffix[k]
+
+        first = measured.first_kept
+    assembly: Assembly | None = None
+    if after_cheap > budget and summarizing:
+        frozen = [message for message, _ in stripped.values()]
+        if running is not None:
+            frozen.insert(0, history[running])
+        carried = counter.text(previous.summary) if previous and previous.summary else 0
+        assembly = assemble(
+            output,
+            kept_tokens=kept_tokens,
+            first=first,
+            ceiling=measured.lower_bound,
+            plan=plan,
+            budget=budget,
+            inputs=SummaryInputs(
+                original=history,
+                profile=profile,
+                counter=counter,
+                summarizer=summarizer,
+                cap=summary_reserve(
+                    summary_tokens or min(4096, max(256, budget // 8)),
+                    carried if summary_tokens is None else 0,
+                    budget=budget,
+                ),
+                limit=summary_tokens,
+                previous=previous.summary if previous is not None else None,
+                frozen=frozen,
+                stripped=[message for message, _ in stripped.values()],
+            ),
+        )
+    if assembly is not None:
+        output = assembly.messages
+    lower_bound = measured.lower_bound
+    gated = gate(
+        output,
+        repaired=history,
+        repaired_tokens=lambda: counter.messages(history),
+        at_least=lower_bound,
+        original=messages,
+        profile=profile,
+        counter=counter,
+        unbind=bind,
+        stripped=stripped,
+    )
+    if gated.reverted:
+        return unchanged(counter.messages(history), plan, protected)
+    if assembly is not None:
+        actions.update((u, "summarized") for u in assembly.summarized)
+    report = CompressionReport(
+        **report_base,
+        fits=gated.tokens <= budget,
+        units=_outcomes(plan, actions),
+        summarizer=assembly.summarizer if assembly is not None else None,
+        summarizer_fell_back=assembly.fell_back if assembly is not None else False,
+        fallback_reason=assembly.fallback_reason if assembly is not None else None,
+        replay_removed=gated.replay_removed,
+        left_out=assembly.left_out if assembly is not None else (),
+        short_of_target=short,
+        _output=gated.messages,
+        _tokens_after=gated.tokens,
+        _protected=protected,
+    )
+    summary = assembly.summary if assembly is not None else None
+    return finish(
+        _result(gated.messages, summary, report, previous, budget, profile.name, counter.encoding)
+    )
+
+
+def _bounded_by(history: Sequence[RawMessage], budget: int, media: MediaBilling) -> bool:
+    """Whether the guaranteed bound of ``history`` (``upper_bound_tokens``) is within
+    ``budget``; stops adding as soon as it is not, so a long history costs little."""
+    total = REPLY_PRIMING_TOKENS
+    for message in history:
+        total += upper_bound_message(message, media=media)
+        if total > budget:
+            return False
+    return True
+
+
+def _plan(
+    history: Sequence[RawMessage], counter: TokenCounter, tail_tokens: int, running: int | None
+) -> Plan:
+    """Segment and plan; the tail is measured exactly from the newest unit back (only as
+    far as ``tail_tokens`` reaches)."""
+    units = segment(history)
+    return make_plan(
+        units,
+        tail_tokens=tail_tokens,
+        unit_tokens=lambda unit: sum(counter.counts(history[unit.start : unit.stop])),
+        pinned=running_exchange(units, running),
+    )
+
+
+def _outcomes(plan: Plan, actions: dict[int, str]) -> tuple[UnitOutcome, ...]:
+    return tuple(
+        UnitOutcome(unit.kind, unit.start, unit.stop, actions.get(i, "kept"))
+        for i, unit in enumerate(plan.units)
+    )
+
+
+def _result(
+    output: list[RawMessage],
+    summary: str | None,
+    report: CompressionReport,
+    previous: CompressionState | None,
+    budget: int,
+    provider: str,
+    encoding: str,
+) -> CompressionResult:
+    carried = previous.summary if previous is not None else None
+    state = CompressionState(
+        summary=summary if summary is not None else carried,
+        source=tuple(report._input),
+        output=tuple(output),
+        budget=budget,
+        provider=provider,
+        encoding=encoding,
+    )
+    return CompressionResult(messages=output, summary=summary, report=report, state=state)

@@ -1,0 +1,385 @@
+"""Stage 3, assemble: replace the oldest reducible units by a summary, or by a one-line
+notice when even the shortest summary does not fit.
+
+The number ``k`` of reducible units replaced is the smallest for which the kept part
+(counted exactly) plus what replaces them fits the budget; the first ``k`` reducible
+units form one contiguous span unless a protected unit sits among them, and each
+contiguous span gets its own block. A summary never costs more than the span it replaces
+(else the span gets the notice), and the notice — ``[condense: 12 earlier messages
+(3–14) left out to fit the budget]`` — is the last resort. Images are stripped from a
+span before it is summarized, so a summarizer never pays for pixels.
+
+How large a summary may be is :func:`summary_size`, one function of the room left and
+the user's cap.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from condense.compress.plan import Plan
+from condense.providers import Profile
+from condense.reduce.base import MARKER
+from condense.reduce.images import without_images
+from condense.reduce.summary import (
+    choose_placement,
+    find_summary,
+    mergeable,
+    placed,
+    summary_block,
+    with_block,
+)
+from condense.summarizers import (
+    ExtractiveSummarizer,
+    Summarizer,
+    get_summarizer,
+    summarize_with_report,
+)
+from condense.tokens import TokenCounter
+from condense.types import RawMessage
+from condense.validate import check
+
+SUMMARY_OVERHEAD = 24
+"""Tokens of the summary message beyond its text: framing, header and footer lines."""
+MIN_SUMMARY_TOKENS = 48
+"""Below this a summary says too little: the span gets the one-line notice instead."""
+NOTICE_TOKENS = 32
+"""A generous bound of a notice message (text and message framing)."""
+
+
+SUMMARY_SHARE = 2
+SUMMARY_TOKENS_CEILING = 32_768
+"""Without a cap from the user, a summary may take up to 1/SUMMARY_SHARE of the budget
+(never more than this) when the kept part leaves that much room."""
+
+
+def summary_size(room: int, user_cap: int | None, *, budget: int) -> int:
+    """Tokens a summary's text may take: the ``room`` the kept part leaves, within a cap.
+
+    The cap is ``user_cap`` (``compress(summary_tokens=...)``) when given, else half the
+    budget up to :data:`SUMMARY_TOKENS_CEILING`. Using the room instead of a small fixed
+    target keeps more facts; the budget holds because ``room`` is what the exact count of
+    the kept part leaves.
+    """
+    cap = user_cap if user_cap else min(SUMMARY_TOKENS_CEILING, budget // SUMMARY_SHARE)
+    return min(cap, room)
+
+
+def summary_reserve(default: int, previous_tokens: int, *, budget: int) -> int:
+    """What planning reserves for a summary: ``default``, or room for the previous summary
+    (``previous_tokens``; 0 when the user capped the summary) to carry over whole, up to a
+    quarter of the budget, so a session's summary does not shrink turn after turn."""
+    return max(default, min(previous_tokens + previous_tokens // 2, budget // 4))
+
+
+def notice(covered: range) -> str:
+    """The one-line stand-in for the messages ``covered`` (indices of the repaired input)."""
+    count = len(covered)
+    noun = "message" if count == 1 else "messages"
+    where = (
+        f"message {covered.start}" if count == 1 else f"messages {covered.start}–{covered.stop - 1}"
+    )
+    return f"{MARKER} {count} earlier {noun} ({where}) left out to fit the budget]"
+
+
+NOTICE_PATTERN = re.compile(
+    re.escape(MARKER) + r" \d+ earlier messages? \(messages? [\d–]+\) left out to fit the budget\]"
+)
+
+
+def without_notices(content: object) -> object:
+    """``content`` with the notices :func:`notice` wrote removed (text or text parts)."""
+    if isinstance(content, list):
+        return [
+            p
+            for p in content
+            if not (isinstance(p, dict) and NOTICE_PATTERN.fullmatch(str(p.get("text"))))
+        ]
+    if isinstance(content, str) and MARKER in content:
+        return NOTICE_PATTERN.sub("", content).strip()
+    return content
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeftOut:
+    """A span replaced by the one-line notice: messages ``start``–``stop - 1`` of the
+    repaired input."""
+
+    start: int
+    stop: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Assembly:
+    """The assembled history and what the summaries did."""
+
+    messages: tuple[RawMessage, ...]
+    summarized: tuple[int, ...]
+    """Unit indices replaced by a summary or a notice."""
+    summary: str | None
+    left_out: tuple[LeftOut, ...]
+    summarizer: str | None
+    fell_back: bool
+    fallback_reason: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SummaryInputs:
+    """What summarizing needs besides the history: the original messages (summaries are
+    written from them, not from their masked copies) and the caller's choices."""
+
+    original: Sequence[RawMessage]
+    profile: Profile
+    counter: TokenCounter
+    summarizer: str | Summarizer
+    cap: int
+    """Tokens planning reserves for a summary (see :func:`summary_reserve`)."""
+    limit: int | None
+    """The user's cap on a summary (``summary_tokens``), if any (see :func:`summary_size`)."""
+    previous: str | None
+    frozen: Sequence[RawMessage]
+    """Messages a block is never merged into (the running loop's turn, stripped turns)."""
+    stripped: Sequence[RawMessage] = ()
+    """The turns whose thinking was removed: never joined with another message."""
+
+
+def assemble(
+    current: Sequence[RawMessage],
+    *,
+    kept_tokens: Callable[[int], int],
+    first: int,
+    ceiling: int,
+    plan: Plan,
+    budget: int,
+    inputs: SummaryInputs,
+) -> Assembly | None:
+    """Replace the oldest reducible units (at least ``first`` of them) so the history
+    fits ``budget``: by a summary of the user's cap where the smallest such ``k`` leaves
+    room for one, else a shorter summary, else the one-line notice; when nothing fits,
+    the smallest history found below ``ceiling`` (a number of tokens the input has at
+    least). ``kept_tokens(k)`` is the exact tokens of ``current`` without the first
+    ``k`` reducible units. ``None`` when nothing below ``ceiling`` was found."""
+    last = len(plan.order)
+    if not last:
+        return None
+    breaks = [0]  # breaks[k]: how many spans the first k reducible units form
+    for k in range(1, last + 1):
+        opens = k == 1 or plan.order[k - 1] != plan.order[k - 2] + 1
+        breaks.append(breaks[-1] + opens)
+    best: tuple[int, Assembly] | None = None
+    tried: set[tuple[int, int]] = set()
+    # A summary of the full cap, then a shorter one, then the notice: each at the
+    # smallest k whose kept part leaves room for it; last, everything reducible goes.
+    for reserve in (SUMMARY_OVERHEAD + inputs.cap, SUMMARY_OVERHEAD + MIN_SUMMARY_TOKENS, 0):
+        k = next(
+            (
+                k
+                for k in range(max(1, first), last + 1)
+                if kept_tokens(k) + breaks[k] * max(reserve, NOTICE_TOKENS) <= budget
+            ),
+            last,
+        )
+        spans = plan.spans(k)
+        kept = kept_tokens(k)
+        attempts = _attempts(kept, spans, budget, inputs.limit) if reserve else [NOTICE, DROP]
+        for attempt in attempts:
+            if (k, attempt) in tried:
+                continue
+            tried.add((k, attempt))
+            built = _build(current, plan, spans, attempt, inputs)
+            if attempt == DROP and check(list(built.messages), inputs.profile):
+                continue  # leaving the span out would break the profile's rules
+            tokens = inputs.counter.messages(built.messages)
+            if tokens < ceiling and (best is None or tokens < best[0]):
+                best = (tokens, built)
+            if tokens <= budget and tokens < ceiling:
+                return built
+    if best is None:
+        return None
+    return best[1]
+
+
+NOTICE = 0
+DROP = -1
+
+
+def _attempts(kept: int, spans: Sequence[range], budget: int, user_cap: int | None) -> list[int]:
+    """Summary targets to try, largest first; then :data:`NOTICE` (the one-line notice)
+    and :data:`DROP` (the span left out with no message, where the profile allows it;
+    still recorded in the report)."""
+    room = (budget - kept - len(spans) * SUMMARY_OVERHEAD) // len(spans)
+    target = summary_size(room, user_cap, budget=budget)
+    if target < MIN_SUMMARY_TOKENS:
+        return [NOTICE, DROP]
+    return [target, max(MIN_SUMMARY_TOKENS, target * 3 // 4 - 8), NOTICE, DROP]
+
+
+def _build(
+    current: Sequence[RawMessage],
+    plan: Plan,
+    spans: Sequence[range],
+    target: int,
+    inputs: SummaryInputs,
+) -> Assembly:
+    """Replace each span (newest first, so indices stay put) by a summary of ``target``
+    tokens, by the notice when ``target`` is :data:`NOTICE` or the summary is not
+    smaller than the span, or by nothing when it is :data:`DROP`."""
+    output = list(current)
+    texts: list[str] = []
+    left_out: list[LeftOut] = []
+    fell_back, reason = False, None
+    for position, span in reversed(list(enumerate(spans))):
+        covered = plan.messages_of(span)
+        if target == DROP:
+            left_out.insert(0, LeftOut(start=covered.start, stop=covered.stop))
+            output = _joined(output[: covered.start], output[covered.stop :], inputs)
+            continue
+        block = notice(covered)
+        if target > 0:
+            previous = inputs.previous if position == 0 else None
+            text, failed, why = _summarize(covered, target, previous, inputs)
+            fell_back, reason = fell_back or failed, reason or why
+            text = _fit_text(text.strip() or "(nothing to summarize)", target, inputs.counter)
+            candidate = summary_block(text, covered=len(covered))
+            size = inputs.counter.text(candidate) + 8
+            if _more_than(current[covered.start : covered.stop], size, inputs.counter):
+                block = candidate
+                texts.insert(0, text)
+        if block.startswith(f"{MARKER} {len(covered)} earlier"):
+            left_out.insert(0, LeftOut(start=covered.start, stop=covered.stop))
+        output = _place(output, covered, block, inputs.profile, inputs.frozen)
+    return Assembly(
+        messages=tuple(output),
+        summarized=tuple(u for span in spans for u in span),
+        summary="\n\n".join(texts) or None,
+        left_out=tuple(left_out),
+        summarizer=_name(inputs.summarizer) if texts else None,
+        fell_back=fell_back,
+        fallback_reason=reason,
+    )
+
+
+def _more_than(messages: Sequence[RawMessage], limit: int, counter: TokenCounter) -> bool:
+    """Whether ``messages`` hold more than ``limit`` tokens, counting only as far as it
+    takes to tell."""
+    total = 0
+    for message in messages:
+        total += counter.message(message)
+        if total > limit:
+            return True
+    return False
+
+
+def _name(summarizer: str | Summarizer) -> str:
+    if isinstance(summarizer, str):
+        return summarizer
+    return str(getattr(summarizer, "name", type(summarizer).__name__))
+
+
+def _summarize(
+    covered: range, target: int, previous: str | None, inputs: SummaryInputs
+) -> tuple[str, bool, str | None]:
+    """Summarize the original messages ``covered`` (images stripped), folding in
+    ``previous`` and any summary found inside them."""
+    cleaned: list[RawMessage] = []
+    for index in covered:
+        message = inputs.original[index]
+        stripped = without_images(message.get("content"))
+        if stripped is not None:
+            message = {**message, "content": stripped}
+        found = find_summary(message)
+        if found is None:
+            cleaned.append(message)
+            continue
+        # Two summaries in one span (or one and the state's): fold both, lose neither.
+        if previous is None or found[0] not in previous:
+            previous = found[0] if previous is None else f"{previous}\n\n{found[0]}"
+        if found[1]:
+            cleaned.append({**message, "content": found[1]})
+    summarizer = get_summarizer(inputs.summarizer)
+    try:
+        outcome = summarize_with_report(
+            summarizer, cleaned, previous=previous, target_tokens=target
+        )
+        text, fell_back, reason = outcome.text, outcome.fell_back, outcome.reason
+    except Exception as error:  # a plain summarizer failed: fall back, and say so
+        summarizer = get_summarizer("extractive")
+        text = summarizer.summarize(cleaned, previous=previous, target_tokens=target)
+        fell_back, reason = True, f"{type(error).__name__}: {error}"
+    if fell_back or isinstance(summarizer, ExtractiveSummarizer):
+        # A cheap summarizer that overshot (its sizes are estimates) is asked once more
+        # for less, so the hard cut in _fit_text stays a last resort.
+        size = inputs.counter.text(text)
+        if size > target:
+            smaller = max(MIN_SUMMARY_TOKENS // 2, target * target // size - 8)
+            extractive = get_summarizer("extractive")
+            text = extractive.summarize(cleaned, previous=previous, target_tokens=smaller)
+    return text, fell_back, reason
+
+
+def _fit_text(text: str, target: int, counter: TokenCounter) -> str:
+    """``text`` cut (at a line or word boundary where possible) to ``target`` tokens."""
+    if counter.text(text) <= target:
+        return text
+    low, high = 0, len(text)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if counter.text(text[:mid]) + 1 <= target:
+            low = mid
+        else:
+            high = mid - 1
+    cut = text[:low]
+    boundary = max(cut.rfind("\n"), cut.rfind(" "))
+    if boundary > low * 0.8:
+        cut = cut[:boundary]
+    return cut.rstrip() + "…"
+
+
+def _joined(
+    before: list[RawMessage], after: list[RawMessage], inputs: SummaryInputs
+) -> list[RawMessage]:
+    """``before + after``; where that puts two messages of one role side by side (which
+    alternating profiles refuse), they become one message holding both texts, unchanged,
+    one after the other: the first must be plain text, the second may carry tool calls
+    (they stay its own). Messages with replay state, and turns whose thinking was
+    removed, are never joined (a running loop's turn without replay state may be: the
+    profile leaves no other way to keep what is protected)."""
+    stripped = inputs.stripped
+    if before and after and inputs.profile.alternate:
+        first, second = before[-1], after[0]
+        texts = [m.get("content") for m in (first, second)]
+        joinable = (
+            all(text is None or isinstance(text, str) for text in texts)
+            and not first.get("tool_calls")
+            and all(mergeable(m) and not any(m is f for f in stripped) for m in (first, second))
+        )
+        if joinable and first.get("role") == second.get("role") in ("user", "assistant"):
+            text = "\n\n".join(t for t in texts if isinstance(t, str) and t)
+            joined = {**second, "content": text or None}
+            return [*before[:-1], joined, *after[1:]]
+    return [*before, *after]
+
+
+def _place(
+    output: list[RawMessage],
+    covered: range,
+    block: str,
+    profile: Profile,
+    frozen: Sequence[RawMessage],
+) -> list[RawMessage]:
+    """``output`` with the messages in ``covered`` replaced by ``block`` (never merged
+    into one of ``frozen``)."""
+    before, after = output[: covered.start], output[covered.stop :]
+    placement = choose_placement(
+        before[-1] if before else None,
+        after[0] if after else None,
+        profile,
+        frozen=frozen,
+    )
+    if placement == "merge_next":
+        return [*before, with_block(after[0], block, first=True), *after[1:]]
+    if placement == "merge_previous":
+        return [*before[:-1], with_block(before[-1], block, first=False), *after]
+    return [*before, *placed(placement, block), *after]

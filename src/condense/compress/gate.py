@@ -1,0 +1,58 @@
+"""Stage 4, gate: what leaves ``compress`` is valid for the profile and never larger than
+what came in.
+
+Under Anthropic's thinking rules the thinking that the edits unbound is removed first
+(``condense.reduce.thinking``). Then the output is validated (``InvalidOutputError``
+rather than an invalid history) and counted exactly; when it is not smaller than the
+repaired input, the repaired input is returned instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from condense.exceptions import InvalidOutputError
+from condense.providers import Profile
+from condense.reduce.thinking import Stripped, ThinkingRemoval, unbind_thinking
+from condense.tokens import TokenCounter
+from condense.types import RawMessage
+from condense.validate import check
+
+
+@dataclass(frozen=True, kw_only=True)
+class Gated:
+    messages: list[RawMessage]
+    tokens: int
+    replay_removed: tuple[ThinkingRemoval, ...]
+    reverted: bool
+    """True when the reduced history was not smaller and the input came back instead."""
+
+
+def gate(
+    output: Sequence[RawMessage],
+    *,
+    repaired: Sequence[RawMessage],
+    repaired_tokens: Callable[[], int],
+    at_least: int,
+    original: Sequence[Any],
+    profile: Profile,
+    counter: TokenCounter,
+    unbind: bool,
+    stripped: Stripped,
+) -> Gated:
+    """Unbind thinking if asked, validate, count, and never return a larger history
+    (``repaired_tokens()`` counts the repaired input, called only when the output is not
+    below ``at_least``, a number of tokens the input is known to have)."""
+    removed: tuple[ThinkingRemoval, ...] = ()
+    messages = list(output)
+    if unbind:
+        messages, removed = unbind_thinking(messages, original, stripped=stripped)
+    problems = check(messages, profile)
+    if problems:
+        raise InvalidOutputError(profile.name, problems, messages=list(output))
+    tokens = counter.messages(messages)
+    if tokens >= at_least and tokens >= repaired_tokens():
+        return Gated(messages=list(repaired), tokens=tokens, replay_removed=(), reverted=True)
+    return Gated(messages=messages, tokens=tokens, replay_removed=removed, reverted=False)

@@ -1,0 +1,42 @@
+"""Stage 5, incremental reuse: a session that grew since the last call is compressed for
+its growth only.
+
+``compress(previous=state)`` works on the previous output plus what was appended since,
+when the new history extends the previous call's input (or output) message by message
+(the same objects) and the budget, profile and encoding are unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from condense.providers import Profile
+
+if TYPE_CHECKING:
+    from condense.compress.result import CompressionState
+
+
+def resume_from(
+    previous: CompressionState | None,
+    messages: Sequence[Any],
+    budget: int,
+    profile: Profile,
+    encoding: str,
+) -> tuple[Sequence[Any], bool]:
+    """The history to work on: the previous output plus what was appended since, when
+    ``messages`` extends the previous call's input; else ``messages`` itself."""
+    if previous is None or (previous.budget, previous.provider, previous.encoding) != (
+        budget,
+        profile.name,
+        encoding,
+    ):
+        return messages, False
+    for known in (previous.source, previous.output):
+        if len(messages) >= len(known) and all(map(_same, messages, known)):
+            return [*previous.output, *messages[len(known) :]], True
+    return messages, False
+
+
+def _same(a: object, b: object) -> bool:
+    return a is b

@@ -1,0 +1,192 @@
+"""Stage 1b, measure: count exactly only what decides, newest first.
+
+The protected units are counted first, then the reducible units from the newest back.
+Counting stops as soon as it proves that the oldest units must be summarized: the part
+counted so far is over the budget as it stands (so the whole history is), and even with
+every cheap reduction applied to it, plus a one-line notice, it does not fit. The units
+older than that point are replaced in stage 3 without ever being tokenized, so the cost
+of compressing a long session grows with the budget, not with the session.
+
+The result is the one the plain sequence would give: when summarizing is needed at all,
+every cheap reduction has been applied to every kept reducible unit first (stage 2 stops
+early only when the history fits without a summary).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from condense.compress.assemble import NOTICE_TOKENS
+from condense.compress.plan import Plan
+from condense.compress.reductions import MessageReduction, ReductionStep
+from condense.reduce.base import Cost
+from condense.tokens import TokenCounter, quick_estimate
+from condense.tokens.pieces import REPLY_PRIMING_TOKENS
+from condense.types import RawMessage
+
+CHUNK = 32
+"""Reducible units counted (and, once over, reduced) per step of the walk."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Measured:
+    """What the walk found. ``first_kept is None``: every message was counted
+    (``counts`` complete) and nothing was reduced. Else the units ``plan.order[first_kept:]``
+    are kept with every cheap reduction applied (in ``messages``), the older ones are to be
+    summarized, and ``suffix[j]`` is the exact tokens of the kept reducible units from
+    ``plan.order[j]`` on (for ``j >= first_kept``)."""
+
+    messages: tuple[RawMessage, ...]
+    counts: tuple[int | None, ...]
+    fixed: int
+    """Exact tokens of the units that are not reducible, reply priming included."""
+    first_kept: int | None
+    suffix: tuple[int, ...]
+    lower_bound: int
+    """Exact tokens of a part of the history: never more than the whole."""
+    actions: dict[int, str]
+    short_of_target: tuple[int, ...]
+
+
+def measure(
+    messages: Sequence[RawMessage],
+    *,
+    plan: Plan,
+    steps: Sequence[ReductionStep],
+    budget: int,
+    counter: TokenCounter,
+    original: Sequence[RawMessage],
+    summarize: bool,
+) -> Measured:
+    """Walk ``messages`` as the module docstring says (``summarize=False``: no summary
+    step, so everything is counted)."""
+    current = list(messages)
+    counts: list[int | None] = [None] * len(current)
+
+    def count(start: int, stop: int) -> int:
+        missing = [i for i in range(start, stop) if counts[i] is None]
+        if missing:
+            lo, hi = missing[0], missing[-1] + 1
+            for i, n in zip(range(lo, hi), counter.counts(current[lo:hi]), strict=True):
+                counts[i] = n
+        return sum(counts[i] or 0 for i in range(start, stop))
+
+    reducible = set(plan.order)
+    fixed = REPLY_PRIMING_TOKENS + sum(
+        count(u.start, u.stop) for i, u in enumerate(plan.units) if i not in reducible
+    )
+    order = plan.order
+    raw_suffix = 0
+    cheap_suffix = 0
+    suffix = [0] * (len(order) + 1)
+    actions: dict[int, str] = {}
+    short: set[int] = set()
+    reduced: dict[int, RawMessage] = {}
+    reduced_counts: dict[int, int] = {}
+    position = len(order)
+    proven = False  # the part counted so far is over the budget: so is the history
+
+    def estimate(message: Mapping[str, Any]) -> int:
+        return quick_estimate(message, media=counter.media)
+
+    while position > 0:
+        low = max(0, position - CHUNK)
+        chunk = order[low:position]
+        counted = not (summarize and proven)  # once proven, originals are not tokenized
+        raw = [count(plan.units[u].start, plan.units[u].stop) if counted else 0 for u in chunk]
+        proven = proven or fixed + raw_suffix + sum(raw) > budget
+        cheap = raw
+        if summarize and proven:
+            cost = counter.message if counted else estimate
+            _cheap(current, chunk, plan, steps, counter, original, reduced, actions, short, cost)
+            for i in reduced.keys() - reduced_counts.keys():
+                reduced_counts[i] = counter.message(reduced[i])
+            unchanged = [
+                i
+                for u in chunk
+                for i in range(plan.units[u].start, plan.units[u].stop)
+                if i not in reduced and counts[i] is None
+            ]
+            for i, n in zip(
+                unchanged, counter.counts([current[i] for i in unchanged]), strict=True
+            ):
+                counts[i] = n
+            cheap = [
+                sum(
+                    reduced_counts[i] if i in reduced else counts[i] or 0
+                    for i in range(plan.units[u].start, plan.units[u].stop)
+                )
+                for u in chunk
+            ]
+        for offset in range(len(chunk) - 1, -1, -1):
+            j = low + offset
+            raw_suffix += raw[offset]
+            cheap_suffix += cheap[offset]
+            suffix[j] = cheap_suffix
+            if summarize and proven and fixed + cheap_suffix + NOTICE_TOKENS > budget:
+                kept_messages = {
+                    i
+                    for u in order[j + 1 :]
+                    for i in range(plan.units[u].start, plan.units[u].stop)
+                }
+                for i in kept_messages & reduced.keys():
+                    current[i] = reduced[i]
+                    counts[i] = reduced_counts[i]
+                kept_units = set(order[j + 1 :])
+                return Measured(
+                    messages=tuple(current),
+                    counts=tuple(counts),
+                    fixed=fixed,
+                    first_kept=j + 1,
+                    suffix=tuple(suffix),
+                    lower_bound=fixed + raw_suffix,
+                    actions={u: a for u, a in actions.items() if u in kept_units},
+                    short_of_target=tuple(sorted(i for i in short if i in kept_messages)),
+                )
+        position = low
+    return Measured(
+        messages=tuple(messages),
+        counts=tuple(counts),
+        fixed=fixed,
+        first_kept=None,
+        suffix=tuple(suffix),
+        lower_bound=fixed + raw_suffix,
+        actions={},
+        short_of_target=(),
+    )
+
+
+def _cheap(
+    current: Sequence[RawMessage],
+    chunk: Sequence[int],
+    plan: Plan,
+    steps: Sequence[ReductionStep],
+    counter: TokenCounter,
+    original: Sequence[RawMessage],
+    reduced: dict[int, RawMessage],
+    actions: dict[int, str],
+    short: set[int],
+    cost: Cost,
+) -> None:
+    """Every cheap reduction applied to the units ``chunk`` (recorded in ``reduced``);
+    a replacement that is not smaller than ``cost`` of what it replaces is not kept
+    (``cost``: the exact count, or, once the history is proven over the budget, an
+    estimate, so that what is masked is never tokenized; what is kept is counted
+    exactly either way)."""
+    scratch = list(current)  # the raw history: dedupe points at raw later copies
+    for step in steps:
+        if not isinstance(step, MessageReduction):
+            continue
+        candidates = [i for u in chunk for i in step.targets(original, plan.units[u])]
+        if not candidates:
+            continue
+        result = step.strategy(scratch, candidates, need=1 << 62, cost=cost)
+        for index in result.changed:
+            new = result.messages[index]
+            if counter.message(new) >= cost(scratch[index]):
+                continue
+            scratch[index] = reduced[index] = new
+            actions.setdefault(plan.unit_of(index), step.action)
+        short.update(result.short_of_target)

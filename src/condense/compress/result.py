@@ -1,0 +1,140 @@
+"""The values ``compress`` returns: the result, its report, and the state a later call
+reuses. All frozen; the report counts what it was not asked to count only on access."""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from condense.compress.assemble import LeftOut
+from condense.providers.base import MediaBilling
+from condense.reduce.thinking import ThinkingRemoval
+from condense.repair import Change
+from condense.tokens.counting import shared_counter
+from condense.types import RawMessage
+from condense.units import UnitKind
+
+UnitAction = str
+"""What happened to a unit: ``kept`` or the action of the reduction that touched it
+first (``deduped``, ``images_removed``, ``masked``, ``shrunk``, ``summarized``, or the
+``action`` of a reduction the caller passed in)."""
+
+
+@dataclass(frozen=True, slots=True)
+class UnitOutcome:
+    """What happened to one unit; ``start``/``stop`` index the repaired history."""
+
+    kind: UnitKind
+    start: int
+    stop: int
+    action: UnitAction
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompressionReport:
+    """Tokens before and after (real tokens of ``encoding``) and what happened to each unit."""
+
+    budget: int
+    encoding: str
+    provider: str
+    """The profile the output was made valid for."""
+    provider_reason: str
+    """Why that profile (with ``provider="auto"``: what in the history chose it)."""
+    media: MediaBilling = "openai"
+    """How images and documents are counted: the way that provider bills them."""
+    fits: bool
+    units: tuple[UnitOutcome, ...]
+    summarizer: str | None
+    summarizer_fell_back: bool
+    fallback_reason: str | None
+    repairs: tuple[Change, ...]
+    replay_removed: tuple[ThinkingRemoval, ...] = ()
+    """Replay state left out whole: the thinking blocks removed from kept Anthropic
+    turns after the first edit (each with its index in the output, the blocks and why)."""
+    incremental: bool
+    left_out: tuple[LeftOut, ...] = ()
+    """Spans replaced by the one-line notice because not even the shortest summary fit
+    (messages ``start``–``stop - 1`` of the repaired input)."""
+    short_of_target: tuple[int, ...] = ()
+    """Messages whose tool-call arguments stay above the shrink target because cutting
+    further would destroy identifiers (paths, ids): a best effort."""
+    _input: Sequence[RawMessage] = field(repr=False, compare=False)
+    _output: Sequence[RawMessage] = field(repr=False, compare=False)
+    _tokens_after: int | None = field(default=None, repr=False, compare=False)
+    _protected: Sequence[RawMessage] | int = field(default=0, repr=False, compare=False)
+
+    @functools.cached_property
+    def protected_tokens(self) -> int:
+        """Exact tokens of the protected units (system, asks, newest exchange, tail)."""
+        if isinstance(self._protected, int):
+            return self._protected
+        return shared_counter(self.encoding, media=self.media).messages(self._protected)
+
+    @functools.cached_property
+    def tokens_after(self) -> int:
+        """Exact tokens of the output (when the input was returned unchanged because a
+        guaranteed bound showed it fits, counted on first access)."""
+        if self._tokens_after is not None:
+            return self._tokens_after
+        return shared_counter(self.encoding, media=self.media).messages(self._output)
+
+    @functools.cached_property
+    def tokens_before(self) -> int:
+        """Exact tokens of the input (counted on first access, then cached)."""
+        return shared_counter(self.encoding, media=self.media).messages(self._input)
+
+    @property
+    def actions(self) -> Mapping[str, int]:
+        """How many units got each action."""
+        return dict(Counter(unit.action for unit in self.units))
+
+    def describe(self) -> str:
+        """One human line: tokens before → after and units per action."""
+        counts = ", ".join(f"{n} {action}" for action, n in sorted(self.actions.items()))
+        verdict = "fits" if self.fits else "OVER BUDGET"
+        line = (
+            f"{self.tokens_before} → {self.tokens_after} tokens (budget {self.budget}, "
+            f"{verdict}); units: {counts or 'none'}"
+        )
+        if self.summarizer:
+            line += f"; summarizer {self.summarizer}"
+            if self.summarizer_fell_back:
+                line += f" (fell back: {self.fallback_reason})"
+        if self.repairs:
+            line += f"; {len(self.repairs)} repair(s)"
+        if self.left_out:
+            line += f"; {sum(s.stop - s.start for s in self.left_out)} message(s) left out"
+        if self.short_of_target:
+            line += f"; {len(self.short_of_target)} call(s) kept above the shrink target"
+        if self.replay_removed:
+            line += (
+                f"; thinking removed from {len(self.replay_removed)} turn(s) after the "
+                f"first edit (message {self.replay_removed[0].edited_at})"
+            )
+        return f"{line}; provider {self.provider} ({self.provider_reason})"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompressionState:
+    """What a later ``compress(previous=state)`` call reuses: the summary so far, and the
+    input and output of this call so a grown history is only compressed for its growth."""
+
+    summary: str | None
+    source: tuple[RawMessage, ...] = field(repr=False)
+    output: tuple[RawMessage, ...] = field(repr=False)
+    budget: int
+    provider: str
+    encoding: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompressionResult:
+    """The compressed history, the summary text (``None`` if nothing was summarized), the
+    report, and the state to pass as ``previous=`` on the next call."""
+
+    messages: list[RawMessage]
+    summary: str | None
+    report: CompressionReport
+    state: CompressionState
