@@ -6,9 +6,11 @@ fits whenever the protected part does (a sweep over small layouts and budgets)."
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import struct
 import zlib
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -432,3 +434,15 @@ def test_reduction_is_minimal_and_spares_the_newest_exchange(
             largest = max(changed, key=gain)
             undone[largest] = repaired[largest]
             assert count_tokens(undone, media=media) > budget
+
+
+def test_a_message_the_walk_left_uncounted_is_counted_before_reducing() -> None:
+    """Found by test_compress_invariants: a tool output whose masked copy was counted
+    while measuring kept a count of 0, so the reductions thought the history fit while
+    it was 350 tokens over (the protected part is far below the budget)."""
+    path = Path(__file__).parent / "data" / "regressions" / "uncounted_original.json.gz"
+    case = json.loads(gzip.decompress(path.read_bytes()))
+    budget = case["budget"]
+    result = compress(case["messages"], budget=budget, provider="deepseek", tail_tokens=budget // 4)
+    assert result.report.protected_tokens < budget
+    assert result.report.fits and result.report.tokens_after <= budget

@@ -190,7 +190,12 @@ def compress(
         )
 
     if measured.first_kept is None:  # everything counted: reduce cheapest first, in order
-        counts = [n or 0 for n in measured.counts]
+        # a message the walk left uncounted (its reduced copy was counted instead) is
+        # counted now: the reductions start from what the history really costs
+        counts = [
+            n if n is not None else counter.message(message)
+            for n, message in zip(measured.counts, current, strict=True)
+        ]
         reduced = run_reductions(
             current,
             counts,
