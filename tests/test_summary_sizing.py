@@ -57,7 +57,9 @@ def test_compress_fits_and_the_summary_follows_the_room(budget: int, cap: int | 
     recorder = Recorder()
     result = compress(SESSION, budget=budget, summary_tokens=cap, summarizer=recorder)
     assert result.report.fits and result.report.tokens_after <= budget
-    assert result.summary is not None
+    if result.summary is None:  # the cheap reductions were enough: nothing summarized
+        assert recorder.targets == [] and "summarized" not in result.report.actions
+        return
     [target] = recorder.targets
     if cap is not None:
         assert target <= cap
