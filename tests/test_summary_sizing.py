@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -69,12 +68,6 @@ def test_compress_fits_and_the_summary_follows_the_room(budget: int, cap: int | 
     assert kept + target <= budget
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10 open: with the minimal-reduction engine of issue 9 the next turn keeps "
-    "about 77% of these facts (80% wanted); the summary's room and the reserve for the "
-    "previous summary need tuning together",
-)
 def test_the_next_turn_keeps_the_first_summary_s_facts() -> None:
     first = compress(SESSION, budget=8_000)
     assert first.summary is not None

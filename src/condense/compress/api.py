@@ -248,8 +248,11 @@ def compress(
                 profile=profile,
                 counter=counter,
                 summarizer=summarizer,
+                # planning reserves a fifth of the budget for a summary (a smaller
+                # reserve summarizes fewer units but leaves the summary too little room
+                # for the span's facts: bench/bench_probe.py)
                 cap=summary_reserve(
-                    summary_tokens or min(4096, max(256, budget // 8)),
+                    summary_tokens or min(8192, max(256, budget // 5)),
                     carried if summary_tokens is None else 0,
                     budget=budget,
                 ),
