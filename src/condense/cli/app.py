@@ -91,6 +91,12 @@ def add_provider(parser: argparse.ArgumentParser, *, model: bool = True) -> None
         )
 
 
+def describe_chosen(chosen: set[str]) -> str:
+    """The providers a run used, for its total line: the one, with its reason, or a note
+    that they differ per history."""
+    return next(iter(chosen)) if len(chosen) == 1 else "per-history profiles"
+
+
 def provider_for(args: argparse.Namespace, conversation: Conversation) -> ProviderChoice:
     """The provider chosen for one conversation from ``--provider`` and ``--model``."""
     return choose_provider(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from condense.cli.app import add_command, add_format, add_provider, provider_for
+from condense.cli.app import add_command, add_format, add_provider, describe_chosen, provider_for
 from condense.cli.inputs import Input, Rejected, rejected, where
 from condense.cli.outputs import Output, Rejects
 from condense.cli.report import Progress, change_record, emit, show_change
@@ -78,7 +78,7 @@ def handle(args: argparse.Namespace) -> int:
             source.close()
             rejects.discard()
     if not args.json:
-        against = next(iter(chosen)) if len(chosen) == 1 else "per-history profiles"
+        against = describe_chosen(chosen)
         progress.say(
             f"condense: repaired {histories} history(ies) for {against}: "
             f"{changes} change(s) in {changed} history(ies){rejects.describe()}"

@@ -13,7 +13,7 @@ import argparse
 import json
 from typing import Any
 
-from condense.cli.app import add_command, add_format, add_provider, provider_for
+from condense.cli.app import add_command, add_format, add_provider, describe_chosen, provider_for
 from condense.cli.inputs import Input, Rejected, rejected
 from condense.cli.outputs import stdout_bytes
 from condense.cli.report import Progress
@@ -72,7 +72,7 @@ def handle(args: argparse.Namespace) -> int:
         if violations:
             verdict = f"{violations} violation(s) in {len(bad)} history(ies)"
         extra = f", {unreadable} unreadable line(s)" if unreadable else ""
-        against = next(iter(chosen)) if len(chosen) == 1 else "per-history profiles"
+        against = describe_chosen(chosen)
         progress.say(
             f"condense: {histories} history(ies) checked against {against}: {verdict}{extra}"
         )
