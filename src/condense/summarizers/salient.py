@@ -11,13 +11,14 @@ in every tool output tells nothing, and repeated lines are kept once.
 
 Reading is bounded: the scan spends a character budget, shared evenly by the messages of
 the span (a short message hands its unused share on), so a huge span costs the same as a
-large one and every part of it — the middle too — is looked at.
+large one and every part of it — the middle too — is looked at. When the span holds so
+many messages that each would be read for only a few dozen characters, every k-th one is
+read at a useful depth instead.
 """
 
 from __future__ import annotations
 
 import bisect
-import functools
 import itertools
 import math
 import re
@@ -57,9 +58,9 @@ _KIND_PATTERNS: tuple[tuple[str, float, str, re.Pattern[str]], ...] = tuple(
         ("hash", 4.0, "", r"(?<![\w-])[0-9a-f]{7,40}(?![\w-])"),
         ("test", 3.0, "test_", r"test_\w{3,}"),
         ("test", 3.0, "::", r"::\w{3,}"),
-        ("valued", 4.0, "_", r"_[a-z0-9_]+\s?[=:]\s?[\"']?\d[\w\"'./-]*"),
-        ("setting", 3.0, "_", r"_[a-z0-9_]+\s?[=:]\s?[\"']?[^\d\s\"'][\w\"'./-]*"),
-        ("unit", 3.0, "", r"(?<![\w.])\d[\d,.]*\s?(?:ms|sec|min|[KMGT]i?B|%|req/s|rps)\b"),
+        ("valued", 4.0, "_", r"_[a-z0-9_]+[^\S\n]?[=:][^\S\n]?[\"']?\d[\w\"'./-]*"),
+        ("setting", 3.0, "_", r"_[a-z0-9_]+[^\S\n]?[=:][^\S\n]?[\"']?[^\d\s\"'][\w\"'./-]*"),
+        ("unit", 3.0, "", r"(?<![\w.])\d[\d,.]*[^\S\n]?(?:ms|sec|min|[KMGT]i?B|%|req/s|rps)\b"),
         ("code", 1.5, "#", r"#\d{2,6}\b"),
         ("code", 1.5, "", r"(?<![\w-])(?:[A-Z]{1,3}\d{3,6}|[a-z]{2,8}_[0-9a-z]{6,24})\b"),
         ("number", 1.0, "", r"(?<![\w.:,-])\d{3,}(?![\w.:,-])"),
@@ -108,7 +109,7 @@ _TRIGGERS: tuple[tuple[float, re.Pattern[str]], ...] = tuple(
     (weight, re.compile(pattern))
     for weight, pattern in (
         (4.0, r"://"),
-        (4.0, r"[A-Z]-\d\d"),
+        (4.0, r"-\d\d(?<=[A-Z]-\d\d)"),  # the literal first: the search skips ahead
         (4.0, r"\.[A-Za-z][\w-]{0,20}:\d"),
         (2.0, r"/[\w.-]*\.[A-Za-z]"),
         (3.0, r"\.\d+\.\d"),
@@ -116,11 +117,21 @@ _TRIGGERS: tuple[tuple[float, re.Pattern[str]], ...] = tuple(
         (3.0, r"::"),
         (3.0, r"_[a-z0-9_]+ ?[=:] ?[\w\"'./-]"),
         (1.0, r"_[a-z0-9_]+ ?[=:] ?[\"']?\d"),  # a setting with a value: one step up
-        (3.0, r"\d ?(?:ms|sec|min|[KMGT]i?B|%|req/s|rps)\b"),
+        # a number with a unit, found by the unit (a literal) and checked back for the digit
+        (3.0, r"ms\b(?:(?<=\dms)|(?<=\d ms))"),
+        (3.0, r"sec\b(?:(?<=\dsec)|(?<=\d sec))"),
+        (3.0, r"min\b(?:(?<=\dmin)|(?<=\d min))"),
+        (3.0, r"B\b(?:(?<=\d[KMGT]B)|(?<=\d [KMGT]B)|(?<=\d[KMGT]iB)|(?<=\d [KMGT]iB))"),
+        (3.0, r"%(?:(?<=\d%)|(?<=\d %))"),
+        (3.0, r"req/s(?:(?<=\dreq/s)|(?<=\d req/s))"),
+        (3.0, r"rps\b(?:(?<=\drps)|(?<=\d rps))"),
         (1.5, r"#\d\d"),
         (4.0, "|".join(_ERROR_LITERALS)),
     )
 )
+# A message read for less than this tells little: a huge span is sampled instead.
+_MIN_SHARE = 400
+_READ_ROLES = frozenset({"tool", "user", "assistant"})
 # Of one output, only this many lines (those the triggers rate best) are scored fully.
 _LINES_PER_OUTPUT = 8
 _MATCHES_PER_TRIGGER = 24
@@ -177,31 +188,60 @@ def identifiers(line: str) -> list[str]:
     return list(_score(line)[1])
 
 
-@functools.lru_cache(maxsize=16_384)
 def _score(line: str) -> tuple[float, tuple[str, ...]]:
-    score = 0.0
-    seen: Counter[str] = Counter()
-    tokens: list[str] = []
+    return _scores((line,))[0]
+
+
+_SCORED: dict[str, tuple[float, tuple[str, ...]]] = {}
+_SCORED_MAX = 16_384
+
+
+def _scores(lines: Sequence[str]) -> list[tuple[float, tuple[str, ...]]]:
+    """``(info_score, identifiers)`` of each line, remembered for the next call."""
+    missing = [line for line in dict.fromkeys(lines) if line not in _SCORED]
+    if missing:
+        found = _score_lines(missing)
+        if len(_SCORED) + len(missing) > _SCORED_MAX:
+            _SCORED.clear()
+        _SCORED.update(zip(missing, found, strict=True))
+        if len(missing) == len(lines):
+            return found
+    return [_SCORED[line] if line in _SCORED else _score_lines((line,))[0] for line in lines]
+
+
+def _score_lines(lines: Sequence[str]) -> list[tuple[float, tuple[str, ...]]]:
+    """Score ``lines`` with one search per pattern over all of them (joined by
+    newlines): on a span of hundreds of lines the per-call cost is what counts."""
+    if any("\n" in line for line in lines):  # a line break inside: one line at a time
+        return [found for line in lines for found in _score_lines((line.replace("\n", " "),))]
+    blob = "\n".join(lines)
+    starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
+    scores = [0.0] * len(lines)
+    tokens: list[list[str]] = [[] for _ in lines]
     for kind, weight, needs, pattern in _KIND_PATTERNS:
-        if needs not in line:
+        if needs not in blob:
             continue
-        for match in pattern.finditer(line):
+        per_line: Counter[int] = Counter()
+        for match in pattern.finditer(blob):
             if kind == "hash" and not _HEX_MIXED.search(match.group()):
                 continue
-            seen[kind] += 1
-            if seen[kind] <= 2:
-                score += weight
-            before = _TOKEN_BEFORE.search(line, 0, match.start())
-            after = _TOKEN_AFTER.match(line, match.end())
-            start = before.start() if before else match.start()
-            end = after.end() if after else match.end()
-            tokens.append(line[start:end].rstrip(".:"))
-    for weight, pattern in _SIGNALS:
-        if pattern.search(line):
-            score += weight
-    if _DECISION.search(line):
-        score += _DECISION_WEIGHT
-    return score, tuple(dict.fromkeys(tokens))
+            at = bisect.bisect_right(starts, match.start()) - 1
+            per_line[at] += 1
+            if per_line[at] <= 2:
+                scores[at] += weight
+            line, offset = lines[at], starts[at]
+            before = _TOKEN_BEFORE.search(line, 0, match.start() - offset)
+            after = _TOKEN_AFTER.match(line, match.end() - offset)
+            start = before.start() if before else match.start() - offset
+            end = after.end() if after else match.end() - offset
+            tokens[at].append(line[start:end].rstrip(".:"))
+    signals = [*_SIGNALS, (_DECISION_WEIGHT, _DECISION)]
+    for weight, pattern in signals:
+        for at in {bisect.bisect_right(starts, m.start()) - 1 for m in pattern.finditer(blob)}:
+            scores[at] += weight
+    return [
+        (score, tuple(dict.fromkeys(found))) for score, found in zip(scores, tokens, strict=True)
+    ]
 
 
 def salient(
@@ -223,12 +263,10 @@ def salient(
     """
     texts = _texts(messages, budget)
     outputs = _output_lines([text for _, text, kind in texts if kind == "output"])
-    seen_in: Counter[str] = Counter()
-    lines: list[tuple[str, tuple[int, int], list[str]]] = []
     repeats: Counter[str] = Counter()
+    firsts: list[tuple[str, tuple[int, int]]] = []  # each line where it first appears
     next_output = iter(outputs)
     for index, text, kind in texts:
-        tokens_here: set[str] = set()
         pieces = next(next_output) if kind == "output" else _sentences(text)
         for number, raw in enumerate(pieces):
             line = raw.strip()
@@ -236,16 +274,20 @@ def salient(
                 continue
             line = _window(one_line(line))
             repeats[line] += 1
-            if repeats[line] > 1 or info_score(line) < _MIN_SCORE:
-                continue
-            found = identifiers(line)
-            tokens_here.update(found)
-            lines.append((line, (index, number), found))
-        if tokens_here:
-            seen_in.update(tokens_here)
+            if repeats[line] == 1:
+                firsts.append((line, (index, number)))
+    lines = [
+        (line, position, score, found)
+        for (line, position), (score, found) in zip(
+            firsts, _scores([line for line, _ in firsts]), strict=True
+        )
+        if score >= _MIN_SCORE
+    ]
+    seen_in: Counter[str] = Counter()
+    for _, group in itertools.groupby(lines, key=lambda item: item[1][0]):
+        seen_in.update({token for *_, found in group for token in found})
     scored: dict[int, list[tuple[float, tuple[int, int], str]]] = {}
-    for line, position, found in lines:
-        score = info_score(line)
+    for line, position, score, found in lines:
         for token in set(found):
             # A token in a few messages was worth repeating; in many, it is the backdrop.
             if seen_in[token] > _COMMON_FROM:
@@ -280,24 +322,34 @@ def salient(
 
 
 def _texts(messages: Sequence[object], budget: int) -> list[tuple[int, str, str]]:
-    """``(index, text, kind)`` of what is read, within ``budget`` characters in all."""
+    """``(index, text, kind)`` of what is read, within ``budget`` characters in all.
+
+    When the span has so many messages that each would get less than ``_MIN_SHARE``
+    characters, every k-th message is read instead (the newest always), so that a huge
+    span is still sampled from end to end at a useful depth."""
+    readable = [
+        (index, message)
+        for index, message in enumerate(messages)
+        if isinstance(message, dict) and message.get("role") in _READ_ROLES
+    ]
+    first_user = next((i for i, m in readable if m.get("role") == "user"), None)
+    sizes = [content_length(message.get("content")) for _, message in readable]
+    stride = 1
+    while stride < len(sizes) and _cut_short(sizes[::-stride], budget):
+        stride *= 2
+    if stride > 1:
+        readable = readable[::-stride][::-1]
+        sizes = sizes[::-stride][::-1]
     wanted: list[tuple[int, Any, str]] = []
-    first_user = True
-    for index, message in enumerate(messages):
-        if not isinstance(message, dict):
-            continue
+    for index, message in readable:
         role = message.get("role")
         content = message.get("content")
-        if role == "tool":
-            wanted.append((index, content, "output"))
-        elif role == "user":
+        if role == "user":
             # An observation is read as output; an ask as prose (its ids are facts too).
-            observed = is_observation(content, first=first_user)
+            observed = is_observation(content, first=index == first_user)
             wanted.append((index, content, "output" if observed else "prose"))
-            first_user = False
-        elif role == "assistant":
-            wanted.append((index, content, "prose"))
-    sizes = [content_length(content) for _, content, _ in wanted]
+        else:
+            wanted.append((index, content, "output" if role == "tool" else "prose"))
     share = _water_level(sizes, budget)
     texts = []
     for (index, content, kind), size in zip(wanted, sizes, strict=True):
@@ -321,16 +373,18 @@ def key_lines(text: str, *, count: int = 2, max_chars: int = 220) -> list[str]:
     what it is. Together the lines hold at most ``max_chars`` characters (the last one
     clipped). Deterministic; ``[]`` when no line scores.
     """
-    scored: list[tuple[float, int, str]] = []
-    seen: set[str] = set()
+    hinted: dict[str, int] = {}  # each line once, with its position
     for number, raw in enumerate(_hinted_lines(text, keep=max(4, 2 * count))):
         line = one_line(raw)
-        if len(line) < 8 or line in seen or _LISTING.match(line):
-            continue
-        seen.add(line)
-        score = info_score(_window(line))
-        if score >= _MIN_SCORE:
-            scored.append((-score, number, line))
+        if len(line) >= 8 and line not in hinted and not _LISTING.match(line):
+            hinted[line] = number
+    scored = [
+        (-score, number, line)
+        for (line, number), (score, _) in zip(
+            hinted.items(), _scores([_window(line) for line in hinted]), strict=True
+        )
+        if score >= _MIN_SCORE
+    ]
     chosen = sorted(sorted(scored)[:count], key=lambda item: item[1])
     lines: list[str] = []
     room = max_chars
@@ -342,6 +396,12 @@ def key_lines(text: str, *, count: int = 2, max_chars: int = 220) -> list[str]:
         lines.append(piece)
         room -= len(piece) + 3
     return lines
+
+
+def _cut_short(sizes: Sequence[int], budget: int) -> bool:
+    """Whether sharing ``budget`` among ``sizes`` leaves some message less than
+    ``_MIN_SHARE`` characters of what it holds."""
+    return sum(sizes) > budget and _water_level(sizes, budget) < _MIN_SHARE
 
 
 def _water_level(sizes: Sequence[int], budget: int) -> int:
