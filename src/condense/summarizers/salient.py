@@ -284,8 +284,8 @@ def salient(
         if score >= _MIN_SCORE
     ]
     seen_in: Counter[str] = Counter()
-    for _, group in itertools.groupby(lines, key=lambda item: item[1][0]):
-        seen_in.update({token for *_, found in group for token in found})
+    for _, of_message in itertools.groupby(lines, key=lambda item: item[1][0]):
+        seen_in.update({token for *_, found in of_message for token in found})
     scored: dict[int, list[tuple[float, tuple[int, int], str]]] = {}
     for line, position, score, found in lines:
         for token in set(found):
