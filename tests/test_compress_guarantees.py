@@ -446,3 +446,54 @@ def test_a_message_the_walk_left_uncounted_is_counted_before_reducing() -> None:
     result = compress(case["messages"], budget=budget, provider="deepseek", tail_tokens=budget // 4)
     assert result.report.protected_tokens < budget
     assert result.report.fits and result.report.tokens_after <= budget
+
+
+def _two_calculations() -> list[dict[str, Any]]:
+    """Two asks, each answered through one tool call, then thanks: the shape of a
+    glaive function-calling record (found over budget under Mistral by a corpus sweep)."""
+
+    def call(n: int, shape: str, size: int, area: str) -> list[dict[str, Any]]:
+        arguments = json.dumps({"shape": shape, "dimensions": {"side": size}})
+        return [
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"call{n}abc",
+                        "type": "function",
+                        "function": {"name": "calculate_area", "arguments": arguments},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": f"call{n}abc", "content": json.dumps({"area": area})},
+        ]
+
+    return [
+        {"role": "user", "content": "I need the area of a circle with a radius of 5 units."},
+        *call(1, "circle", 5, "78.54"),
+        {"role": "assistant", "content": "The area of the circle is about 78.54 square units."},
+        {"role": "user", "content": "Great! Now a square whose sides are 7 units, please."},
+        *call(2, "square", 7, "49"),
+        {"role": "assistant", "content": "The square with sides of 7 units has an area of 49."},
+        {"role": "user", "content": "Thanks for your help!"},
+        {"role": "assistant", "content": "You're welcome! Ask me anything else any time."},
+    ]
+
+
+@pytest.mark.parametrize("provider", sorted(PROFILES))
+def test_every_budget_from_the_protected_part_up_fits_a_short_two_call_record(
+    provider: str,
+) -> None:
+    """Two defects a corpus sweep found: a candidate smaller than the input was refused
+    because the input was only known to be at least its counted part (the walk had not
+    counted the span), and under Mistral a span left out between a tool result and a
+    user message needs a bridge, which the protected part must include."""
+    history = _two_calculations()
+    before = count_tokens(repair(history, provider=provider).messages)
+    protected = compress(history, budget=1, provider=provider).report.protected_tokens
+    for budget in range(protected, before + 2):
+        result = compress(history, budget=budget, provider=provider)
+        assert result.report.fits, (budget, result.report.describe())
+        assert result.report.tokens_after <= min(budget, before)
+        assert validate(result.messages, provider=provider) == []

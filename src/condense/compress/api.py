@@ -26,8 +26,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from condense._input import check_history
-from condense.compress.assemble import Assembly, SummaryInputs, assemble, summary_reserve
-from condense.compress.gate import gate
+from condense.compress.assemble import (
+    Assembly,
+    SummaryInputs,
+    assemble,
+    bridges_needed,
+    summary_reserve,
+)
+from condense.compress.gate import InputSize, gate
 from condense.compress.incremental import resume_from
 from condense.compress.measure import measure
 from condense.compress.plan import Plan, make_plan, running_exchange
@@ -172,7 +178,7 @@ def compress(
         original=history,
         summarize=summarizing and not bind,
     )
-    protected = measured.fixed
+    protected = measured.fixed + bridges_needed(history, plan, profile, counter)
     if measured.first_kept is None and measured.lower_bound <= budget:
         return unchanged(measured.lower_bound, plan, protected)
     current: list[RawMessage] = history
@@ -230,6 +236,8 @@ def compress(
             return fixed + suffix[k]
 
         first = measured.first_kept
+    # what the output must stay below: the repaired input, counted in full only if needed
+    input_size = InputSize(at_least=measured.lower_bound, count=lambda: counter.messages(history))
     assembly: Assembly | None = None
     if after_cheap > budget and summarizing:
         frozen = [message for message, _ in stripped.values()]
@@ -240,7 +248,7 @@ def compress(
             output,
             kept_tokens=kept_tokens,
             first=first,
-            ceiling=measured.lower_bound,
+            input_size=input_size,
             plan=plan,
             budget=budget,
             inputs=SummaryInputs(
@@ -264,12 +272,10 @@ def compress(
         )
     if assembly is not None:
         output = assembly.messages
-    lower_bound = measured.lower_bound
     gated = gate(
         output,
         repaired=history,
-        repaired_tokens=lambda: counter.messages(history),
-        at_least=lower_bound,
+        input_size=input_size,
         original=messages,
         profile=profile,
         counter=counter,

@@ -19,7 +19,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from condense.compress.plan import Plan
+from condense.compress.gate import InputSize
+from condense.compress.plan import Plan, reducible_runs
 from condense.providers import Profile
 from condense.reduce.base import MARKER
 from condense.reduce.images import without_images
@@ -31,6 +32,7 @@ from condense.reduce.summary import (
     summary_block,
     with_block,
 )
+from condense.repair.order import BRIDGE_TEXT
 from condense.summarizers import (
     ExtractiveSummarizer,
     Summarizer,
@@ -150,7 +152,7 @@ def assemble(
     *,
     kept_tokens: Callable[[int], int],
     first: int,
-    ceiling: int,
+    input_size: InputSize,
     plan: Plan,
     budget: int,
     inputs: SummaryInputs,
@@ -158,9 +160,9 @@ def assemble(
     """Replace the oldest reducible units (at least ``first`` of them) so the history
     fits ``budget``: by a summary of the user's cap where the smallest such ``k`` leaves
     room for one, else a shorter summary, else the one-line notice; when nothing fits,
-    the smallest history found below ``ceiling`` (a number of tokens the input has at
-    least). ``kept_tokens(k)`` is the exact tokens of ``current`` without the first
-    ``k`` reducible units. ``None`` when nothing below ``ceiling`` was found."""
+    the smallest history found that is smaller than the input (``input_size``).
+    ``kept_tokens(k)`` is the exact tokens of ``current`` without the first ``k``
+    reducible units. ``None`` when nothing smaller than the input was found."""
     last = len(plan.order)
     if not last:
         return None
@@ -192,10 +194,10 @@ def assemble(
             if attempt == DROP and check(list(built.messages), inputs.profile):
                 continue  # leaving the span out would break the profile's rules
             tokens = inputs.counter.messages(built.messages)
-            if tokens < ceiling and (best is None or tokens < best[0]):
+            if (best is None or tokens < best[0]) and input_size.exceeds(tokens):
                 best = (tokens, built)
-            if tokens <= budget and tokens < ceiling:
-                return built
+                if tokens <= budget:
+                    return built
     if best is None:
         return None
     return best[1]
@@ -337,6 +339,36 @@ def _fit_text(text: str, target: int, counter: TokenCounter) -> str:
     return cut.rstrip() + "…"
 
 
+TOOL_USER_BRIDGE: RawMessage = {"role": "assistant", "content": BRIDGE_TEXT["assistant"]}
+"""What stands between a tool result and a user message where a profile refuses them side
+by side and the span between them is left out (the bridge ``repair`` puts there)."""
+
+
+def needs_bridge(before: RawMessage, after: RawMessage, profile: Profile) -> bool:
+    """Whether ``profile`` refuses ``after`` right after ``before`` with nothing between
+    (a user message after a tool result, under Mistral's rules)."""
+    return (
+        not profile.user_after_tool and before.get("role") == "tool" and after.get("role") == "user"
+    )
+
+
+def bridges_needed(
+    messages: Sequence[RawMessage], plan: Plan, profile: Profile, counter: TokenCounter
+) -> int:
+    """Tokens of the bridges that leaving out every reducible run would need: part of
+    what the protected units cost to send, since the run or its bridge must stay."""
+    if profile.user_after_tool:
+        return 0
+    runs = [plan.messages_of(run) for run in reducible_runs(plan.units, plan.layout)]
+    return sum(
+        counter.message(TOOL_USER_BRIDGE)
+        for run in runs
+        if run.start > 0
+        and run.stop < len(messages)
+        and needs_bridge(messages[run.start - 1], messages[run.stop], profile)
+    )
+
+
 def _joined(
     before: list[RawMessage], after: list[RawMessage], inputs: SummaryInputs
 ) -> list[RawMessage]:
@@ -347,6 +379,8 @@ def _joined(
     removed, are never joined (a running loop's turn without replay state may be: the
     profile leaves no other way to keep what is protected)."""
     stripped = inputs.stripped
+    if before and after and needs_bridge(before[-1], after[0], inputs.profile):
+        return [*before, dict(TOOL_USER_BRIDGE), *after]
     if before and after and inputs.profile.alternate:
         first, second = before[-1], after[0]
         texts = [m.get("content") for m in (first, second)]

@@ -30,21 +30,38 @@ class Gated:
     """True when the reduced history was not smaller and the input came back instead."""
 
 
+@dataclass(kw_only=True)
+class InputSize:
+    """The tokens of the (repaired) input, as far as they are known: ``at_least`` (a
+    part counted exactly) and, only when a candidate output is not below that, the
+    exact count (``count()``, called once)."""
+
+    at_least: int
+    count: Callable[[], int]
+    _exact: int | None = None
+
+    def exceeds(self, tokens: int) -> bool:
+        """Whether the input holds more than ``tokens``: an output of ``tokens`` is smaller."""
+        if tokens < self.at_least:
+            return True
+        if self._exact is None:
+            self._exact = self.count()
+        return tokens < self._exact
+
+
 def gate(
     output: Sequence[RawMessage],
     *,
     repaired: Sequence[RawMessage],
-    repaired_tokens: Callable[[], int],
-    at_least: int,
+    input_size: InputSize,
     original: Sequence[Any],
     profile: Profile,
     counter: TokenCounter,
     unbind: bool,
     stripped: Stripped,
 ) -> Gated:
-    """Unbind thinking if asked, validate, count, and never return a larger history
-    (``repaired_tokens()`` counts the repaired input, called only when the output is not
-    below ``at_least``, a number of tokens the input is known to have)."""
+    """Unbind thinking if asked, validate, count, and never return a history that is not
+    smaller than the input (``repaired``, whose size ``input_size`` knows)."""
     removed: tuple[ThinkingRemoval, ...] = ()
     messages = list(output)
     if unbind:
@@ -53,6 +70,6 @@ def gate(
     if problems:
         raise InvalidOutputError(profile.name, problems, messages=list(output))
     tokens = counter.messages(messages)
-    if tokens >= at_least and tokens >= repaired_tokens():
+    if not input_size.exceeds(tokens):
         return Gated(messages=list(repaired), tokens=tokens, replay_removed=(), reverted=True)
     return Gated(messages=messages, tokens=tokens, replay_removed=removed, reverted=False)
