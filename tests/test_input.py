@@ -67,6 +67,23 @@ def test_json_nested_inside_arguments_counts() -> None:
     assert not too_deep(message)
 
 
+@pytest.mark.parametrize("extra", [-1, 0, 1])
+def test_the_tool_call_shortcut_agrees_with_the_walk_at_the_limit(extra: int) -> None:
+    """``check_history`` reads the common tool-call shape without a walk; at the limit
+    it decides as ``too_deep`` does (message 1, tool_calls 2, call 3, function 4, JSON 5+)."""
+    levels = MAX_DEPTH - 4 + extra
+    arguments = '{"a": ' * levels + "1" + "}" * levels
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    history = [{"role": "user", "content": "go"}, message]
+    if too_deep(message):
+        with pytest.raises(FormatError, match="message 1"):
+            check_history(history)
+    else:
+        check_history(history)
+    assert too_deep(message) is (extra > 0)
+
+
 @given(
     st.recursive(st.none() | st.integers(), lambda kids: st.lists(kids, max_size=3), max_leaves=30)
 )

@@ -62,12 +62,33 @@ def _message_too_deep(message: object) -> bool:
     if not isinstance(message, dict):
         return False
     for key, value in message.items():
+        if type(value) is list and key == "tool_calls" and _flat_calls(value):
+            continue  # the common shape, checked without a walk
         if isinstance(value, _CONTAINERS):
             if too_deep(value, limit=MAX_DEPTH - 1):
                 return True
         elif key == "arguments" and isinstance(value, str) and _text_too_deep(value, MAX_DEPTH - 1):
             return True
     return False
+
+
+def _flat_calls(calls: list[Any]) -> bool:
+    """Whether ``calls`` are tool calls of plain values and one ``function`` of plain
+    values, whose ``arguments`` nest within the limit (a message's 5th level on)."""
+    for call in calls:
+        if type(call) is not dict:
+            return False
+        for value in call.values():
+            if type(value) is dict:
+                for key, inner in value.items():
+                    if type(inner) is str:
+                        if key == "arguments" and _text_too_deep(inner, MAX_DEPTH - 4):
+                            return False
+                    elif isinstance(inner, _CONTAINERS):
+                        return False
+            elif isinstance(value, _CONTAINERS):
+                return False
+    return True
 
 
 def too_deep(value: Any, *, limit: int = MAX_DEPTH) -> bool:
