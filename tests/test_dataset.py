@@ -158,7 +158,7 @@ def plan_turns(
     choice = choose_span(
         plan,
         unit_tokens=lambda unit: cost * len(unit),
-        estimate=lambda unit: cost * len(unit),
+        estimate=lambda units: cost * sum(map(len, units)),
         budget=target,
         reserve=reserve,
     )

@@ -30,6 +30,8 @@ from condense.units import Unit, UnitKind, carries_replay
 
 UnitTokens = Callable[[Unit], int]
 """The exact tokens of one unit (callers cache: the planner may ask twice)."""
+UnitsEstimate = Callable[[Sequence[Unit]], int]
+"""An estimate of the tokens of some units together (``condense.tokens`` estimates)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -260,7 +262,7 @@ def choose_span(
     plan: Plan,
     *,
     unit_tokens: UnitTokens,
-    estimate: UnitTokens,
+    estimate: UnitsEstimate,
     budget: int,
     reserve: int,
     fixed: int = 0,
@@ -274,8 +276,8 @@ def choose_span(
 
     Counting is lazy: the protected units and the kept reducible units are counted with
     ``unit_tokens`` (newest first, one past what is kept), the span only until the
-    history is proven over the budget, the rest of it with ``estimate`` — unless
-    ``exact``. A history that fits is always counted in full."""
+    history is proven over the budget, the rest of it with one call of ``estimate`` —
+    unless ``exact``. A history that fits is always counted in full."""
     units, order = plan.units, plan.order
     protected = fixed + sum(
         unit_tokens(unit) for i, unit in enumerate(units) if not plan.layout.reducible(i)
@@ -299,7 +301,8 @@ def choose_span(
         return SpanChoice(
             verdict=Verdict.FITS, replaced=0, kept_tokens=total, tokens_before=total, exact=True
         )
-    total += sum(estimate(units[order[j]]) for j in range(counted))
+    if counted:
+        total += estimate([units[order[j]] for j in range(counted)])
     fits = kept <= budget
     return SpanChoice(
         verdict=Verdict.SUMMARIZE if fits else Verdict.NO_SPAN,

@@ -18,6 +18,7 @@ Nothing here raises for bad input: every line gets a result.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -221,8 +222,11 @@ class RecordProcessor:
         def unit_tokens(unit: Unit) -> int:
             return sum(turn_tokens(turn) for turn in range(unit.start, unit.stop))
 
-        def unit_estimate(unit: Unit) -> int:
-            return sum(estimate_text(texts[t]) + overhead for t in range(unit.start, unit.stop))
+        def estimate(units: Sequence[Unit]) -> int:
+            """One estimate of the texts joined (it samples a long text: cheaper than one
+            estimate a turn), plus the overhead of each turn."""
+            turns = [t for unit in units for t in range(unit.start, unit.stop)]
+            return estimate_text("\n".join(texts[t] for t in turns)) + overhead * len(turns)
 
         trajectory = parsed.trajectory
         target = self.options.target_tokens
@@ -236,7 +240,7 @@ class RecordProcessor:
         choice = choose_span(
             plan,
             unit_tokens=unit_tokens,
-            estimate=unit_estimate,
+            estimate=estimate,
             budget=target,
             reserve=self.options.reserve,
             exact=self.options.exact_counts,
