@@ -12,10 +12,15 @@ Two policies ship:
   (the tail to the last message, then the head to the first system and user messages).
 
 Whatever the policy, the units in ``pinned`` (the running tool loop's exchange) are
-protected. Everything else is reducible, oldest first. :func:`choose_span` is the span
-planner both paths share: the fewest oldest reducible units whose replacement leaves the
-kept part plus a reserve within the budget. A plan is a frozen value made once per call;
-the later stages only read it.
+protected. Everything else is reducible, oldest first.
+
+The span rule is one: replace the fewest oldest reducible units such that the kept part
+plus a reserve for what replaces them fits the budget. :func:`choose_span` applies it
+directly (the dataset path: no cheap reductions come first); ``compress`` applies it in
+``measure`` and ``assemble``, after the cheap reductions and with a reserve per span.
+``tests/test_plan_shared.py`` checks that both paths pick the same span for the same
+messages, budget and policy. A plan is a frozen value made once per call; the later
+stages only read it.
 """
 
 from __future__ import annotations
@@ -315,9 +320,9 @@ def choose_span(
 
 
 def first_kept(count: int, cost: Callable[[int], int], room: int) -> int:
-    """The span planner both paths share: the smallest ``k`` in ``[0, count]`` such that
-    the items ``k..count-1`` (reducible units oldest first, or a trajectory's middle
-    blocks) cost at most ``room`` together; items ``0..k-1`` are the span to replace.
+    """The span rule's walk: the smallest ``k`` in ``[0, count]`` such that the items
+    ``k..count-1`` (reducible units, oldest first) cost at most ``room`` together; items
+    ``0..k-1`` are the span to replace.
     Walks back from the newest and calls ``cost`` only for the items it keeps, plus one."""
     k = count
     while k > 0 and (spent := cost(k - 1)) <= room:
