@@ -147,7 +147,13 @@ def run_condense_command(data: Path, out: Path, *, target: int, workers: int) ->
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"condense compress-dataset failed:\n{done.stderr[-2000:]}")
-    print(f"  condense compress-dataset (command): {done.stderr.strip().splitlines()[-1:]}")
+    # the command's stderr is a table for people; its statistics file is for programs
+    report = json.loads((out / "trajectories.stats.json").read_text())
+    print(
+        f"  condense compress-dataset (command): {report['lines']:,} lines, "
+        f"{report['compressed']:,} compressed, {report['passed_under_target']:,} under target, "
+        f"{report['still_over_limit']:,} over limit, {report['failed']:,} failed"
+    )
     return elapsed
 
 

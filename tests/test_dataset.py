@@ -12,6 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from condense.compress.plan import (
+    HeadTailProtection,
+    SpanChoice,
+    Verdict,
+    choose_span,
+    make_plan,
+)
 from condense.datasets import (
     DatasetOptions,
     RecordProcessor,
@@ -21,13 +28,12 @@ from condense.datasets import (
     load_tokenizer,
     resolve_tokenizer,
 )
-from condense.datasets.planner import Verdict, plan, protected_ranges
 from condense.datasets.trajectory import (
-    Block,
-    blocks_of,
+    canonical_units,
     message_text,
     read_trajectory,
-    unit_blocks,
+    skeleton,
+    turn_units,
 )
 from condense.exceptions import FormatError
 from condense.formats import Conversation, to_sharegpt
@@ -125,13 +131,38 @@ def test_every_corpus_record_fits_or_is_flagged_and_keeps_its_tool_pairs(target:
 
 
 @pytest.mark.corpus
-def test_blocks_read_off_the_roles_are_the_units_of_the_canonical_messages() -> None:
+def test_units_read_off_the_roles_are_the_units_of_the_canonical_messages() -> None:
     records = [json.loads(raw) for path in CORPUS_FILES for raw in path.read_bytes().splitlines()]
     records += [trajectory(n, seed=n) for n in (5, 30, 90)]
     for record in records:
         seen = read_trajectory(record)
         messages = Conversation.read(record).messages
-        assert blocks_of(seen.roles) == unit_blocks(messages, seen.roles), record.get("id")
+        bounds = [(u.start, u.stop) for u in seen.units]
+        assert bounds == [(u.start, u.stop) for u in canonical_units(messages, seen.roles)]
+        assert seen.units == turn_units(seen.roles), record.get("id")
+
+
+def plan_turns(
+    roles: list[str], *, cost: int, target: int, reserve: int, tail_turns: int
+) -> tuple[SpanChoice, bool]:
+    """The shared planner on turns of ``roles``, each costing ``cost`` tokens, under the
+    dataset policy: the choice and whether the protection was weakened."""
+    units = turn_units(roles)
+    plan = make_plan(
+        units,
+        unit_tokens=lambda unit: cost * len(unit),
+        protection=HeadTailProtection(tail_messages=tail_turns),
+        messages=skeleton(roles),
+        budget=target,
+    )
+    choice = choose_span(
+        plan,
+        unit_tokens=lambda unit: cost * len(unit),
+        estimate=lambda units: cost * sum(map(len, units)),
+        budget=target,
+        reserve=reserve,
+    )
+    return choice, plan.layout.weakened
 
 
 # --- the planner ------------------------------------------------------------------------
@@ -152,9 +183,14 @@ def test_the_span_is_the_fewest_whole_units_from_the_start_of_the_middle() -> No
     assert result.status is Status.COMPRESSED and result.stats is not None
     start, stop = result.stats["span"]
     seen = read_trajectory(record)
-    head_end, tail_start = protected_ranges(seen.roles, seen.blocks, tail_turns=4)
-    assert start == seen.blocks[head_end].start  # from the start of the middle
-    boundaries = [block.start for block in seen.blocks]
+    plan = make_plan(
+        seen.units,
+        unit_tokens=len,
+        protection=HeadTailProtection(tail_messages=4),
+        messages=seen.skeleton,
+    )
+    assert start == seen.units[plan.order[0]].start  # from the start of the middle
+    boundaries = [unit.start for unit in seen.units]
     assert start in boundaries and stop in boundaries  # whole units only
     # One block fewer would not fit: everything kept plus the reserve would be over.
     shorter = boundaries[boundaries.index(stop) - 1]
@@ -162,7 +198,8 @@ def test_the_span_is_the_fewest_whole_units_from_the_start_of_the_middle() -> No
     assert shorter == start or (
         sum(TOKENIZER.count(t) + 4 for t in kept) + options.reserve > target
     )
-    assert seen.blocks[tail_start].start >= len(seen.turns) - 4 - 1  # the tail is protected
+    tail_start = plan.layout.tail_start
+    assert seen.units[tail_start].start >= len(seen.turns) - 4 - 1  # the tail is protected
 
 
 def test_first_system_human_gpt_and_tool_turns_and_the_last_turns_are_protected() -> None:
@@ -224,10 +261,8 @@ def test_the_exact_option_counts_the_whole_record() -> None:
 
 def test_planner_without_middle_flags_an_oversized_record() -> None:
     roles = ["system", "human", "gpt", "tool"]
-    blocks = [Block(0, 1), Block(1, 2), Block(2, 4)]
-    chosen = plan(
-        roles, blocks, lambda turn: 100, lambda turn: 100, target=250, reserve=50, tail_turns=1
-    )
+    assert [(u.start, u.stop) for u in turn_units(roles)] == [(0, 1), (1, 2), (2, 4)]
+    chosen, _ = plan_turns(roles, cost=100, target=250, reserve=50, tail_turns=1)
     assert chosen.verdict is Verdict.NO_SPAN
 
 
@@ -434,16 +469,13 @@ def test_tau_bench_at_2048_the_dataset_fits_every_record_the_session_path_fits(
 
 def test_a_record_whose_protected_turns_fit_is_never_flagged() -> None:
     roles = ["system", "human", "gpt", "tool", "gpt", "human", "gpt"]
-    blocks = blocks_of(roles)
     # the full reserve does not fit beside the protected turns; a smaller one does
-    chosen = plan(
-        roles, blocks, lambda turn: 100, lambda turn: 100, target=520, reserve=200, tail_turns=1
-    )
-    assert chosen.verdict is Verdict.SUMMARIZE
+    chosen, weakened = plan_turns(roles, cost=100, target=520, reserve=200, tail_turns=1)
+    assert chosen.verdict is Verdict.SUMMARIZE and not weakened
     assert 0 < chosen.reserve < 200
-    tight = plan(roles, blocks, lambda t: 100, lambda t: 100, target=300, reserve=200, tail_turns=4)
-    assert tight.verdict is Verdict.SUMMARIZE and tight.weakened
-    over = plan(roles, blocks, lambda t: 100, lambda t: 100, target=150, reserve=50, tail_turns=1)
+    tight, weakened = plan_turns(roles, cost=100, target=300, reserve=200, tail_turns=4)
+    assert tight.verdict is Verdict.SUMMARIZE and weakened
+    over, _ = plan_turns(roles, cost=100, target=150, reserve=50, tail_turns=1)
     assert over.verdict is Verdict.NO_SPAN
 
 

@@ -36,7 +36,7 @@ from condense.compress.assemble import (
 from condense.compress.gate import InputSize, gate
 from condense.compress.incremental import resume_from
 from condense.compress.measure import measure
-from condense.compress.plan import Plan, make_plan, running_exchange
+from condense.compress.plan import Plan, Protection, make_plan, running_exchange
 from condense.compress.reductions import (
     DEFAULT_REDUCTIONS,
     ReductionStep,
@@ -84,6 +84,7 @@ def compress(
     strict_budget: bool = False,
     keep_bound_thinking: bool = False,
     reductions: Sequence[ReductionStep] = DEFAULT_REDUCTIONS,
+    protection: Protection | None = None,
 ) -> CompressionResult:
     """Return ``messages`` reduced to at most ``budget`` tokens, valid for ``provider``.
 
@@ -94,7 +95,9 @@ def compress(
     sequence of steps to run, cheapest first (``condense.compress.DEFAULT_REDUCTIONS``:
     dedupe, strip images, mask, shrink, summarize); drop one to forbid it or add your own
     ``MessageReduction``.
-    ``previous`` is the ``state`` of an earlier call on the same session.
+    ``previous`` is the ``state`` of an earlier call on the same session. ``protection``
+    replaces the session policy of what is never reduced (``condense.compress.plan``:
+    e.g. the training-set policy ``HeadTailProtection``); ``tail_tokens`` is then unused.
 
     The result is never larger than the input, and fits whenever the protected part does
     (a span whose summary would not fit is replaced by a one-line notice, listed in
@@ -163,7 +166,7 @@ def compress(
         return unchanged(None, None, None)
     running = running_loop_turn(history)
     tail = tail_tokens if tail_tokens is not None else budget // 4
-    plan = _plan(history, counter, tail, running)
+    plan = _plan(history, counter, tail, running, protection, budget)
 
     # stage 1b: under Anthropic's thinking rules, reducing unbinds the thinking of the
     # turns after the oldest reducible unit's first message: plan on what will be sent
@@ -318,14 +321,22 @@ def _bounded_by(history: Sequence[RawMessage], budget: int, media: MediaBilling)
 
 
 def _plan(
-    history: Sequence[RawMessage], counter: TokenCounter, tail_tokens: int, running: int | None
+    history: Sequence[RawMessage],
+    counter: TokenCounter,
+    tail_tokens: int,
+    running: int | None,
+    protection: Protection | None,
+    budget: int,
 ) -> Plan:
     """Segment and plan; the tail is measured exactly from the newest unit back (only as
     far as ``tail_tokens`` reaches)."""
     units = segment(history)
     return make_plan(
         units,
+        protection=protection,
         tail_tokens=tail_tokens,
+        messages=history,
+        budget=budget - REPLY_PRIMING_TOKENS,
         unit_tokens=lambda unit: sum(counter.counts(history[unit.start : unit.stop])),
         pinned=running_exchange(units, running),
     )

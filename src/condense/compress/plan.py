@@ -1,19 +1,42 @@
-"""Stage 1, plan: which units are protected, which are reducible, in what order.
+"""Stage 1, plan: which units are protected, which are reducible, in what order, and
+which of them to replace: one mechanism, the protection passed in as a policy.
 
-Protected like the latest user ask: system units, the first and the latest user asks,
-the latest assistant reply, the newest tool exchange (its results may not have been read
-yet), the running tool loop's exchange and the longest suffix of units that fits in
-``tail_tokens``. Everything else is reducible, oldest first. A plan is a frozen value made
-once per call; the later stages only read it.
+Two policies ship:
+
+- :class:`SessionProtection` (``compress``): system units, the first and the latest
+  user asks, the latest assistant reply, the newest tool exchange and the longest suffix
+  of units that fits in ``tail_tokens``;
+- :class:`HeadTailProtection` (training trajectories): the head — every unit up to the
+  first message of each of ``head_roles`` — and the tail — the units holding the last
+  ``tail_messages`` messages; while those alone exceed the budget, the protection weakens
+  (the tail to the last message, then the head to the first system and user messages).
+
+Whatever the policy, the units in ``pinned`` (the running tool loop's exchange) are
+protected. Everything else is reducible, oldest first.
+
+The span rule is one: replace the fewest oldest reducible units such that the kept part
+plus a reserve for what replaces them fits the budget. :func:`choose_span` applies it
+directly (the dataset path: no cheap reductions come first); ``compress`` applies it in
+``measure`` and ``assemble``, after the cheap reductions and with a reserve per span.
+``tests/test_plan_shared.py`` checks that both paths pick the same span for the same
+messages, budget and policy. A plan is a frozen value made once per call; the later
+stages only read it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
 
 from condense.types import RawMessage
 from condense.units import Unit, UnitKind, carries_replay
+
+UnitTokens = Callable[[Unit], int]
+"""The exact tokens of one unit (callers cache: the planner may ask twice)."""
+UnitsEstimate = Callable[[Sequence[Unit]], int]
+"""An estimate of the tokens of some units together (``condense.tokens`` estimates)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -22,9 +45,46 @@ class Layout:
 
     protected: frozenset[int]
     tail_start: int
+    weakened: bool = False
+    """True when the policy's protection was weakened for the kept part to fit."""
 
     def reducible(self, unit_index: int) -> bool:
         return unit_index < self.tail_start and unit_index not in self.protected
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionProtection:
+    """The session policy: see the module docstring."""
+
+    tail_tokens: int
+
+
+HEAD_ROLES = ("system", "user", "assistant", "tool")
+
+
+@dataclass(frozen=True, kw_only=True)
+class HeadTailProtection:
+    """The training-set policy: see the module docstring. ``head_roles`` are canonical
+    roles (``developer`` counts as ``system``)."""
+
+    tail_messages: int
+    head_roles: tuple[str, ...] = HEAD_ROLES
+    weaken: bool = True
+
+    def tiers(self) -> list[HeadTailProtection]:
+        """This protection, then its weaker forms, strongest first."""
+        if not self.weaken:
+            return [self]
+        last = min(self.tail_messages, 1)
+        short = tuple(r for r in self.head_roles if r in ("system", "user"))
+        return [
+            self,
+            HeadTailProtection(tail_messages=last, head_roles=self.head_roles, weaken=False),
+            HeadTailProtection(tail_messages=last, head_roles=short, weaken=False),
+        ]
+
+
+Protection = SessionProtection | HeadTailProtection
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,12 +124,28 @@ class Plan:
 def make_plan(
     units: Sequence[Unit],
     *,
-    tail_tokens: int,
-    unit_tokens: Callable[[Unit], int],
+    unit_tokens: UnitTokens,
+    protection: Protection | None = None,
+    tail_tokens: int | None = None,
+    messages: Sequence[Any] = (),
     pinned: Collection[int] = (),
+    budget: int | None = None,
 ) -> Plan:
-    """The :class:`Plan` for ``units`` (see the module docstring)."""
-    plan_layout = layout(units, tail_tokens=tail_tokens, unit_tokens=unit_tokens, pinned=pinned)
+    """The :class:`Plan` for ``units`` under ``protection`` (``tail_tokens=N`` is short
+    for ``SessionProtection(tail_tokens=N)``). :class:`HeadTailProtection` reads the roles
+    of ``messages`` (the list ``units`` segments) and weakens only with a ``budget``."""
+    if protection is None:
+        if tail_tokens is None:
+            raise TypeError("make_plan needs a protection or tail_tokens")
+        protection = SessionProtection(tail_tokens=tail_tokens)
+    if isinstance(protection, SessionProtection):
+        plan_layout = layout(
+            units, tail_tokens=protection.tail_tokens, unit_tokens=unit_tokens, pinned=pinned
+        )
+    else:
+        plan_layout = head_tail_layout(
+            units, messages, protection, unit_tokens=unit_tokens, pinned=pinned, budget=budget
+        )
     order = tuple(i for run in reducible_runs(units, plan_layout) for i in run)
     return Plan(units=tuple(units), layout=plan_layout, order=order)
 
@@ -78,12 +154,13 @@ def layout(
     units: Sequence[Unit],
     *,
     tail_tokens: int,
-    unit_tokens: Callable[[Unit], int],
+    unit_tokens: UnitTokens,
     pinned: Collection[int] = (),
 ) -> Layout:
-    """Protect system units, the first and latest user asks, the latest assistant reply,
-    the newest tool exchange, the units in ``pinned`` (the running tool loop's exchange)
-    and the longest suffix of units that fits in ``tail_tokens``."""
+    """The session policy: protect system units, the first and latest user asks, the
+    latest assistant reply, the newest tool exchange, the units in ``pinned`` (the
+    running tool loop's exchange) and the longest suffix of units that fits in
+    ``tail_tokens``."""
     protected: set[int] = {i for i, u in enumerate(units) if u.kind is UnitKind.SYSTEM}
     protected.update(pinned)
     for kinds, which in (
@@ -105,10 +182,147 @@ def layout(
     return Layout(protected=frozenset(protected), tail_start=tail_start)
 
 
+def head_tail_layout(
+    units: Sequence[Unit],
+    messages: Sequence[Any],
+    protection: HeadTailProtection,
+    *,
+    unit_tokens: UnitTokens,
+    pinned: Collection[int] = (),
+    budget: int | None = None,
+) -> Layout:
+    """The training-set policy, at the strongest tier whose protected units fit
+    ``budget`` (the weakest when none does; the first when ``budget`` is ``None``)."""
+    tiers = protection.tiers() if budget is not None else [protection]
+    chosen = Layout(protected=frozenset(pinned), tail_start=len(units))
+    for tier, policy in enumerate(tiers):
+        head_end, tail_start = _head_and_tail(units, messages, policy)
+        protected = frozenset({*range(head_end), *range(tail_start, len(units)), *pinned})
+        chosen = Layout(protected=protected, tail_start=tail_start, weakened=tier > 0)
+        if budget is None or sum(unit_tokens(units[i]) for i in protected) <= budget:
+            break
+    return chosen
+
+
+def _head_and_tail(
+    units: Sequence[Unit], messages: Sequence[Any], policy: HeadTailProtection
+) -> tuple[int, int]:
+    """``(head_end, tail_start)``: units before ``head_end`` and from ``tail_start`` on
+    are protected; ``head_end <= tail_start``."""
+    wanted = set(policy.head_roles)
+    last_first = -1
+    for index, message in enumerate(messages):
+        if not wanted:
+            break
+        role = canonical_role(message)
+        if role in wanted:
+            wanted.discard(role)
+            last_first = index
+    head_end = 0
+    if last_first >= 0:
+        head_end = next(i for i, unit in enumerate(units) if unit.stop > last_first) + 1
+    tail_start = len(units)
+    first_kept_message = (units[-1].stop if units else 0) - policy.tail_messages
+    while (
+        tail_start > 0
+        and policy.tail_messages > 0
+        and units[tail_start - 1].stop > first_kept_message
+    ):
+        tail_start -= 1
+    return head_end, max(head_end, tail_start)
+
+
+def canonical_role(message: Any) -> str | None:
+    """The role of a message, ``developer`` read as ``system``."""
+    role = message.get("role") if isinstance(message, dict) else None
+    return "system" if role == "developer" else role
+
+
+class Verdict(StrEnum):
+    FITS = "fits"
+    SUMMARIZE = "summarize"
+    NO_SPAN = "no_span"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpanChoice:
+    """What :func:`choose_span` decided.
+
+    ``replaced`` reducible units (``plan.order[:replaced]``, see ``Plan.spans``) are to be
+    replaced (0 unless ``SUMMARIZE``). ``kept_tokens`` counts every kept unit exactly.
+    ``tokens_before`` is the whole history, exact when ``exact`` (else the part of the
+    span that did not need counting is estimated). ``reserve`` is what the replacement
+    may take: the reserve asked for, or less when only less is left.
+    """
+
+    verdict: Verdict
+    replaced: int
+    kept_tokens: int
+    tokens_before: int
+    exact: bool
+    reserve: int = 0
+
+
+def choose_span(
+    plan: Plan,
+    *,
+    unit_tokens: UnitTokens,
+    estimate: UnitsEstimate,
+    budget: int,
+    reserve: int,
+    fixed: int = 0,
+    exact: bool = False,
+) -> SpanChoice:
+    """The span planner: the fewest oldest reducible units to replace so that the kept
+    part (``fixed`` plus every kept unit) plus ``reserve`` fits ``budget``; when even
+    replacing every reducible unit leaves less than ``reserve``, the reserve shrinks to
+    what is left (down to nothing). ``NO_SPAN`` when the protected units alone exceed the
+    budget, ``FITS`` when the whole history is within it.
+
+    Counting is lazy: the protected units and the kept reducible units are counted with
+    ``unit_tokens`` (newest first, one past what is kept), the span only until the
+    history is proven over the budget, the rest of it with one call of ``estimate`` —
+    unless ``exact``. A history that fits is always counted in full."""
+    units, order = plan.units, plan.order
+    protected = fixed + sum(
+        unit_tokens(unit) for i, unit in enumerate(units) if not plan.layout.reducible(i)
+    )
+
+    def cost(j: int) -> int:
+        return unit_tokens(units[order[j]])
+
+    first = first_kept(len(order), cost, budget - reserve - protected)
+    kept = protected + sum(cost(j) for j in range(first, len(order)))  # counted already
+    if first == 0:  # nothing to replace: every unit was counted
+        verdict = Verdict.FITS if kept <= budget else Verdict.NO_SPAN
+        return SpanChoice(
+            verdict=verdict, replaced=0, kept_tokens=kept, tokens_before=kept, exact=True
+        )
+    total, counted = kept, first
+    while counted > 0 and (total <= budget or exact):
+        counted -= 1
+        total += cost(counted)
+    if total <= budget:
+        return SpanChoice(
+            verdict=Verdict.FITS, replaced=0, kept_tokens=total, tokens_before=total, exact=True
+        )
+    if counted:
+        total += estimate([units[order[j]] for j in range(counted)])
+    fits = kept <= budget
+    return SpanChoice(
+        verdict=Verdict.SUMMARIZE if fits else Verdict.NO_SPAN,
+        replaced=first if fits else 0,
+        kept_tokens=kept,
+        tokens_before=total,
+        exact=counted == 0,
+        reserve=max(0, min(reserve, budget - kept)),
+    )
+
+
 def first_kept(count: int, cost: Callable[[int], int], room: int) -> int:
-    """The span planner both paths share: the smallest ``k`` in ``[0, count]`` such that
-    the items ``k..count-1`` (reducible units oldest first, or a trajectory's middle
-    blocks) cost at most ``room`` together; items ``0..k-1`` are the span to replace.
+    """The span rule's walk: the smallest ``k`` in ``[0, count]`` such that the items
+    ``k..count-1`` (reducible units, oldest first) cost at most ``room`` together; items
+    ``0..k-1`` are the span to replace.
     Walks back from the newest and calls ``cost`` only for the items it keeps, plus one."""
     k = count
     while k > 0 and (spent := cost(k - 1)) <= room:

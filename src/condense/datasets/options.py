@@ -8,6 +8,7 @@ from dataclasses import InitVar, asdict, dataclass, field
 from typing import Any
 
 from condense._compat import renamed
+from condense.compress.plan import HeadTailProtection
 from condense.datasets.tokenizer import TokenizerSpec, resolve_tokenizer
 from condense.exceptions import InputError
 from condense.retry import RetryPolicy
@@ -35,7 +36,7 @@ class DatasetOptions:
     - ``summary_role`` — ``human`` (default), ``gpt`` or ``system``;
     - ``notice`` — the line that opens the summary turn (``""`` for none);
     - ``summary_input_chars`` — what the summarizer reads of the span: its first block
-      (the first ask) and its newest blocks within this many characters (summarizers
+      (the first ask) and its newest units within this many characters (summarizers
       read a bounded amount anyway: an LLM prompt is capped, the extractive digest walks
       newest first within a work budget);
     - ``exact_counts`` — also count the summarized span exactly (slower; by default the
@@ -91,6 +92,13 @@ class DatasetOptions:
     def retry(self) -> RetryPolicy:
         """The retry policy of a summary."""
         return RetryPolicy(max_attempts=self.max_attempts, backoff_base=self.backoff)
+
+    @property
+    def protection(self) -> HeadTailProtection:
+        """The planner's policy: the first system, human, gpt and tool turns and the last
+        ``tail_turns`` turns, weakened when they alone exceed the target
+        (``condense.compress.plan``)."""
+        return HeadTailProtection(tail_messages=self.tail_turns)
 
     @property
     def reserve(self) -> int:

@@ -18,6 +18,7 @@ Nothing here raises for bad input: every line gets a result.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -25,8 +26,8 @@ from typing import Any
 from condense._input import MAX_DEPTH, too_deep
 from condense.compress.assemble import MIN_SUMMARY_TOKENS
 from condense.compress.assemble import notice as left_out_notice
+from condense.compress.plan import Plan, SpanChoice, Verdict, choose_span, make_plan
 from condense.datasets.options import DatasetOptions
-from condense.datasets.planner import Plan, Verdict, plan
 from condense.datasets.summaries import SummaryFailed, summarize_sync
 from condense.datasets.tokenizer import Tokenizer, load_tokenizer
 from condense.datasets.trajectory import Trajectory, canonical, read_trajectory, summary_turn
@@ -36,6 +37,7 @@ from condense.reduce.summary import summary_block
 from condense.summarizers import Summarizer, SummaryOutcome
 from condense.tokens import estimate_text
 from condense.types import RawMessage
+from condense.units import Unit
 
 STATS_KEY = "condense"
 TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
@@ -71,7 +73,30 @@ class SummaryRequest:
 
     messages: list[RawMessage]
     target_tokens: int
+    plan: Chosen
+
+
+@dataclass(frozen=True, slots=True)
+class Chosen:
+    """A record's plan (units over its turns) and the span chosen on it: the units
+    ``span`` replaced (empty unless summarizing)."""
+
     plan: Plan
+    choice: SpanChoice
+    span: range
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.choice.verdict
+
+    @property
+    def turns(self) -> range:
+        """The turns the span covers."""
+        return self.plan.messages_of(self.span) if self.span else range(0)
+
+    @property
+    def weakened(self) -> bool:
+        return self.plan.layout.weakened
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +143,7 @@ class RecordProcessor:
             return parsed
         chosen = self._plan(parsed)
         if chosen.verdict is Verdict.FITS:
-            return RecordResult(status=Status.PASSED, tokens=chosen.tokens_before)
+            return RecordResult(status=Status.PASSED, tokens=chosen.choice.tokens_before)
         if chosen.verdict is Verdict.NO_SPAN:
             return self._flag(raw, parsed, chosen, Status.OVER_LIMIT, None)
         try:
@@ -171,7 +196,10 @@ class RecordProcessor:
             return RecordResult(status=Status.REJECTED, reason=_reason(error))
         return _Parsed(record=record, trajectory=trajectory, counts={})
 
-    def _plan(self, parsed: _Parsed) -> Plan:
+    def _plan(self, parsed: _Parsed) -> Chosen:
+        """The shared planner (``condense.compress.plan``) under the options' policy,
+        with units over the record's turns and the turns counted as the trainer sees
+        them: text plus ``turn_overhead``."""
         texts = parsed.trajectory.texts
         counts = parsed.counts
         overhead = self.options.turn_overhead
@@ -191,53 +219,72 @@ class RecordProcessor:
                 cached = counts[turn] = cached + overhead
             return cached
 
-        return plan(
-            parsed.trajectory.roles,
-            parsed.trajectory.blocks,
-            turn_tokens,
-            lambda turn: estimate_text(texts[turn]) + overhead,
-            target=self.options.target_tokens,
+        def unit_tokens(unit: Unit) -> int:
+            return sum(turn_tokens(turn) for turn in range(unit.start, unit.stop))
+
+        def estimate(units: Sequence[Unit]) -> int:
+            """One estimate of the texts joined (it samples a long text: cheaper than one
+            estimate a turn), plus the overhead of each turn."""
+            turns = [t for unit in units for t in range(unit.start, unit.stop)]
+            return estimate_text("\n".join(texts[t] for t in turns)) + overhead * len(turns)
+
+        trajectory = parsed.trajectory
+        target = self.options.target_tokens
+        plan = make_plan(
+            trajectory.units,
+            unit_tokens=unit_tokens,
+            protection=self.options.protection,
+            messages=trajectory.skeleton,
+            budget=target,
+        )
+        choice = choose_span(
+            plan,
+            unit_tokens=unit_tokens,
+            estimate=estimate,
+            budget=target,
             reserve=self.options.reserve,
-            tail_turns=self.options.tail_turns,
             exact=self.options.exact_counts,
         )
+        span = range(0)
+        if choice.replaced:
+            (span,) = plan.spans(choice.replaced)  # the middle is one run of units
+        return Chosen(plan=plan, choice=choice, span=span)
 
-    def _request(self, parsed: _Parsed, chosen: Plan) -> SummaryRequest:
-        room = chosen.reserve - self.options.turn_overhead
+    def _request(self, parsed: _Parsed, chosen: Chosen) -> SummaryRequest:
+        room = chosen.choice.reserve - self.options.turn_overhead
         if self.options.notice:
             room -= self.tokenizer.count(self.options.notice + "\n")
         trajectory = parsed.trajectory
-        turns = [trajectory.turns[i] for i in self._window(trajectory, chosen.span)]
+        turns = [trajectory.turns[i] for i in self._window(trajectory, chosen.plan, chosen.span)]
         messages = canonical(trajectory, turns).messages
         return SummaryRequest(messages=messages, target_tokens=max(0, room), plan=chosen)
 
-    def _window(self, trajectory: Trajectory, span: range) -> list[int]:
-        """The turns the summarizer reads: the span's first block and its newest blocks
+    def _window(self, trajectory: Trajectory, plan: Plan, span: range) -> list[int]:
+        """The turns the summarizer reads: the span's first unit and its newest units
         within ``summary_input_chars`` (all of the span when it is that small)."""
-        blocks = trajectory.blocks
+        units = plan.units
         budget = self.options.summary_input_chars
-        newest = span.stop  # the newest blocks read are span[newest - span.start:]
+        newest = span.stop  # the newest units read are span[newest - span.start:]
         while newest > span.start + 1:
-            block = blocks[newest - 1]
-            size = sum(len(trajectory.texts[t]) for t in range(block.start, block.stop))
+            unit = units[newest - 1]
+            size = sum(len(trajectory.texts[t]) for t in range(unit.start, unit.stop))
             if size > budget:
                 break
             budget -= size
             newest -= 1
-        first = blocks[span.start]
-        tail = range(blocks[newest].start, blocks[span.stop - 1].stop) if newest < span.stop else ()
+        first = units[span.start]
+        tail = range(units[newest].start, units[span.stop - 1].stop) if newest < span.stop else ()
         return [*range(first.start, first.stop), *tail]
 
     def _assemble(
-        self, raw: bytes, parsed: _Parsed, chosen: Plan, outcome: SummaryOutcome | None
+        self, raw: bytes, parsed: _Parsed, chosen: Chosen, outcome: SummaryOutcome | None
     ) -> RecordResult:
         """Write the record with the span replaced by the summary turn; with no
         ``outcome`` (no room for a summary) by the one-line notice, and with no room for
         that either, by nothing (the span is left out, and the stats say so)."""
         trajectory = parsed.trajectory
-        blocks = trajectory.blocks
-        start, stop = blocks[chosen.span.start].start, blocks[chosen.span.stop - 1].stop
-        room = chosen.reserve - self.options.turn_overhead
+        start, stop = chosen.turns.start, chosen.turns.stop
+        room = chosen.choice.reserve - self.options.turn_overhead
         summary = None
         if outcome is not None:
             summary = self._summary_text(outcome.text.strip(), covered=stop - start, room=room)
@@ -253,7 +300,7 @@ class RecordProcessor:
             size = -self.options.turn_overhead  # no summary turn at all
         written += turns[stop:]
         native = {**parsed.record, _list_key(trajectory): written}
-        after = chosen.kept_tokens + size + self.options.turn_overhead
+        after = chosen.choice.kept_tokens + size + self.options.turn_overhead
         stats = self._stats(parsed, chosen, Status.COMPRESSED, after, len(written))
         stats.update(
             span=[start, stop],
@@ -287,10 +334,10 @@ class RecordProcessor:
         return text if spare > 0 else None
 
     def _flag(
-        self, raw: bytes, parsed: _Parsed, chosen: Plan, status: Status, reason: str | None
+        self, raw: bytes, parsed: _Parsed, chosen: Chosen, status: Status, reason: str | None
     ) -> RecordResult:
         turns = len(parsed.trajectory.turns)
-        stats = self._stats(parsed, chosen, status, chosen.tokens_before, turns)
+        stats = self._stats(parsed, chosen, status, chosen.choice.tokens_before, turns)
         if reason is not None:
             stats["reason"] = reason
         return RecordResult(
@@ -298,18 +345,18 @@ class RecordProcessor:
             line=_with_key(raw, parsed.record, stats),
             stats=stats,
             reason=reason,
-            tokens=chosen.tokens_before,
+            tokens=chosen.choice.tokens_before,
         )
 
     def _stats(
-        self, parsed: _Parsed, chosen: Plan, status: Status, after: int, turns_after: int
+        self, parsed: _Parsed, chosen: Chosen, status: Status, after: int, turns_after: int
     ) -> dict[str, Any]:
         before = len(parsed.trajectory.turns)
         return {
             "status": str(status),
             "target": self.options.target_tokens,
-            "tokens_before": chosen.tokens_before,
-            "tokens_before_exact": chosen.exact,
+            "tokens_before": chosen.choice.tokens_before,
+            "tokens_before_exact": chosen.choice.exact,
             "tokens_after": after,
             "turns_before": before,
             "turns_after": turns_after,

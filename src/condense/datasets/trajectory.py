@@ -1,8 +1,8 @@
-"""A record seen as native turns grouped into blocks of whole units.
+"""A record seen as native turns, segmented into units (``condense.units``).
 
 The budget is counted on what the trainer sees, the native turns, and every cut falls
-between units (``condense.units``): a tool exchange is an assistant message with tool
-calls plus every tool result after it. Units map onto native turns like this:
+between units: a tool exchange is an assistant message with tool calls plus every tool
+result after it. Turns map onto canonical messages like this:
 
 - a ShareGPT ``tool`` turn may become several tool messages, every other turn exactly one
   message, and an OpenAI record's turns *are* its messages;
@@ -12,12 +12,16 @@ calls plus every tool result after it. Units map onto native turns like this:
   are glued to the unit before them here, so no cut can separate them from the turn they
   follow in the input.
 
-So a :class:`Block` — a run of whole units — starts at every turn that is not a tool turn,
-which :func:`blocks_of` reads off the turn roles without parsing a single tool call; the
-tests check it against :func:`unit_blocks`, which segments the canonical messages. Turns
-are parsed into canonical messages only where messages are needed, for the summarizer
-(:func:`canonical`); the output is the input's own turn objects with the summary turn
-spliced in, so every kept turn is written back verbatim by construction.
+So the units of the turns are those :func:`condense.units.segment` finds in each turn's
+*skeleton* (:func:`skeleton`): a message with the turn's canonical role, marked as
+carrying calls when tool turns follow it. Parsing every turn into canonical messages
+would cost more than all the rest of the work on a record (tool-call JSON is parsed
+and re-serialized for every call), and it would find the same boundaries: the tests
+check :func:`turn_units` against :func:`canonical_units`, which segments the real
+canonical messages. Turns are parsed into canonical messages only where messages are
+needed, for the summarizer (:func:`canonical`); the output is the input's own turn
+objects with the summary turn spliced in, so every kept turn is written back verbatim by
+construction.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from condense.formats import Conversation, detect_format
 from condense.formats.openai import list_key
 from condense.formats.sharegpt import turns_of
 from condense.types import RawMessage
-from condense.units import UnitKind, segment
+from condense.units import Unit, UnitKind, segment
 
 # Native role names, normalized: what "protect the first system/human/gpt/tool" means.
 _SHAREGPT_ROLES = {
@@ -52,24 +56,18 @@ _OPENAI_ROLES = {
 FORMATS = ("sharegpt", "openai")
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
-    """Turns ``[start, stop)``: one or more whole units."""
-
-    start: int
-    stop: int
-
-
 @dataclass(frozen=True, kw_only=True)
 class Trajectory:
-    """A record's native turns, their text and normalized role, and their blocks."""
+    """A record's native turns, their text, normalized role and skeleton message, and
+    their units (turn indices)."""
 
     record: dict[str, Any]
     format: str
     turns: list[Any]
     texts: list[str]
     roles: list[str]
-    blocks: list[Block]
+    skeleton: list[RawMessage]
+    units: list[Unit]
 
 
 def read_trajectory(record: dict[str, Any]) -> Trajectory:
@@ -102,24 +100,55 @@ def read_trajectory(record: dict[str, Any]) -> Trajectory:
         raise FormatError(
             f"a {format} record; expected a ShareGPT 'conversations' or an OpenAI 'messages' record"
         )
+    shape = skeleton(roles)
     return Trajectory(
         record=record,
         format=format,
         turns=turns,
         texts=texts,
         roles=roles,
-        blocks=blocks_of(roles),
+        skeleton=shape,
+        units=glued(segment(shape)),
     )
 
 
-def blocks_of(roles: Sequence[str]) -> list[Block]:
-    """A block starts at every turn that is not a tool turn (see the module docstring)."""
-    starts = [i for i, role in enumerate(roles) if i == 0 or role != "tool"]
-    return [Block(a, b) for a, b in zip(starts, [*starts[1:], len(roles)], strict=True)]
+_SKELETONS: dict[str, RawMessage] = {
+    "system": {"role": "system"},
+    "human": {"role": "user"},
+    "gpt": {"role": "assistant"},
+    "tool": {"role": "tool"},
+}
+_CALLING: RawMessage = {"role": "assistant", "tool_calls": [{}]}
+
+
+def skeleton(roles: Sequence[str]) -> list[RawMessage]:
+    """One stand-in message per turn: the turn's canonical role, an assistant turn marked
+    as carrying calls when a tool turn follows it (shared objects: never mutate them)."""
+    shape = [_SKELETONS[role] for role in roles]
+    for index in range(len(roles) - 1):
+        if roles[index] == "gpt" and roles[index + 1] == "tool":
+            shape[index] = _CALLING
+    return shape
+
+
+def turn_units(roles: Sequence[str]) -> list[Unit]:
+    """The units of turns with these normalized roles (see the module docstring)."""
+    return glued(segment(skeleton(roles)))
+
+
+def glued(units: Sequence[Unit]) -> list[Unit]:
+    """``units`` with every ``stray`` unit joined to the unit before it."""
+    out: list[Unit] = []
+    for unit in units:
+        if unit.kind is UnitKind.STRAY and out:
+            out[-1] = Unit(out[-1].kind, out[-1].start, unit.stop)
+        else:
+            out.append(unit)
+    return out
 
 
 def canonical(trajectory: Trajectory, turns: Sequence[Any]) -> Conversation:
-    """The conversation of the record with only ``turns`` (whole blocks, in order)."""
+    """The conversation of the record with only ``turns`` (whole units, in order)."""
     key = "conversations" if trajectory.format == "sharegpt" else list_key(trajectory.record)
     return Conversation.read({**trajectory.record, key: list(turns)}, format=trajectory.format)
 
@@ -196,22 +225,17 @@ def message_starts(messages: Sequence[RawMessage], roles: Sequence[str]) -> list
     return starts
 
 
-def unit_blocks(messages: Sequence[RawMessage], roles: Sequence[str]) -> list[Block]:
-    """The blocks found by segmenting the canonical ``messages`` into units and mapping
-    unit boundaries back to turns (``stray`` units glued to the unit before them).
-
-    :func:`blocks_of` gives the same blocks from the roles alone; this is the reference."""
+def canonical_units(messages: Sequence[RawMessage], roles: Sequence[str]) -> list[Unit]:
+    """The units found by segmenting the canonical ``messages`` and mapping unit
+    boundaries back to turns (``stray`` units glued to the unit before them): the
+    reference :func:`turn_units` is checked against. Kinds may differ where a turn's
+    calls are prose (a ``reply`` here, a ``tool_exchange`` there); boundaries do not."""
     turn_of: dict[int, int] = {}
     for turn, start in enumerate(message_starts(messages, roles)):
         turn_of.setdefault(start, turn)
-    blocks: list[Block] = []
-    for unit in segment(messages):
-        start, stop = turn_of[unit.start], turn_of[unit.stop]
-        if unit.kind is UnitKind.STRAY and blocks:
-            blocks[-1] = Block(blocks[-1].start, stop)
-        else:
-            blocks.append(Block(start, stop))
-    return blocks
+    return glued(
+        [Unit(unit.kind, turn_of[unit.start], turn_of[unit.stop]) for unit in segment(messages)]
+    )
 
 
 def _is_tool(message: object) -> bool:
