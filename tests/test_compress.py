@@ -240,3 +240,42 @@ def test_summary_block_is_found_standalone_and_merged() -> None:
     )
     assert find_summary(parts) == ("- asked to fix ORD-4102", "")
     assert find_summary({"role": "tool", "content": "log mentions [condense: summary of"}) is None
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "gemini", "strict"])
+def test_leaving_out_the_first_exchange_keeps_the_latest_ask_as_written(provider: str) -> None:
+    """Repair opens a history that starts with a tool exchange with a filler user
+    message; when the exchange is left out, the filler meets the latest ask. The ask
+    must come out as written, not joined to the filler (found by hypothesis)."""
+
+    def exchange(n: int, output: str) -> list[dict[str, Any]]:
+        calls = [
+            {
+                "id": f"call_{n}_{j}",
+                "type": "function",
+                "function": {"name": "bash", "arguments": "{}"},
+            }
+            for j in range(2)
+        ]
+        return [
+            {"role": "assistant", "content": None, "tool_calls": calls},
+            *({"role": "tool", "tool_call_id": c["id"], "content": output} for c in calls),
+        ]
+
+    history = [
+        {"role": "system", "content": "You are terse."},
+        *exchange(0, "x " * 30),
+        {"role": "user", "content": "first part of the ask"},
+        {"role": "user", "content": "and its second part"},
+        *exchange(3, "done"),
+    ]
+    repaired = repair(history, provider=provider).messages
+    latest = [m for m in repaired if m.get("role") == "user"][-1]
+    protected = compress(history, budget=1, provider=provider).report.protected_tokens
+    left_out = 0
+    for budget in range(protected, count_tokens(repaired)):
+        result = compress(history, budget=budget, provider=provider, tail_tokens=0)
+        assert result.report.fits, (budget, result.report.describe())
+        assert latest in result.messages, (budget, result.report.describe())
+        left_out += bool(result.report.left_out)
+    assert left_out  # the budgets reach the one where the exchange is left out

@@ -32,7 +32,7 @@ from condense.reduce.summary import (
     summary_block,
     with_block,
 )
-from condense.repair.order import BRIDGE_TEXT
+from condense.repair.order import BRIDGE_TEXT, OPENING_USER
 from condense.summarizers import (
     ExtractiveSummarizer,
     Summarizer,
@@ -339,6 +339,7 @@ def _fit_text(text: str, target: int, counter: TokenCounter) -> str:
     return cut.rstrip() + "…"
 
 
+_FILLERS = frozenset({OPENING_USER, *BRIDGE_TEXT.values()})
 TOOL_USER_BRIDGE: RawMessage = {"role": "assistant", "content": BRIDGE_TEXT["assistant"]}
 """What stands between a tool result and a user message where a profile refuses them side
 by side and the span between them is left out (the bridge ``repair`` puts there)."""
@@ -390,7 +391,10 @@ def _joined(
             and all(mergeable(m) and not any(m is f for f in stripped) for m in (first, second))
         )
         if joinable and first.get("role") == second.get("role") in ("user", "assistant"):
-            text = "\n\n".join(t for t in texts if isinstance(t, str) and t)
+            # the filler repair opened or bridged with says nothing once real text follows
+            text = "\n\n".join(
+                t for t in texts if isinstance(t, str) and t and t not in _FILLERS
+            ) or "\n\n".join(t for t in texts if isinstance(t, str) and t)
             joined = {**second, "content": text or None}
             return [*before[:-1], joined, *after[1:]]
     return [*before, *after]
