@@ -310,6 +310,35 @@ def test_tool_calls_are_one_line_per_tool() -> None:
     assert lines[1:] == ["- grep: x"]
 
 
+def test_every_tool_used_is_named_while_room_remains() -> None:
+    """Many tools, older than the walk reads in detail: those without a line of their own
+    are named on one ``also:`` line, which a later fold reads back as tools."""
+    messages: list[Message] = []
+    for i in range(40):
+        name = f"lookup_{chr(97 + i % 26)}{i}"
+        messages += [
+            {"role": "user", "content": f"Question {i}: what does {name} say?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [call(f"c{i}", name, path=f"src/pkg_{i}/deeply/nested/mod_{i}.py")],
+            },
+            tool(f"c{i}", f"{name} answered {i}" + " filler" * 400),
+            {"role": "assistant", "content": f"It says {i}."},
+        ]
+    names = {f"lookup_{chr(97 + i % 26)}{i}" for i in range(40)}
+    text = summarize(messages, target=600)
+    lines = sections(text)["Tool calls"]
+    assert lines[-1].startswith("- also: ")
+    assert all(name in text for name in names)
+    again = summarize(
+        [{"role": "user", "content": "Go on."}, {"role": "assistant", "content": "Done."}],
+        target=600,
+        previous=text,
+    )
+    assert all(name in again for name in names)
+
+
 def test_files_are_one_line_of_real_paths_most_touched_first() -> None:
     commands = [
         "ls",

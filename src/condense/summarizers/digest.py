@@ -122,6 +122,7 @@ _TOOL_LINE = re.compile(r"^([\w.\-/]+(?:\([\w.\-/]+\))?)(?: ×(\d+))?(?:: (.*))?
 _MORE = re.compile(r"^\+\d+ more$")
 _SCOPE_COUNT = re.compile(r"([\d,]+) messages? summarized")
 _BULLET = ("- ", "* ", "• ")
+_ALSO = "- also: "  # the line naming the tools that got no line of their own
 # A previous summary is read this far at most (it should be target-sized anyway).
 _MAX_PREVIOUS_CHARS = 200_000
 
@@ -259,6 +260,14 @@ def _parse_item(digest: Digest, section: str, item: str) -> None:
                     digest.add(section, short.group(1), int(short.group(2)))
                 else:
                     digest.add(section, piece, count)
+    elif section == TOOLS and item.startswith(_ALSO[2:]):
+        for piece in item[len(_ALSO) - 2 :].split(", "):
+            if piece and not _MORE.match(piece):
+                short = _SHORT_COUNT.match(piece)
+                if short:
+                    digest.add(TOOLS, short.group(1), int(short.group(2)))
+                else:
+                    digest.add(TOOLS, piece, count)
     elif section == TOOLS:
         tool = _TOOL_LINE.match(item)
         if tool is None:
@@ -386,24 +395,38 @@ def _aggregated(items: dict[str, int]) -> list[tuple[str, int]]:
 
 
 def _tools(groups: dict[str, int], details: dict[str, dict[str, int]], room: int) -> list[str]:
-    """One line per tool, the most called first: ``name ×N: newest arguments, +K more``."""
+    """One line per tool, the most called first: ``name ×N: newest arguments, +K more``;
+    the tools that get no line of their own are named on one last ``also:`` line (room
+    for it is kept back), so every tool used is named while room remains."""
     entries = list(groups.items())
     order = sorted(range(len(entries)), key=lambda i: (entries[i][1], i), reverse=True)
+    heads = [_tool_head(*entries[i]) for i in order]
+    # kept back for naming the tools without a line: what that takes, at most half
+    reserve = min(room // 2, sum(len(head) + 2 for head in heads[1:]) + len(_ALSO))
     lines: list[str] = []
     for done, i in enumerate(order):
-        group, calls = entries[i]
-        head = f"- {group} ×{calls}" if calls > 1 else f"- {group}"
+        group = entries[i][0]
+        head = f"- {heads[done]}"
         left = len(order) - done
         # A fair share of what is left; the most called tool may take half.
-        share = room // 2 if done == 0 and left > 1 else room // left
-        width = min(room, max(share, len(head) + 40)) - 1
+        usable = room - reserve if left > 1 else room
+        share = usable // 2 if done == 0 and left > 1 else usable // left
+        width = min(usable, max(share, len(head) + 40)) - 1
         if width < len(head):
             break
         args = [detail for detail, _ in _aggregated(details.get(group, {}))][::-1]
         line = (_joined(args, width, prefix=f"{head}: ") if args else "") or head
         lines.append(line)
         room -= len(line) + 1
+    if len(lines) < len(heads):
+        also = _joined(heads[len(lines) :], room - 1, prefix=_ALSO)
+        if also:
+            lines.append(also)
     return lines
+
+
+def _tool_head(group: str, calls: int) -> str:
+    return f"{group} ×{calls}" if calls > 1 else group
 
 
 def _joined(pieces: list[str], width: int, *, prefix: str) -> str:

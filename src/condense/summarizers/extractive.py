@@ -282,6 +282,7 @@ def extract(messages: Sequence[object], *, cap: int, budget: int) -> dg.Digest:
                     *content_ends(message.get("content"), _OUTPUT_HEAD, _OUTPUT_TAIL), reads=False
                 )
     found.flush()
+    found.tool_names(messages[: len(messages) - found.scanned])
     first_ask = next(
         (
             text
@@ -444,6 +445,21 @@ class _Collector:
         for window in windows:
             for line in reversed(_error_lines(window)):
                 self.add(dg.ERRORS, line)
+
+    def tool_names(self, older: Sequence[object]) -> None:
+        """Name the tools called in ``older`` (what the walk did not reach), newest
+        first, without reading their arguments: every tool used gets named."""
+        for message in reversed(older):
+            if not isinstance(message, dict) or message.get("role") != "assistant":
+                continue
+            calls = message.get("tool_calls")
+            for call in reversed(calls) if isinstance(calls, list) else ():
+                function = call.get("function") if isinstance(call, dict) else None
+                name = function.get("name") if isinstance(function, dict) else None
+                if isinstance(name, str) and name:
+                    name = _NAME_CHARS.sub("_", one_line(name))[:60]
+                    if not any(group.startswith(f"{name}(") for group in self.items[dg.TOOLS]):
+                        self.add(dg.TOOLS, name)
 
     def flush(self) -> None:
         """Read the errors of the outputs whose call was never seen."""
