@@ -449,17 +449,23 @@ class _Collector:
     def tool_names(self, older: Sequence[object]) -> None:
         """Name the tools called in ``older`` (what the walk did not reach), newest
         first, without reading their arguments: every tool used gets named."""
+        # a tool seen with an action (``editor(view)``) is not named again without one
+        with_action = {group.split("(", 1)[0] for group in self.items[dg.TOOLS] if "(" in group}
+        names: dict[str, str] = {}  # as called -> as written
         for message in reversed(older):
             if not isinstance(message, dict) or message.get("role") != "assistant":
                 continue
             calls = message.get("tool_calls")
             for call in reversed(calls) if isinstance(calls, list) else ():
                 function = call.get("function") if isinstance(call, dict) else None
-                name = function.get("name") if isinstance(function, dict) else None
-                if isinstance(name, str) and name:
-                    name = _NAME_CHARS.sub("_", one_line(name))[:60]
-                    if not any(group.startswith(f"{name}(") for group in self.items[dg.TOOLS]):
-                        self.add(dg.TOOLS, name)
+                raw = function.get("name") if isinstance(function, dict) else None
+                if not isinstance(raw, str) or not raw:
+                    continue
+                name = names.get(raw)
+                if name is None:
+                    name = names[raw] = _NAME_CHARS.sub("_", one_line(raw))[:60]
+                if name not in with_action:
+                    self.add(dg.TOOLS, name)
 
     def flush(self) -> None:
         """Read the errors of the outputs whose call was never seen."""
