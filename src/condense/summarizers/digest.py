@@ -253,21 +253,9 @@ def _parse_item(digest: Digest, section: str, item: str) -> None:
     if not item:
         return
     if section in (FILES, IDS):
-        for piece in item.split(", "):
-            if piece and not _MORE.match(piece):
-                short = _SHORT_COUNT.match(piece)
-                if short:
-                    digest.add(section, short.group(1), int(short.group(2)))
-                else:
-                    digest.add(section, piece, count)
+        _parse_list(digest, section, item, count)
     elif section == TOOLS and item.startswith(_ALSO[2:]):
-        for piece in item[len(_ALSO) - 2 :].split(", "):
-            if piece and not _MORE.match(piece):
-                short = _SHORT_COUNT.match(piece)
-                if short:
-                    digest.add(TOOLS, short.group(1), int(short.group(2)))
-                else:
-                    digest.add(TOOLS, piece, count)
+        _parse_list(digest, TOOLS, item[len(_ALSO) - 2 :], count)
     elif section == TOOLS:
         tool = _TOOL_LINE.match(item)
         if tool is None:
@@ -281,6 +269,17 @@ def _parse_item(digest: Digest, section: str, item: str) -> None:
                 mine[detail] = mine.pop(detail, 0) + 1
     else:
         digest.add(section, item, count)
+
+
+def _parse_list(digest: Digest, section: str, line: str, count: int) -> None:
+    """Read back a one-line list (``a ×3, b, +2 more``) into ``section``."""
+    for piece in line.split(", "):
+        if piece and not _MORE.match(piece):
+            short = _SHORT_COUNT.match(piece)
+            if short:
+                digest.add(section, short.group(1), int(short.group(2)))
+            else:
+                digest.add(section, piece, count)
 
 
 def _scope(digest: Digest) -> list[str]:
