@@ -5,6 +5,7 @@
 
 from condense.compress.api import compress
 from condense.compress.assemble import LeftOut, summary_size
+from condense.compress.plan import HeadTailProtection, Protection, SessionProtection
 from condense.compress.reductions import (
     DEDUPE,
     DEFAULT_REDUCTIONS,
@@ -36,9 +37,12 @@ __all__ = [
     "CompressionReport",
     "CompressionResult",
     "CompressionState",
+    "HeadTailProtection",
     "LeftOut",
     "MessageReduction",
+    "Protection",
     "ReductionStep",
+    "SessionProtection",
     "SpanSummary",
     "UnitAction",
     "UnitOutcome",

@@ -96,8 +96,10 @@ def compress(
     dedupe, strip images, mask, shrink, summarize); drop one to forbid it or add your own
     ``MessageReduction``.
     ``previous`` is the ``state`` of an earlier call on the same session. ``protection``
-    replaces the session policy of what is never reduced (``condense.compress.plan``:
-    e.g. the training-set policy ``HeadTailProtection``); ``tail_tokens`` is then unused.
+    replaces the session policy of what is never reduced (``SessionProtection``) with
+    another, e.g. the training-set policy ``HeadTailProtection(tail_messages=4)`` that
+    ``condense dataset`` uses (both in ``condense.compress``); ``tail_tokens`` is then
+    unused.
 
     The result is never larger than the input, and fits whenever the protected part does
     (a span whose summary would not fit is replaced by a one-line notice, listed in
