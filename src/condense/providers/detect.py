@@ -123,18 +123,23 @@ def _host_path(url: str) -> str:
     return f"{parts.hostname or ''}{parts.path}".lower()
 
 
+_MARKERS = frozenset({THINKING_BLOCKS, RESPONSES_ITEMS, ITEM_ID, REASONING_CONTENT})
+
+
 def _replay_signal(messages: Sequence[Any]) -> tuple[str, str] | None:
     reasoning = False
     for message in messages:
         if type(message) is not dict or message.get("role") != "assistant":
             continue
-        if THINKING_BLOCKS in message:
-            return "anthropic", "the history carries Anthropic thinking blocks"
-        if RESPONSES_ITEMS in message or ITEM_ID in message:
-            return "responses", "the history carries Responses items"
-        if _has_thought_signature(message.get("tool_calls")):
+        if not _MARKERS.isdisjoint(message):  # one set operation for the common message
+            if THINKING_BLOCKS in message:
+                return "anthropic", "the history carries Anthropic thinking blocks"
+            if RESPONSES_ITEMS in message or ITEM_ID in message:
+                return "responses", "the history carries Responses items"
+            reasoning = reasoning or REASONING_CONTENT in message
+        calls = message.get("tool_calls")
+        if calls and _has_thought_signature(calls):
             return "gemini-openai", "the history carries Gemini thought signatures"
-        reasoning = reasoning or REASONING_CONTENT in message
     if reasoning:
         return "deepseek", "the history carries reasoning_content (DeepSeek/Kimi thinking)"
     return None
@@ -144,7 +149,9 @@ def _has_thought_signature(calls: object) -> bool:
     if not isinstance(calls, list):
         return False
     for call in calls:
-        extra = call.get(EXTRA_CONTENT) if isinstance(call, dict) else None
+        if not isinstance(call, dict) or EXTRA_CONTENT not in call:
+            continue  # the common case, without the (slow) Mapping checks
+        extra = call[EXTRA_CONTENT]
         google = extra.get("google") if isinstance(extra, Mapping) else None
         if isinstance(google, Mapping) and "thought_signature" in google:
             return True
