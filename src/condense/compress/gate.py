@@ -10,7 +10,7 @@ repaired input, the repaired input is returned instead.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from condense.exceptions import InvalidOutputError
@@ -38,7 +38,7 @@ class InputSize:
 
     at_least: int
     count: Callable[[], int]
-    _exact: int | None = None
+    _exact: int | None = field(default=None, init=False, repr=False)
 
     def exceeds(self, tokens: int) -> bool:
         """Whether the input holds more than ``tokens``: an output of ``tokens`` is smaller."""
