@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from condense.summarizers import ExtractiveSummarizer
 from condense.summarizers import digest as dg
+from condense.summarizers import salient as salient_module
 from condense.summarizers.salient import (
     info_score,
     is_observation,
@@ -217,3 +218,25 @@ def test_repeated_actions_are_aggregated_with_counts_and_ranges() -> None:
     assert "cat logs/part0.log … cat logs/part119.log (×120)" in text
     assert "logs/part0.log … logs/part119.log ×120" in text
     assert "cat logs/part57.log" not in text
+
+
+_LINE_TEXT = st.text(
+    alphabet=st.sampled_from(list("abcxyzEFRT_-./:=#%0123456789 ms\"'[]()")), max_size=60
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(_LINE_TEXT, min_size=1, max_size=8))
+def test_a_line_scores_the_same_alone_and_among_others(lines: list[str]) -> None:
+    """Lines are scored together, one search per pattern over all of them: no match may
+    run from one line into the next, so each scores as it does alone."""
+    salient_module._SCORED.clear()
+    together = salient_module._scores(lines)
+    for line, found in zip(lines, together, strict=True):
+        salient_module._SCORED.clear()
+        assert salient_module._scores([line])[0] == found, line
+
+
+def test_a_kind_counts_at_most_twice_a_line_whatever_pattern_finds_it() -> None:
+    # "test" is found by two patterns (test_… and ::…): five finds, two counted
+    assert info_score("test_aaa test_bbb test_ccc ::ddd ::eee") == info_score("test_aaa ::ddd")

@@ -210,16 +210,16 @@ def _score_lines(lines: Sequence[str]) -> list[tuple[float, tuple[str, ...]]]:
     starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
     scores = [0.0] * len(lines)
     tokens: list[list[str]] = [[] for _ in lines]
+    seen: Counter[tuple[int, str]] = Counter()  # (line, kind): a kind counts twice a line
     for kind, weight, needs, pattern in _KIND_PATTERNS:
         if needs not in blob:
             continue
-        per_line: Counter[int] = Counter()
         for match in pattern.finditer(blob):
             if kind == "hash" and not _HEX_MIXED.search(match.group()):
                 continue
             at = bisect.bisect_right(starts, match.start()) - 1
-            per_line[at] += 1
-            if per_line[at] <= 2:
+            seen[at, kind] += 1
+            if seen[at, kind] <= 2:
                 scores[at] += weight
             line, offset = lines[at], starts[at]
             before = _TOKEN_BEFORE.search(line, 0, match.start() - offset)
