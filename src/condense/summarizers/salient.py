@@ -319,13 +319,17 @@ def _texts(messages: Sequence[object], budget: int) -> list[tuple[int, str, str]
     When the span has so many messages that each would get less than ``_MIN_SHARE``
     characters, every k-th message is read instead (the newest always), so that a huge
     span is still sampled from end to end at a useful depth."""
-    readable = [
-        (index, message)
-        for index, message in enumerate(messages)
-        if isinstance(message, dict) and message.get("role") in _READ_ROLES
-    ]
-    first_user = next((i for i, m in readable if m.get("role") == "user"), None)
-    sizes = [content_length(message.get("content")) for _, message in readable]
+    readable: list[tuple[int, dict[str, Any]]] = []
+    sizes: list[int] = []
+    first_user: int | None = None
+    for index, message in enumerate(messages):  # one pass: a span may hold 10,000
+        if not isinstance(message, dict) or (role := message.get("role")) not in _READ_ROLES:
+            continue
+        readable.append((index, message))
+        content = message.get("content")
+        sizes.append(len(content) if type(content) is str else content_length(content))
+        if first_user is None and role == "user":
+            first_user = index
     stride = 1
     while stride < len(sizes) and _cut_short(sizes[::-stride], budget):
         stride *= 2
@@ -392,8 +396,9 @@ def key_lines(text: str, *, count: int = 2, max_chars: int = 220) -> list[str]:
 
 def _cut_short(sizes: Sequence[int], budget: int) -> bool:
     """Whether sharing ``budget`` among ``sizes`` leaves some message less than
-    ``_MIN_SHARE`` characters of what it holds."""
-    return sum(sizes) > budget and _water_level(sizes, budget) < _MIN_SHARE
+    ``_MIN_SHARE`` characters of what it holds: the water level is below it exactly when
+    the sizes cut at it add up to more than the budget (no sort needed)."""
+    return sum(map(min, sizes, itertools.repeat(_MIN_SHARE))) > budget
 
 
 def _water_level(sizes: Sequence[int], budget: int) -> int:
