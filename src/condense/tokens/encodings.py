@@ -15,6 +15,7 @@ per process, under a lock.
 from __future__ import annotations
 
 import binascii
+import functools
 import gzip
 import hashlib
 import threading
@@ -224,13 +225,12 @@ def _decompress(spec: _Spec, data: bytes) -> bytes:
 
 def _parse_ranks(spec: _Spec, raw: bytes) -> dict[bytes, int]:
     """Parse tiktoken's format: one ``<base64 token bytes> <rank>`` pair per line."""
-    ranks: dict[bytes, int] = {}
-    decode = binascii.a2b_base64
+    decode = functools.partial(binascii.a2b_base64, strict_mode=True)
     try:
-        for line in raw.splitlines():
-            if line:
-                token, rank = line.split()
-                ranks[decode(token, strict_mode=True)] = int(rank)
+        parts = raw.split()  # token, rank, token, rank, …: C-speed calls over 200k lines
+        if len(parts) % 2:
+            raise ValueError("a token without its rank")
+        ranks = dict(zip(map(decode, parts[0::2]), map(int, parts[1::2]), strict=True))
     except (ValueError, binascii.Error) as exc:
         raise CondenseRuntimeError(
             f"the {spec.name} vocabulary could not be parsed ({exc}); reinstall condense"
