@@ -23,12 +23,14 @@ A digest reads like this (empty sections are left out)::
     ## Tool calls
     - read_file ×5: src/io.py, tests/test_io.py, README.md
     - grep: pattern=retries in src
+    - also: list_dir ×2, web_search
 
 Sections come most valuable first, so a cut from the end loses the least. Room is handed
 out by value too (:func:`layout`): the user's asks (bounded) and the last state first, then
 errors, decisions, identifiers and commands, and what is left to the files and the tool
 calls. Identifiers (error codes, ids, PR numbers) and files are one line each, the most
-mentioned first; tool calls are one line per tool. Within a section, items are chosen by
+mentioned first; tool calls are one line per tool, and the tools that get no line of their
+own are named on one ``also:`` line. Within a section, items are chosen by
 rank (a traceback's last line over a log line, a finding over a plan, a failed command over
 one without an exit code) and then by recency, and written oldest first.
 
