@@ -14,12 +14,14 @@ import json
 import random
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condense.compress import SUMMARIZE, compress
+from condense.compress import SUMMARIZE, HeadTailProtection, SessionProtection, compress
 from condense.compress.assemble import SUMMARY_OVERHEAD
 from condense.datasets import DatasetOptions, RecordProcessor, RecordResult, Status
+from condense.exceptions import InputError
 from condense.summarizers import ExtractiveSummarizer
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 
@@ -127,3 +129,18 @@ def test_the_spans_agree_at_every_budget_across_span_boundaries() -> None:
         assert_same_span(messages, options, 48)
         spans.add(dataset_span(messages, options)[1])
     assert len(spans) > 10  # the sweep crossed many boundaries
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: compress([{"role": "user", "content": "hi"}], budget=100, protection="head"),
+        lambda: HeadTailProtection(tail_messages=-1),
+        lambda: HeadTailProtection(tail_messages=2, head_roles="system"),  # type: ignore[arg-type]
+        lambda: HeadTailProtection(tail_messages=2, head_roles=("human",)),
+        lambda: SessionProtection(tail_tokens=-5),
+    ],
+)
+def test_a_wrong_protection_is_a_clear_input_error(make: Any) -> None:
+    with pytest.raises(InputError, match=r"protection|tail_messages|head_roles|tail_tokens"):
+        make()

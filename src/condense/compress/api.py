@@ -36,7 +36,13 @@ from condense.compress.assemble import (
 from condense.compress.gate import InputSize, gate
 from condense.compress.incremental import resume_from
 from condense.compress.measure import measure
-from condense.compress.plan import Plan, Protection, make_plan, running_exchange
+from condense.compress.plan import (
+    Plan,
+    Protection,
+    check_protection,
+    make_plan,
+    running_exchange,
+)
 from condense.compress.reductions import (
     DEFAULT_REDUCTIONS,
     ReductionStep,
@@ -120,6 +126,7 @@ def compress(
             isinstance(value, bool) or not isinstance(value, int) or value < 0
         ):
             raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
+    check_protection(protection)
     summarizer = get_summarizer(summarizer)  # an unknown name fails now, not at first summary
     choice = choose_provider(provider, messages=messages, model=model)
     profile = choice.profile

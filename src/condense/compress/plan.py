@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from condense.exceptions import InputError
 from condense.types import RawMessage
 from condense.units import Unit, UnitKind, carries_replay
 
@@ -58,6 +59,12 @@ class SessionProtection:
 
     tail_tokens: int
 
+    def __post_init__(self) -> None:
+        if isinstance(self.tail_tokens, bool) or not isinstance(self.tail_tokens, int):
+            raise InputError(f"tail_tokens must be a number of tokens, not {self.tail_tokens!r}")
+        if self.tail_tokens < 0:
+            raise InputError(f"tail_tokens must be ≥ 0, not {self.tail_tokens}")
+
 
 HEAD_ROLES = ("system", "user", "assistant", "tool")
 
@@ -70,6 +77,16 @@ class HeadTailProtection:
     tail_messages: int
     head_roles: tuple[str, ...] = HEAD_ROLES
     weaken: bool = True
+
+    def __post_init__(self) -> None:
+        count = self.tail_messages
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise InputError(f"tail_messages must be a number of messages ≥ 0, not {count!r}")
+        roles: object = self.head_roles  # checked: a user may pass anything
+        if not isinstance(roles, tuple) or any(role not in HEAD_ROLES for role in roles):
+            raise InputError(
+                f"head_roles must be a tuple of {', '.join(HEAD_ROLES)}; not {self.head_roles!r}"
+            )
 
     def tiers(self) -> list[HeadTailProtection]:
         """This protection, then its weaker forms, strongest first."""
@@ -85,6 +102,17 @@ class HeadTailProtection:
 
 
 Protection = SessionProtection | HeadTailProtection
+
+
+def check_protection(protection: object) -> None:
+    """Raise :class:`InputError` unless ``protection`` is a policy (or ``None``)."""
+    if protection is not None and not isinstance(
+        protection, SessionProtection | HeadTailProtection
+    ):
+        raise InputError(
+            "protection must be SessionProtection(...) or HeadTailProtection(...) "
+            f"from condense.compress, not {protection!r}"
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
