@@ -354,3 +354,29 @@ def test_a_message_not_read_from_the_file_has_no_place_in_it() -> None:
     assert found.provider_error == (
         "messages.2.content.1.tool_result.name: Extra inputs are not permitted"
     )
+
+
+def test_compress_of_a_loaded_file_names_its_repairs_in_the_files_places(
+    tmp_path: Path,
+) -> None:
+    """``compress(condense.load(path))`` works like ``repair``: the format chooses the
+    profile and each repair names the file's own turn and block; so does the command."""
+    from condense.compress import compress
+
+    source = _write(tmp_path / "session.json", _broken_long_anthropic())
+    done = _run("compress", str(source), "--budget", "600", "--show-changes")
+    assert done.returncode == 0, done.stderr
+    assert f"{source}: rewrite messages[10].content[1]: removed key(s)" in done.stderr
+    assert f"{source}: insert after messages[45]: stub result" in done.stderr
+    conversation = load(_broken_long_anthropic())
+    result = compress(conversation, budget=600)
+    assert result.report.provider == "anthropic"
+    assert [(c.action, c.location) for c in result.report.repairs] == [
+        ("rewrite", "messages[10].content[1]"),
+        ("insert", "after messages[45]"),
+    ]
+    written = conversation.dump(result.messages)
+    assert validate(load(written)) == []
+    previous = compress(conversation, budget=600)
+    grown = [*conversation.messages, {"role": "user", "content": "Go on."}]
+    assert compress(grown, budget=650, previous=previous.state).report.fits

@@ -142,7 +142,7 @@ def _compress(
     provider = str(provider_for(args, conversation))
     try:
         result = compress(
-            conversation.messages,
+            conversation,  # repairs are then named in the file's own places
             budget=args.budget,
             model=args.model,
             encoding=args.encoding,

@@ -19,6 +19,7 @@ from condense.cli.inputs import Input
 from condense.cli.outputs import say
 from condense.formats import Conversation
 from condense.repair import Change
+from condense.repair.ledger import change_text
 
 _SHOWN_CHARS = 2_000  # of one message in --show-changes (--json has all of it)
 
@@ -62,11 +63,14 @@ def show_change(record: dict[str, Any]) -> list[str]:
 
 
 def _change_line(record: dict[str, Any]) -> str:
-    index, output = record["index"], record["output_index"]
-    place = f"message {index}" if index is not None else "new message"
-    if output is not None and output != index:
-        place += f" (now {output})"
-    return f"{record['action']} {place}: {record['reason']} [{record['code']}]"
+    return change_text(
+        record["action"],
+        record["location"],
+        record["index"],
+        record["output_index"],
+        record["reason"],
+        record["code"],
+    )
 
 
 def _place(record: dict[str, Any]) -> str:

@@ -56,6 +56,7 @@ from condense.compress.result import (
     UnitOutcome,
 )
 from condense.exceptions import BudgetError, InputError
+from condense.formats import Conversation
 from condense.providers import (
     DEFAULT_PROVIDER,
     Profile,
@@ -77,7 +78,7 @@ from condense.validate.replay import running_loop_turn
 
 
 def compress(
-    messages: Sequence[Any],
+    messages: Sequence[Any] | Conversation,
     *,
     budget: int,
     model: str | None = None,
@@ -117,10 +118,21 @@ def compress(
     after the first edit are removed (and listed in ``report.replay_removed``), except
     the running tool loop's turn, which comes back as it was; ``keep_bound_thinking=True``
     keeps them, for accounts that do not enforce thinking-block binding.
+
+    ``messages`` may be a loaded :class:`~condense.formats.Conversation`
+    (``condense.load(path)``): its format then also chooses the profile, and each repair
+    in the report names its place in the user's file. The result is in the canonical
+    form; write it back with ``conversation.dump(result.messages)``.
     """
+    conversation: Conversation | None
+    given: Sequence[Any]
+    if isinstance(messages, Conversation):
+        conversation, given = messages, messages.messages
+    else:
+        conversation, given = None, messages
     if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
         raise InputError(f"budget must be a positive number of tokens, not {budget!r}")
-    check_history(messages, depth=False)  # repair checks the depth of what it works on
+    check_history(given, depth=False)  # repair checks the depth of what it works on
     for name, value in (("tail_tokens", tail_tokens), ("summary_tokens", summary_tokens)):
         if value is not None and (
             isinstance(value, bool) or not isinstance(value, int) or value < 0
@@ -128,12 +140,18 @@ def compress(
             raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
     check_protection(protection)
     summarizer = get_summarizer(summarizer)  # an unknown name fails now, not at first summary
-    choice = choose_provider(provider, messages=messages, model=model)
+    choice = choose_provider(
+        provider,
+        messages=given,
+        format=conversation.format if conversation is not None else None,
+        model=model,
+    )
     profile = choice.profile
     media = media_billing(profile)
     counter = shared_counter(encoding or encoding_for_model(model), media=media)
-    work, incremental = resume_from(previous, messages, budget, profile, counter.encoding)
-    repaired = repair(work, provider=choice)
+    work, incremental = resume_from(previous, given, budget, profile, counter.encoding)
+    # the user's own file, when the work is it: its repairs are named in its terms
+    repaired = repair(conversation if conversation and work is given else work, provider=choice)
     history: list[RawMessage] = repaired.messages
     report_base: dict[str, Any] = {
         "budget": budget,
@@ -143,7 +161,7 @@ def compress(
         "media": media,
         "repairs": repaired.changes,
         "incremental": incremental,
-        "_input": messages,
+        "_input": given,
     }
 
     def finish(result: CompressionResult) -> CompressionResult:
@@ -288,7 +306,7 @@ def compress(
         output,
         repaired=history,
         input_size=input_size,
-        original=messages,
+        original=given,
         profile=profile,
         counter=counter,
         unbind=bind,

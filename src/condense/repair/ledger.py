@@ -45,12 +45,27 @@ class Change:
     location: str | None = None
 
     def __str__(self) -> str:
-        if self.location is not None:
-            return f"{self.action} {self.location}: {self.reason} [{self.code}]"
-        where = f"message {self.index}" if self.index is not None else "new message"
-        if self.output_index is not None and self.output_index != self.index:
-            where += f" (now {self.output_index})"
-        return f"{self.action} {where}: {self.reason} [{self.code}]"
+        return change_text(
+            self.action, self.location, self.index, self.output_index, self.reason, self.code
+        )
+
+
+def change_text(
+    action: str,
+    location: str | None,
+    index: int | None,
+    output_index: int | None,
+    reason: str,
+    code: str,
+) -> str:
+    """One change on one line: its place in the user's file when known (``rewrite
+    messages[10].content[1]: …``), else its message index (``insert new message (now 7)``)."""
+    if location is not None:
+        return f"{action} {location}: {reason} [{code}]"
+    where = f"message {index}" if index is not None else "new message"
+    if output_index is not None and output_index != index:
+        where += f" (now {output_index})"
+    return f"{action} {where}: {reason} [{code}]"
 
 
 @dataclass(frozen=True, kw_only=True)
