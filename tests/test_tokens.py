@@ -817,3 +817,13 @@ def test_empty_and_tiny_texts() -> None:
     assert estimate_text("") == count_text("") == upper_bound_text("") == 0
     assert estimate_text("a") == count_text("a") == upper_bound_text("a") == 1
     assert upper_bound_text("é") == 2
+
+
+def test_a_loaded_file_is_counted_as_its_messages() -> None:
+    """``count_tokens(condense.load(path))`` counts what ``compress`` would work on."""
+    from condense import estimate_tokens, load
+
+    root = Path(__file__).resolve().parents[1]
+    conversation = load(root / "examples" / "session_anthropic.json")
+    assert count_tokens(conversation) == count_tokens(conversation.messages) > 0
+    assert estimate_tokens(conversation) == estimate_tokens(conversation.messages)

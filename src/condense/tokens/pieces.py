@@ -157,10 +157,15 @@ def message_list(messages: object) -> Sequence[object]:
     """Return ``messages`` as a sequence, or raise ``InputError`` if it is not a list of them.
 
     Single messages inside the list may have any shape; only the container is checked, so
-    that passing one message dict (or a string) instead of a list is a clear error.
+    that passing one message dict (or a string) instead of a list is a clear error. A
+    loaded :class:`~condense.formats.Conversation` stands for its messages.
     """
     if isinstance(messages, _SEQUENCES):
         return messages
+    from condense.formats.conversation import Conversation  # formats import this module
+
+    if isinstance(messages, Conversation):
+        return messages.messages
     if isinstance(messages, str | bytes | bytearray | dict | Mapping) or not isinstance(
         messages, Iterable
     ):
