@@ -151,7 +151,8 @@ def compress(
     counter = shared_counter(encoding or encoding_for_model(model), media=media)
     work, incremental = resume_from(previous, given, budget, profile, counter.encoding)
     # the user's own file, when the work is it: its repairs are named in its terms
-    repaired = repair(conversation if conversation and work is given else work, provider=choice)
+    source = conversation if conversation is not None and work is given else work
+    repaired = repair(source, provider=choice)
     history: list[RawMessage] = repaired.messages
     report_base: dict[str, Any] = {
         "budget": budget,
