@@ -110,15 +110,16 @@ class Preparer:
         key = conversation_key(upstream.url, provider, messages) if limit is not None else None
         entry = self.memory.recall(key, messages) if key is not None else None
         invalid = bool(validate(messages, provider=provider))
+        as_sent = dataclasses.replace(  # the request goes as it came
+            base,
+            conversation=conversation,
+            messages=messages,
+            window=window,
+            tokens_before=before,
+            tokens_after=before,
+        )
         if entry is None and not invalid and (limit is None or before <= limit):
-            return dataclasses.replace(
-                base,
-                conversation=conversation,
-                messages=messages,
-                window=window,
-                tokens_before=before,
-                tokens_after=before,
-            )
+            return as_sent
         work = Work(conversation, messages)
         if entry is not None:
             work.reuse(entry)
@@ -163,23 +164,12 @@ class Preparer:
         ):
             self.memory.remember(key, work.entry(messages, state, budget, len(raw)))
         if not work.changed(messages):
-            return dataclasses.replace(
-                base,
-                conversation=conversation,
-                messages=messages,
-                window=window,
-                tokens_before=before,
-                tokens_after=before,
-                notes=tuple(notes),
-            )
+            return dataclasses.replace(as_sent, notes=tuple(notes))
         return dataclasses.replace(
-            base,
+            as_sent,
             body=dump_body(conversation, work.messages, work.groups),
             changed=True,
-            conversation=conversation,
             messages=work.messages,
-            window=window,
-            tokens_before=before,
             tokens_after=after,
             repairs=work.repairs,
             compressed=work.compressed,
