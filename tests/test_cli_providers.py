@@ -5,12 +5,12 @@ profile, the report says which and why, and all replay state comes back unchange
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from cli_support import run_cli as _run
 
 SIGNATURE = "EqQBCkYIBxgCKkBp" * 40
 ENCRYPTED = "gAAAAABo_c2Q" * 200
@@ -87,16 +87,6 @@ FILES = {
     "gemini": (lambda: _chat("gemini"), "gemini-openai", "thought signatures"),
     "deepseek": (lambda: _chat("deepseek"), "deepseek", "reasoning_content"),
 }
-
-
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "condense", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def _replay_values(document: Any) -> list[str]:

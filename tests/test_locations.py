@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cli_support import run_cli as _run
 from condense.formats import Conversation, load
 from condense.repair import repair
 from condense.validate import validate
@@ -26,17 +25,6 @@ INTERNAL = ("thinking_blocks", "responses_items", "item_id")
 def _fixture(name: str) -> dict[str, Any]:
     body: dict[str, Any] = json.loads((DATA / name).read_text(encoding="utf-8"))
     return body
-
-
-def _run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "condense", *args],
-        capture_output=True,
-        text=True,
-        input=stdin,
-        timeout=60,
-        check=False,
-    )
 
 
 def _write(path: Path, body: object) -> Path:

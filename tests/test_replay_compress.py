@@ -6,13 +6,12 @@ stays whole."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cli_support import run_cli as _run
 from condense import Conversation, validate
 from condense.compress import compress
 from condense.providers import PROFILES
@@ -293,16 +292,6 @@ def test_placement_never_merges_into_replay_state_and_bridges_when_it_must() -> 
 
 
 # --- the command line ---------------------------------------------------------------------
-
-
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "condense", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def test_session_reports_removed_thinking_and_keeps_it_on_request(tmp_path: Path) -> None:

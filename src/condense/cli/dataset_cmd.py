@@ -159,7 +159,7 @@ def handle(args: argparse.Namespace) -> int:
     )
     console = Console(stderr=True)
     bar = Progress(
-        TextColumn("[bold]condense compress-dataset"),
+        TextColumn("[bold]condense dataset"),
         BarColumn(),
         TaskProgressColumn(),
         TextColumn("{task.fields[lines]:,} lines"),
