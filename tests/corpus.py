@@ -21,3 +21,22 @@ def corpus_files(pattern: str = "*/*.jsonl") -> list[Path]:
     if not found:
         raise FileNotFoundError(f"no {pattern} under {CORPUS} (CONDENSE_CORPUS)")
     return found
+
+
+BROKEN_AGENT_REQUESTS = frozenset({"codex_localpush_019c8a53"})
+"""The one request in ``agents/`` that is a real broken history (a call without its
+output, kept as found); every other one was accepted by its provider."""
+
+
+def agent_requests(*, accepted_only: bool = True) -> list[Path]:
+    """The real Claude Code / Codex CLI request bodies in ``agents/`` (see its
+    ``SOURCES.md``): by default only those the provider accepted, which are ground truth."""
+    found = [
+        path
+        for path in corpus_files("agents/*.json")
+        if path.name != "manifest.json"
+        and not (accepted_only and path.stem in BROKEN_AGENT_REQUESTS)
+    ]
+    if not found:
+        raise FileNotFoundError(f"no agent requests under {CORPUS / 'agents'}")
+    return found
