@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 import condense.errors as errors_api
 from condense.errors import Action, Category, Diagnosis, classify
 from condense.errors.diagnosis import DEFAULT_ACTIONS
+from profiles import examples
 
 C = Category
 
@@ -2806,7 +2807,7 @@ _bodies = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(status=st.one_of(st.none(), st.integers(100, 599)), body=_bodies)
 def test_classify_never_raises_and_stays_consistent(status: int | None, body: object) -> None:
     diagnosis = classify((status, body) if status is not None else body)
@@ -2825,7 +2826,7 @@ def test_classify_never_raises_and_stays_consistent(status: int | None, body: ob
     assert "\n" not in diagnosis.summary()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(minutes=st.integers(0, 59), seconds=st.integers(0, 59), millis=st.integers(0, 999))
 def test_reset_durations(minutes: int, seconds: int, millis: int) -> None:
     value = f"{minutes}m{seconds}.{millis:03d}s"

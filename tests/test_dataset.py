@@ -41,6 +41,7 @@ from condense.summarizers import ExtractiveSummarizer
 from condense.testing import DeterministicSummarizer
 from condense.testing.sessions import synthetic_session
 from corpus import corpus_files
+from profiles import examples
 
 CORPUS_FILES = corpus_files()
 TOKENIZER = load_tokenizer(resolve_tokenizer(None))
@@ -266,7 +267,7 @@ def test_planner_without_middle_flags_an_oversized_record() -> None:
     assert chosen.verdict is Verdict.NO_SPAN
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     turns=st.integers(min_value=6, max_value=80),
     seed=st.integers(min_value=0, max_value=10_000),
