@@ -1,20 +1,226 @@
-"""The command line as users run it: ``python -m condense ARGS`` in a real subprocess."""
+"""The command line in tests: in this process, or in a real one where only that shows it.
+
+:func:`run_cli` calls ``condense.cli.main(argv)`` here, with its own stdin, stdout and
+stderr (bytes underneath, as a process has: the commands write data to
+``sys.stdout.buffer``), so a test costs what the command does and not a Python start-up
+and a second import of condense. It returns what ``subprocess.run`` would: the exit code
+and both streams as text.
+
+:func:`run_cli_process` runs ``python -m condense`` in a real subprocess. Use it only
+where a process is the point: signals, a stream closed at start-up, a pipe whose reader
+goes away, a child's own umask or working directory seen from outside, the
+``python -m condense`` entry point itself. A test that interrupts a real process waits
+for an event that says the process is mid-work (:func:`wait_until`; a summary it asked
+for and :class:`HeldSummaries` holds), never for a workload to last long enough.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
+import os
+import re
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from condense.cli import main
+
+HANG_GUARD = 600
+"""Seconds before a real subprocess counts as hung: a guard, never a speed limit."""
+
+
+@dataclass(frozen=True)
+class Finished:
+    """The outcome of one in-process run, read as a ``CompletedProcess`` is."""
+
+    args: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
 
 
 def run_cli(
-    *args: str, stdin: str | None = None, timeout: float = 120
+    *args: str,
+    stdin: str | None = None,
+    cwd: Path | str | None = None,
+    umask: int | None = None,
+) -> Finished:
+    """Run ``condense ARGS`` in this process with ``stdin`` as its input (empty when
+    ``None``), in ``cwd`` and under ``umask`` when given.
+
+    Help and usage errors end argparse's way (``SystemExit``); that is an exit code here
+    as it is for a process. Any other exception is a bug in condense and propagates, with
+    its traceback, instead of hiding in ``stderr``.
+    """
+    streams = _Streams((stdin or "").encode())
+    with streams.installed(), _working_in(cwd), _under_umask(umask), _columns(80):
+        try:
+            code = main(list(args))
+        except SystemExit as done:
+            code = _exit_code(done.code, streams)
+    return Finished(args, code, streams.text("stdout"), streams.text("stderr"))
+
+
+def run_cli_process(
+    *args: str,
+    stdin: str | None = None,
+    cwd: Path | str | None = None,
+    umask: int | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``condense ARGS`` with ``stdin`` as its input; output captured as text."""
+    """Run ``python -m condense ARGS`` in a real subprocess, output captured as text;
+    stdin is empty when ``stdin`` is ``None`` (not the test runner's)."""
+
+    def set_umask() -> None:
+        if umask is not None:
+            os.umask(umask)
+
     return subprocess.run(
         [sys.executable, "-m", "condense", *args],
-        input=stdin,
+        input=stdin or "",
         capture_output=True,
         text=True,
-        timeout=timeout,
+        cwd=cwd,
+        timeout=HANG_GUARD,
         check=False,
+        preexec_fn=set_umask if umask is not None else None,
     )
+
+
+def wait_until(condition: Callable[[], bool], what: str) -> None:
+    """Return once ``condition()`` holds; fail (naming ``what``) only after
+    :data:`HANG_GUARD` seconds, which no amount of load explains."""
+    deadline = time.monotonic() + HANG_GUARD
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: still not the case after {HANG_GUARD} s")
+        time.sleep(0.01)
+
+
+class HeldSummaries:
+    """A :class:`~condense.testing.FakeProvider` responder that holds the summaries of
+    chosen records, so a real ``compress-dataset --summarizer openai`` run stops
+    mid-work exactly where a test wants it, for as long as the test wants.
+
+    Records are told apart by a tag in their text (:meth:`tag`). After
+    :meth:`hold_from` ``(n)``, a request summarizing record ``n`` or later waits and
+    :attr:`held` is set; every other request is answered at once with a text that
+    depends only on the record. :meth:`hold_from` again, or :meth:`release`, lets the
+    waiting ones go (their client is usually gone by then).
+    """
+
+    _TAG = re.compile(r"\[record (\d+)\]")
+
+    def __init__(self) -> None:
+        self.held = threading.Event()
+        self._changed = threading.Condition()
+        self._first_held: int | None = None
+        self._round = 0
+
+    @staticmethod
+    def tag(record: int, text: str) -> str:
+        """``text`` tagged as part of ``record``."""
+        return f"[record {record}] {text}"
+
+    def hold_from(self, record: int | None) -> None:
+        """Hold the summaries of ``record`` and later ones (``None``: hold none)."""
+        with self._changed:
+            self._first_held = record
+            self._round += 1
+            self.held.clear()
+            self._changed.notify_all()
+
+    def release(self) -> None:
+        self.hold_from(None)
+
+    def __call__(self, body: dict[str, Any]) -> str:
+        records = {int(n) for n in self._TAG.findall(json.dumps(body))}
+        assert len(records) == 1, f"a summary request should cover one record: {records}"
+        (record,) = records
+        with self._changed:
+            round_ = self._round
+            if self._first_held is not None and record >= self._first_held:
+                self.held.set()
+                self._changed.wait_for(lambda: self._round != round_)
+        return f"summary of record {record}"
+
+
+class _Streams:
+    """Text streams over bytes, standing in for a process's three standard streams."""
+
+    def __init__(self, stdin: bytes) -> None:
+        self._buffers = {"stdout": io.BytesIO(), "stderr": io.BytesIO()}
+        self._stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+        self._out = {
+            name: io.TextIOWrapper(buffer, encoding="utf-8", write_through=True)
+            for name, buffer in self._buffers.items()
+        }
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        saved = sys.stdin, sys.stdout, sys.stderr
+        sys.stdin, sys.stdout, sys.stderr = self._stdin, self._out["stdout"], self._out["stderr"]
+        try:
+            yield
+        finally:
+            for stream in self._out.values():
+                stream.flush()
+            sys.stdin, sys.stdout, sys.stderr = saved
+
+    def write_stderr(self, text: str) -> None:
+        self._out["stderr"].write(text)
+
+    def text(self, name: str) -> str:
+        """What was written to ``name``, decoded as ``subprocess.run(text=True)`` does."""
+        raw = self._buffers[name].getvalue()
+        return io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8").read()
+
+
+def _exit_code(code: object, streams: _Streams) -> int:
+    """The exit status ``sys.exit(code)`` gives a process."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    streams.write_stderr(f"{code}\n")
+    return 1
+
+
+@contextlib.contextmanager
+def _working_in(folder: Path | str | None) -> Iterator[None]:
+    if folder is None:
+        yield
+        return
+    with contextlib.chdir(folder):
+        yield
+
+
+@contextlib.contextmanager
+def _under_umask(mask: int | None) -> Iterator[None]:
+    if mask is None:
+        yield
+        return
+    previous = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+@contextlib.contextmanager
+def _columns(width: int) -> Iterator[None]:
+    """Help text wrapped as in a process whose stdout is a pipe (argparse asks the
+    terminal otherwise, which here is the test runner's)."""
+    previous = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = previous or str(width)
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ["COLUMNS"]

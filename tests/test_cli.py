@@ -1,4 +1,8 @@
-"""The command line, run as a real subprocess: verbs, options, streams, reports, modes."""
+"""The command line: verbs, options, streams, reports, modes.
+
+In this process through ``main(argv)``; in a real subprocess only where a process is the
+point (a pipe read record by record, a terminal).
+"""
 
 from __future__ import annotations
 
@@ -15,30 +19,14 @@ from typing import Any
 import pytest
 
 import condense
+from cli_support import HANG_GUARD
+from cli_support import run_cli as run
 from condense import validate
 from condense.testing.sessions import synthetic_session
 
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN = ROOT / "examples" / "broken.json"
 GOOD = {"messages": [{"role": "user", "content": "hi"}]}
-
-
-def run(
-    *args: str, stdin: str | None = None, umask: int | None = None
-) -> subprocess.CompletedProcess[str]:
-    def set_umask() -> None:
-        if umask is not None:
-            os.umask(umask)
-
-    return subprocess.run(
-        [sys.executable, "-m", "condense", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        preexec_fn=set_umask if umask is not None else None,
-    )
 
 
 def jsonl(*records: Any) -> str:
@@ -219,7 +207,7 @@ def test_repair_streams_one_record_at_a_time() -> None:
             child.stdin.flush()
             assert json.loads(child.stdout.readline())["n"] == number
         child.stdin.close()
-        assert child.wait(timeout=30) == 0
+        assert child.wait(timeout=HANG_GUARD) == 0
 
 
 # --- compress ----------------------------------------------------------------------------
@@ -339,7 +327,7 @@ def test_a_long_input_shows_progress_on_a_terminal_then_one_total(tmp_path: Path
             break
         shown += chunk
     os.close(controller)
-    assert child.wait(timeout=60) == 1
+    assert child.wait(timeout=HANG_GUARD) == 1
     text = shown.decode("utf-8", "replace")
     assert "condense validate" in text and "300 record(s)" in text  # the bar, with a count
     last = text.rstrip().rsplit("\n", 1)[-1]
