@@ -1,7 +1,7 @@
 """The command line: verbs, options, streams, reports, modes.
 
 In this process through ``main(argv)``; in a real subprocess only where a process is the
-point (a pipe read record by record, a terminal).
+point (the installed command, a pipe read record by record, a terminal).
 """
 
 from __future__ import annotations
@@ -10,9 +10,11 @@ import json
 import os
 import pty
 import re
+import shutil
 import stat
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +93,22 @@ def test_the_budget_is_required() -> None:
     done = run("compress", str(BROKEN))
     assert done.returncode == 2
     assert done.stderr == "condense: error: the option --budget is required\n"
+
+
+def test_the_installed_command_is_main_in_a_real_process() -> None:
+    """The console script of ``[project.scripts]`` and ``python -m condense``, each in a
+    real process: main's exit code, the data on stdout, the report on stderr."""
+    scripts = sysconfig.get_path("scripts")
+    installed = shutil.which("condense", path=os.pathsep.join([scripts, os.environ["PATH"]]))
+    assert installed, "the condense command is not installed (pip install -e .)"
+    for command in ([installed], [sys.executable, "-m", "condense"]):
+        done = subprocess.run(
+            [*command, "validate", str(BROKEN)], capture_output=True, text=True,
+            timeout=HANG_GUARD, check=False,
+        )  # fmt: skip
+        assert done.returncode == 1, (command, done.stderr)
+        assert "orphan_tool_result" in done.stdout
+        assert done.stderr.count("\n") == 1 and "violation(s)" in done.stderr
 
 
 # --- validate ----------------------------------------------------------------------------

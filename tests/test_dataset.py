@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cli_support import run_cli
 from condense.compress.plan import (
     HeadTailProtection,
     SpanChoice,
@@ -447,13 +448,9 @@ TAU_BENCH = Path(__file__).parent / "data" / "corpus" / "openai" / "tau_bench_gp
 def test_tau_bench_at_2048_the_dataset_fits_every_record_the_session_path_fits(
     tmp_path: Path,
 ) -> None:
-    import subprocess
-    import sys
 
     def run(*args: str) -> None:
-        done = subprocess.run(
-            [sys.executable, "-m", "condense", *args], capture_output=True, text=True
-        )
+        done = run_cli(*args)
         assert done.returncode == 0, done.stderr
 
     run("compress-dataset", str(TAU_BENCH), "-o", str(tmp_path / "d.jsonl"), "--budget", "2048")
