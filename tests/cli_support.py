@@ -105,17 +105,17 @@ def wait_until(condition: Callable[[], bool], what: str) -> None:
 
 class HeldSummaries:
     """A :class:`~condense.testing.FakeProvider` responder that holds the summaries of
-    chosen records, so a real ``compress-dataset --summarizer openai`` run stops
-    mid-work exactly where a test wants it, for as long as the test wants.
+    chosen lines of a dataset, so a real ``compress-dataset --summarizer openai`` run
+    stops mid-work exactly where a test wants it, for as long as the test wants.
 
-    Records are told apart by a tag in their text (:meth:`tag`). After
-    :meth:`hold_from` ``(n)``, a request summarizing record ``n`` or later waits and
+    Lines are told apart by a tag in their text (:meth:`tag_lines`). After
+    :meth:`hold_from` ``(n)``, a request summarizing line ``n`` or a later one waits and
     :attr:`held` is set; every other request is answered at once with a text that
-    depends only on the record. :meth:`hold_from` again, or :meth:`release`, lets the
+    depends only on the line. :meth:`hold_from` again, or :meth:`release`, lets the
     waiting ones go (their client is usually gone by then).
     """
 
-    _TAG = re.compile(r"\[record (\d+)\]")
+    _TAG = re.compile(r"\[line (\d+)\]")
 
     def __init__(self) -> None:
         self.held = threading.Event()
@@ -124,14 +124,25 @@ class HeldSummaries:
         self._round = 0
 
     @staticmethod
-    def tag(record: int, text: str) -> str:
-        """``text`` tagged as part of ``record``."""
-        return f"[record {record}] {text}"
+    def tag_lines(path: Path) -> None:
+        """Tag every turn of every ShareGPT record of the JSONL file ``path`` with its line
+        number (from 1); other lines stay as they are."""
+        lines = path.read_bytes().split(b"\n")
+        for number, raw in enumerate(lines, start=1):
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and isinstance(record.get("conversations"), list):
+                for turn in record["conversations"]:
+                    turn["value"] = f"[line {number}] {turn['value']}"
+                lines[number - 1] = json.dumps(record, ensure_ascii=False).encode()
+        path.write_bytes(b"\n".join(lines))
 
-    def hold_from(self, record: int | None) -> None:
-        """Hold the summaries of ``record`` and later ones (``None``: hold none)."""
+    def hold_from(self, line: int | None) -> None:
+        """Hold the summaries of ``line`` and later ones (``None``: hold none)."""
         with self._changed:
-            self._first_held = record
+            self._first_held = line
             self._round += 1
             self.held.clear()
             self._changed.notify_all()
@@ -140,15 +151,15 @@ class HeldSummaries:
         self.hold_from(None)
 
     def __call__(self, body: dict[str, Any]) -> str:
-        records = {int(n) for n in self._TAG.findall(json.dumps(body))}
-        assert len(records) == 1, f"a summary request should cover one record: {records}"
-        (record,) = records
+        lines = {int(n) for n in self._TAG.findall(json.dumps(body))}
+        assert len(lines) == 1, f"a summary request should cover one line: {lines}"
+        (line,) = lines
         with self._changed:
             round_ = self._round
-            if self._first_held is not None and record >= self._first_held:
+            if self._first_held is not None and line >= self._first_held:
                 self.held.set()
                 self._changed.wait_for(lambda: self._round != round_)
-        return f"summary of record {record}"
+        return f"summary of line {line}"
 
 
 class _Streams:

@@ -25,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import condense.errors as errors_api
+from cli_support import HANG_GUARD
 from condense.errors import Action, Category, Diagnosis, classify
 from condense.errors.diagnosis import DEFAULT_ACTIONS
 from profiles import examples
@@ -2222,8 +2223,11 @@ class _Server:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/{name}/v1"
 
     def call(self, name: str) -> Exception:
+        # 0.5 s trips the timeout of a hanging reply; any other reply has all the time
+        # a loaded machine needs
+        timeout = 0.5 if self.replies[f"/{name}"].hang else HANG_GUARD
         with openai.OpenAI(
-            api_key="test", base_url=self.url(name), max_retries=0, timeout=0.5
+            api_key="test", base_url=self.url(name), max_retries=0, timeout=timeout
         ) as client:
             try:
                 client.chat.completions.create(
