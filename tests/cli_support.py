@@ -21,6 +21,7 @@ import io
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -91,6 +92,15 @@ def run_cli_process(
         check=False,
         preexec_fn=set_umask if umask is not None else None,
     )
+
+
+def terminal_job() -> None:
+    """``preexec_fn`` of a child a test will Ctrl-C: its own process group, as a
+    terminal's job has, and SIGINT at its default even when the tests themselves were
+    started with it ignored (``pytest &`` in a script starts them so, and a child
+    inherits that: Ctrl-C would then do nothing)."""
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_until(condition: Callable[[], bool], what: str) -> None:

@@ -26,6 +26,7 @@ from cli_support import (
     Finished,
     HeldSummaries,
     run_cli,
+    terminal_job,
     wait_until,
 )
 from condense.formats import to_sharegpt
@@ -316,7 +317,7 @@ def test_ctrl_c_stops_a_dataset_run_cleanly_again_and_again(tmp_path: Path) -> N
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
-                start_new_session=True,  # its own group, as a terminal's job is
+                preexec_fn=terminal_job,
             )
             wait_until(
                 lambda done=written: (
@@ -357,7 +358,7 @@ def test_ctrl_c_during_compress_leaves_no_partial_output(tmp_path: Path) -> None
     child = subprocess.Popen(
         [sys.executable, "-m", "condense", "compress", "-", "--budget", "3000", "-o", str(out)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
+        preexec_fn=terminal_job,
     )  # fmt: skip
     assert child.stdin is not None
     child.stdin.write((record + "\n") * 3)

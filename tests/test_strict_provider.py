@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from cli_support import HANG_GUARD
+from cli_support import HANG_GUARD, terminal_job
 from condense.cli import main
 from condense.errors import Category, classify
 from condense.exceptions import UnknownNameError
@@ -300,7 +300,9 @@ def test_serve_fake_prints_the_url_and_stops_on_ctrl_c() -> None:
         "--fail",
         "429:2",
     ]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=terminal_job
+    )
     try:
         assert process.stdout is not None
         url = process.stdout.readline().strip()
