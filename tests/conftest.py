@@ -3,8 +3,9 @@ module live in that module.
 
 Two hypothesis profiles (see the README's "Tests" section):
 
-- ``lean``, the default: every property test tries half the examples its own
-  ``max_examples`` asks for (:func:`profiles.examples`), 50 where it names none;
+- ``lean``, the default: every property test tries the examples its own
+  ``max_examples`` asks for (:func:`profiles.examples` says why not fewer), 100 where it
+  names none;
 - ``thorough``, by name (``HYPOTHESIS_PROFILE=thorough pytest`` or
   ``pytest --hypothesis-profile=thorough``): five times what each test asks for.
 
