@@ -281,7 +281,7 @@ PROVIDER_RULES = [
     # opencode #48637
     row(
         "messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a "
-        'different conversation. Remove the block, or set `thinking.block_binding.'
+        "different conversation. Remove the block, or set `thinking.block_binding."
         'prefix_mismatch_behavior` to "drop_block".',
         C.REPLAY_IDENTITY,
         id="anthropic-bound-to-a-different-conversation",

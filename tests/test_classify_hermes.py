@@ -83,7 +83,9 @@ MISREAD = [
     # spending and key limits on a 403 (HERMES, test_403_key_limit_classified_as_billing,
     # test_403_spending_limit_classified_as_billing): the key's owner must raise them; read
     # as a rate limit to wait out, and as an auth failure
-    seen((403, "Key limit exceeded for this key"), C.BILLING, id="403-key-limit", action=Action.FAIL),
+    seen(
+        (403, "Key limit exceeded for this key"), C.BILLING, id="403-key-limit", action=Action.FAIL
+    ),
     seen((403, "spending limit reached"), C.BILLING, id="403-spending-limit", action=Action.FAIL),
     # a bare 404 (HERMES, test_404_generic: "a wrong endpoint path, common with local
     # llama.cpp/Ollama/vLLM"): it names no model, but was read as "the model does not exist"
