@@ -24,7 +24,7 @@ import anthropic
 import openai
 import pytest
 
-from condense.errors import guard
+from condense.errors import Category, RecoveryError, guard
 from condense.testing import StrictProvider
 
 WINDOW = 1500
@@ -351,6 +351,12 @@ SYNC_SDKS = [
         ("chat", "responses"),
     ),
     Sdk("Anthropic", lambda s: anthropic.Anthropic(base_url=_root(s), api_key="t"), ("anthropic",)),
+    # Microsoft Foundry's Claude client shares the Messages resource
+    Sdk(
+        "AnthropicFoundry",
+        lambda s: anthropic.AnthropicFoundry(base_url=_root(s), api_key="t"),
+        ("anthropic",),
+    ),
 ]
 ASYNC_SDKS = [
     Sdk(
@@ -368,6 +374,11 @@ ASYNC_SDKS = [
     Sdk(
         "AsyncAnthropic",
         lambda s: anthropic.AsyncAnthropic(base_url=_root(s), api_key="t"),
+        ("anthropic",),
+    ),
+    Sdk(
+        "AsyncAnthropicFoundry",
+        lambda s: anthropic.AsyncAnthropicFoundry(base_url=_root(s), api_key="t"),
         ("anthropic",),
     ),
 ]
@@ -456,4 +467,19 @@ def test_calls_without_a_history_and_other_resources_pass_through() -> None:
         assert [m.id for m in client.with_raw_response.models.list().parse().data] == ["fake-model"]
         assert client.responses.create(model="fake-model", input="hi").output_text
         assert "guarded" in repr(client.chat.completions)
+        client.close()
+
+
+def test_the_vertex_client_is_guarded_too() -> None:
+    # AnthropicVertex shares the Messages resource; its path (…/models/M:rawPredict) is
+    # not one the fake serves, so the 404 shows the call went through guard's diagnosis
+    with StrictProvider("anthropic") as server:
+        vertex = anthropic.AnthropicVertex(
+            region="us-east5", project_id="p", access_token="t", base_url=_root(server)
+        )
+        client = guard(vertex)
+        with pytest.raises(RecoveryError) as caught:
+            client.messages.create(model="fake-model", **anthropic_history())
+        assert caught.value.diagnosis.category is Category.NOT_FOUND
+        assert server.log[-1].path.endswith("/models/fake-model:rawPredict")
         client.close()
