@@ -21,6 +21,7 @@ import asyncio
 import copy
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -33,6 +34,7 @@ from condense.errors import Action, Category, RecoveryError, classify, guard, re
 from condense.errors.replay import BINDING_BETA, replay_heals
 from condense.formats import Conversation
 from condense.testing import Fail, FakeProvider
+from proxy_support import running_proxy
 from reasoning_strategies import anthropic_bodies, responses_inputs
 
 # -- the refusals, as the providers word them -----------------------------------------------
@@ -551,3 +553,27 @@ def test_a_foreign_reasoning_heal_keeps_the_current_turn_and_every_other_item(
 
 def _without_id(item: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in item.items() if key != "id"}
+
+
+# -- through the proxy: its one retry goes through recover ---------------------------------------
+
+
+def test_the_proxy_heals_bound_thinking_in_its_one_retry(tmp_path: Path) -> None:
+    with (
+        anthropic_server(bound={"sig-1", "sig-2"}) as upstream,
+        running_proxy(["--upstream", upstream.base_url.removesuffix("/v1")], tmp_path) as proxy,
+    ):
+        client = anthropic.Anthropic(base_url=proxy.url, api_key="sk-ant-test", max_retries=0)
+        reply = client.messages.create(
+            model="claude-fable-5-1",
+            max_tokens=512,
+            thinking={"type": "adaptive"},
+            messages=anthropic_session(),
+        )
+        client.close()
+        assert reply.content[0].text == "healed"
+        first, second = upstream.bodies("anthropic")
+        assert first["messages"] == anthropic_session()  # forwarded as it came
+        kept = [b["signature"] for m in second["messages"] for b in _blocks(m) if "signature" in b]
+        assert kept == ["sig-0"]
+        _sent_bodies(upstream, "anthropic")
