@@ -1781,6 +1781,22 @@ MISREADS = [
         id="nginx-404-wrong-base-url",
         status_code=404,
     ),
+    # anthropics/claude-code#50229 (a base URL that is not Anthropic's)
+    row("Error: 404 404 page not found", C.NOT_FOUND, id="404-page-not-found", status_code=404),
+    # ... while a 404 that names the model is the model's: continuedev/continue#11538,
+    # anthropics/claude-code#41120
+    row(
+        '404 {"type":"not_found_error","message":"model: claude-3-7-sonnet-latest"}',
+        C.MODEL_NOT_FOUND,
+        id="anthropic-404-model",
+    ),
+    row(
+        'Error: 404 {"type":"error","error":{"type":"not_found_error","message":"model '
+        '\'claude-haiku-4-5-20251001\' not found"},"request_id":"req_f8e3e09c9db9db59aa1f846a"}',
+        C.MODEL_NOT_FOUND,
+        id="anthropic-404-model-not-found",
+        status_code=404,
+    ),
     # --- TLS broken mid-stream: back off and try again
     # mistralai/mistral-vibe#508
     row(

@@ -181,6 +181,7 @@ SYNC_FORMS: dict[str, dict[str, Sync]] = {
     "anthropic": {
         "create": lambda c, kw: _anthropic_text(c.messages.create(**kw)),
         "create-stream": lambda c, kw: _anthropic_events(c.messages.create(stream=True, **kw)),
+        "parse": lambda c, kw: _anthropic_text(c.messages.parse(**kw)),
         "stream-helper": lambda c, kw: _opened(
             c.messages.stream(**kw), lambda s: s.get_final_text()
         ),
@@ -305,6 +306,7 @@ ASYNC_FORMS: dict[str, dict[str, Async]] = {
     },
     "anthropic": {
         "create": lambda c, kw: _await_then(c.messages.create(**kw), _anthropic_text),
+        "parse": lambda c, kw: _await_then(c.messages.parse(**kw), _anthropic_text),
         "create-stream": lambda c, kw: _await_then(
             c.messages.create(stream=True, **kw), _aanthropic_events
         ),

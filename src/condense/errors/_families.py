@@ -288,7 +288,7 @@ MODEL_NOT_FOUND = OPENROUTER_NO_ENDPOINTS + _family(
     r"is not a valid model",
     # Anthropic's 404: {"type": "not_found_error", "message": "model: claude-…"}; its bare
     # "Not Found" (a wrong path) names no model and is ``NOT_FOUND``
-    r"^model: \S",
+    r"(?m)^model: \S",
 )
 
 AUTH = _family(

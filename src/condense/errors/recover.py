@@ -20,15 +20,15 @@ says why, and the diagnosis's action decides what changes before the next attemp
 - ``backoff`` (rate limit, overload, server error, timeout, connection): wait as long as
   ``Retry-After`` asks (plus jitter), or an exponential backoff with jitter, then send the
   same request again — a transient failure does not condemn the payload;
-- ``fail`` (auth, billing, content filter, unknown model, unrecognised): stop at once.
+- ``fail`` (auth, billing, content filter, unknown model, a path the server does not
+  have, unrecognised): stop at once.
 
 A payload the provider refused for its content is never sent again: every attempt's
 messages, ``max_tokens`` and ``drop_block`` setting are fingerprinted, and a change that
 leads back to a refused fingerprint counts as no change, so the next step of the ladder is
 tried instead. When a ``budget`` is given, any history recover rewrites is also made to
-fit it. Attempts are
-bounded by ``max_attempts``; the last failure raises :class:`RecoveryError`, which
-carries every diagnosis and the last history sent.
+fit it. Attempts are bounded by ``max_attempts``; the last failure raises
+:class:`RecoveryError`, which carries every diagnosis and the last history sent.
 """
 
 from __future__ import annotations
