@@ -14,13 +14,17 @@ provider rules written out, and a provider's own token count), never by
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from thirdparty_rules import (
     GRADED_PROTECTION,
+    INCREMENTAL,
     OVER_PROTECTION,
+    RUNNING_OUTPUTS,
     SAME_ROLE_RUN,
+    TURN_MODEL,
     assert_accepted,
     calls_of,
     fits_at_provider,
@@ -598,6 +602,147 @@ def test_the_latest_turn_is_never_split_from_its_ask() -> None:
     budget = provider_tokens(given) // 2
     result = condense.compress(given, budget=budget)
     _assert_session_guarantees(given, result, budget)
+
+
+def _agent_step(step: int, calls: int, output_words: int) -> list[Message]:
+    """One agent step: an assistant message with ``calls`` parallel calls, their outputs."""
+    ids = [f"call_{step}_{k}" for k in range(calls)]
+    message: Message = {
+        "role": "assistant",
+        "content": f"Step {step}: running the checks.",
+        "tool_calls": [_call(call_id, "bash", {"cmd": f"pytest -k {call_id}"}) for call_id in ids],
+    }
+    outputs = [
+        {
+            "role": "tool",
+            "tool_call_id": call_id,
+            "content": " ".join(f"{call_id}:{i}" for i in range(output_words)),
+        }
+        for call_id in ids
+    ]
+    return [message, *outputs]
+
+
+def _multi_step_session(running_output_words: int) -> list[Message]:
+    given: list[Message] = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Fix the failing tests in the parser package."},
+    ]
+    for step in range(8):
+        given += _agent_step(step, 1 + step % 3, 60)
+    given.append({"role": "user", "content": "New ask: rename parse_file to load_file."})
+    for step in range(8, 12):
+        given += _agent_step(step, 1, running_output_words)
+    return given
+
+
+def _assert_running_turn_kept(given: list[Message], result: condense.CompressionResult) -> None:
+    """The latest ask and every step after it are in the output, in order: the ask and
+    the assistant messages word for word, each output answering its call (an output may
+    be cut, never dropped)."""
+    running = from_latest_ask(given)
+    kept = result.messages[-len(running) :]
+    assert [m.get("role") for m in kept] == [m.get("role") for m in running]
+    for before, after in zip(running, kept, strict=True):
+        if before.get("role") == "tool":
+            assert after.get("tool_call_id") == before.get("tool_call_id")
+        else:
+            assert after == before
+    assert len(holding(result.messages, "[condense: summary")) <= 1
+
+
+def test_a_multi_step_turn_keeps_its_ask_and_every_step() -> None:
+    """hermes ``TestTurnPairPreservation`` (#10896: the last user message stays in the
+    tail; #22523: its pair is never split) on an agent loop: after the latest ask the
+    agent ran several steps. The ask is kept as its own message, word for word, and every
+    step after it is kept in order; the older steps are what gets summarized — once."""
+    given = _multi_step_session(running_output_words=40)
+    budget = 3_000
+    result = condense.compress(given, budget=budget)
+    assert_accepted(result.messages)
+    _assert_running_turn_kept(given, result)
+    assert fits_at_provider(result.messages, budget), over_budget_line(result.messages, budget)
+
+
+@pytest.mark.xfail(strict=True, reason=TURN_MODEL)
+def test_a_multi_step_turn_too_large_for_the_budget_keeps_its_steps() -> None:
+    """The same hermes intent when the steps after the latest ask alone exceed the
+    budget: they are still not summarized — their outputs are cut, the ask stays its own
+    message, and there is one summary at most."""
+    given = _multi_step_session(running_output_words=300)
+    result = condense.compress(given, budget=3_000)
+    assert_accepted(result.messages)
+    _assert_running_turn_kept(given, result)
+
+
+@pytest.mark.xfail(strict=True, reason=RUNNING_OUTPUTS)
+def test_the_running_turns_large_outputs_are_cut_to_fit() -> None:
+    """hermes ``TestTokenBudgetTailProtection.test_large_tool_outputs_no_longer_block_compaction``
+    (PR #6240) for the turn in progress: when the outputs the agent has not read yet are
+    what breaks the budget, they are cut (head and tail kept, a marker saying how much),
+    never dropped, and the result fits. The calls and their ids stay as they were."""
+    given: list[Message] = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Run the three test suites and tell me what fails."},
+        *_agent_step(0, 3, 700),
+    ]
+    budget = 2_000
+    assert provider_tokens(given) > budget
+    result = condense.compress(given, budget=budget)
+    assert_accepted(result.messages)
+    assert result.messages[:3] == given[:3]
+    outputs = [m for m in result.messages if m.get("role") == "tool"]
+    assert [m["tool_call_id"] for m in outputs] == ["call_0_0", "call_0_1", "call_0_2"]
+    assert fits_at_provider(result.messages, budget), over_budget_line(result.messages, budget)
+
+
+def _agent_session_turns(path: str, budget: int) -> Iterator[tuple[list[Message], Any]]:
+    """A 40-step agent loop with a new ask every nine steps, compressed after every step
+    (fresh, or with ``previous=`` as an agent loop calls it): yields (history, result)."""
+    session: list[Message] = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Fix the failing tests in the parser package."},
+    ]
+    state = None
+    for step in range(40):
+        if step % 9 == 4:
+            session.append({"role": "assistant", "content": f"Checkpoint {step}."})
+            session.append({"role": "user", "content": f"New ask {step}: rename x{step}."})
+        session += _agent_step(step, 1 + step % 2, 40)
+        result = condense.compress(
+            session, budget=budget, previous=state if path == "previous" else None
+        )
+        state = result.state
+        yield session, result
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["fresh", pytest.param("previous", marks=pytest.mark.xfail(strict=True, reason=INCREMENTAL))],
+)
+def test_every_turn_of_an_agent_session_keeps_the_latest_ask(path: str) -> None:
+    """hermes compresses again and again in one session (``compression_count``;
+    ``TestSummaryPromptBounding.test_iterative_update_path_is_bounded``: the previous
+    summary is folded into the next; #10896: the last user message is never lost). On
+    every turn, called fresh or with ``previous=``, the output is accepted and the latest
+    ask is in it word for word."""
+    for step, (session, result) in enumerate(_agent_session_turns(path, 2_500)):
+        assert_accepted(result.messages)
+        assert latest_ask(session) in result.messages, f"step {step}: the latest ask is gone"
+
+
+@pytest.mark.xfail(strict=True, reason=TURN_MODEL)
+@pytest.mark.parametrize("path", ["fresh", "previous"])
+def test_every_turn_of_an_agent_session_fits_with_one_summary(path: str) -> None:
+    """The same session: on every turn the output fits at the provider and holds one
+    summary at most (hermes folds the previous summary into the next instead of stacking
+    them: ``_previous_summary``)."""
+    budget = 2_500
+    for step, (_, result) in enumerate(_agent_session_turns(path, budget)):
+        assert fits_at_provider(result.messages, budget), f"step {step}: " + over_budget_line(
+            result.messages, budget
+        )
+        assert len(holding(result.messages, "[condense: summary")) <= 1, f"step {step}"
 
 
 # --- the summary's size and content ---------------------------------------------------

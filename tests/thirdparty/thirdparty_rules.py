@@ -46,6 +46,14 @@ GRADED_PROTECTION = (
     "issue 17: graded protection — a kept-if-possible unit (first ask, latest reply) is "
     "never reduced or is summarized away while room is left"
 )
+TURN_MODEL = (
+    "issue 16: the turn model — steps after the latest ask are summarized (several "
+    "summaries in one call) and the ask is merged into a summary message"
+)
+RUNNING_OUTPUTS = (
+    "issue 17: the running turn's tool outputs are never cut middle-out, so a turn whose "
+    "outputs exceed the budget comes back over it"
+)
 INCREMENTAL = "issue 17: the incremental path (previous=) loses a guarantee a fresh call keeps"
 TRAINABILITY = (
     "issue 17: datasets lose trainability — the summary turn is written next to a human "
