@@ -54,6 +54,14 @@ RUNNING_OUTPUTS = (
     "issue 17: the running turn's tool outputs are never cut middle-out, so a turn whose "
     "outputs exceed the budget comes back over it"
 )
+NATIVE_INPUT = (
+    "issue 16: native input — a Responses input list passed directly is read as OpenAI "
+    "chat and its function_call / function_call_output items are dropped"
+)
+NAMESPACE = (
+    "issue 16: Responses as Codex sends it — `namespace` on an MCP function_call is "
+    "removed as an unknown key"
+)
 INCREMENTAL = "issue 17: the incremental path (previous=) loses a guarantee a fresh call keeps"
 TRAINABILITY = (
     "issue 17: datasets lose trainability — the summary turn is written next to a human "
@@ -329,3 +337,61 @@ TRAJECTORY_REPO_SAMPLE = (
     "llamafactory_reason_tool_use",
 )
 """The ShareGPT files of the repository's corpus sample (``tests/data/corpus/sharegpt``)."""
+
+
+# --- OpenAI Responses input items ----------------------------------------------------
+
+
+def responses_violations(items: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Every rule of the Responses API that ``items`` break (empty: accepted).
+
+    "No tool call found for function call output with call_id …" (openai-agents #4827),
+    "No tool output found for function call …" (openai-agents #1061), a reasoning item
+    "provided without its required following item" (vercel/ai #7099), arguments a JSON
+    object string (strict gateways).
+    """
+    problems: list[str] = []
+    calls: dict[str, int] = {}
+    answered: set[str] = set()
+    for index, item in enumerate(items):
+        kind = item.get("type", "message" if "role" in item else None)
+        if kind in ("function_call", "custom_tool_call"):
+            call_id = item.get("call_id")
+            if not isinstance(call_id, str) or not call_id:
+                problems.append(f"input[{index}]: a call without call_id")
+                continue
+            if call_id in calls:
+                problems.append(f"input[{index}]: call_id {call_id!r} reused")
+            calls[call_id] = index
+            if kind == "function_call":
+                problem = _arguments_violation(index, item.get("arguments"))
+                if problem:
+                    problems.append(problem.replace("messages[", "input["))
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            call_id = item.get("call_id")
+            if call_id not in calls:
+                problems.append(
+                    f"input[{index}]: No tool call found for function call output with "
+                    f"call_id {call_id}"
+                )
+            answered.add(str(call_id))
+        elif kind == "reasoning" and index == len(items) - 1:
+            problems.append(f"input[{index}]: reasoning without its required following item")
+        elif kind == "message" and item.get("role") not in (
+            "user",
+            "assistant",
+            "system",
+            "developer",
+        ):
+            problems.append(f"input[{index}]: unknown role {item.get('role')!r}")
+    for call_id, index in calls.items():
+        if call_id not in answered:
+            problems.append(f"input[{index}]: No tool output found for function call {call_id}")
+    return problems
+
+
+def responses_tokens(body: Mapping[str, Any]) -> int:
+    """The judge's count of a Responses request: its items and its instructions."""
+    instructions = body.get("instructions")
+    extra = PER_MESSAGE + text_tokens(instructions) if isinstance(instructions, str) else 0
+    return provider_tokens(body.get("input") or []) + extra
