@@ -14,10 +14,13 @@ mapped to chat dicts (``HumanMessage`` → user, ``AIMessage`` → assistant, ``
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from thirdparty_rules import (
+    LARGER_BUDGET_KEEPS_LESS,
     OVER_PROTECTION,
     assert_accepted,
     fits_at_provider,
@@ -159,6 +162,23 @@ def test_the_kept_tail_follows_the_token_allowance() -> None:
             tail += 1
         kept.append(tail)
     assert kept == sorted(kept), f"a larger tail allowance kept fewer messages: {kept}"
+
+
+@pytest.mark.xfail(strict=True, reason=LARGER_BUDGET_KEEPS_LESS)
+def test_a_larger_budget_never_keeps_fewer_messages() -> None:
+    """LangChain ``test_summarization_middleware_profile_inference_triggers_summary``: a
+    larger allowance keeps more of the conversation ("the cutoff shifts to keep the last
+    three messages instead of two"; at the full allowance nothing is summarized). On the
+    repository's example session, the messages condense returns untouched never shrink in
+    number as the budget grows."""
+    session = json.loads((Path(__file__).parents[2] / "examples" / "session.json").read_text())
+    untouched = []
+    for budget in (24_000, 60_000, 80_000, 100_000):
+        result = condense.compress(session, budget=budget)
+        assert_accepted(result.messages)
+        originals = {id(message) for message in session}
+        untouched.append(sum(1 for message in result.messages if id(message) in originals))
+    assert untouched == sorted(untouched), f"messages kept untouched per budget: {untouched}"
 
 
 def test_the_input_is_never_mutated() -> None:

@@ -57,6 +57,10 @@ RUNNING_OUTPUTS = (
     "issue 17: the running turn's tool outputs are never cut middle-out, so a turn whose "
     "outputs exceed the budget comes back over it"
 )
+LARGER_BUDGET_KEEPS_LESS = (
+    "issue 17: a larger budget keeps fewer messages verbatim (one budget masks, a larger "
+    "one summarizes)"
+)
 NATIVE_INPUT = (
     "issue 16: native input — a Responses input list passed directly is read as OpenAI "
     "chat and its function_call / function_call_output items are dropped"
