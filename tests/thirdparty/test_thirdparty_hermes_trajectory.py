@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from thirdparty_rules import TRAINABILITY, TRAJECTORY_REPO_SAMPLE, trajectory_violations
+from thirdparty_rules import TRAINABILITY, trajectory_violations
 
 from condense.datasets import DatasetOptions, compress_dataset
 from condense.testing import DeterministicSummarizer
+from corpus import corpus_files
 
 Turn = dict[str, str]
 
@@ -162,13 +163,14 @@ def test_the_compressed_trajectory_keeps_a_trainable_role_order(
     assert not problems, problems
 
 
+@pytest.mark.corpus
 @pytest.mark.xfail(strict=True, reason=TRAINABILITY)
-@pytest.mark.parametrize("name", TRAJECTORY_REPO_SAMPLE)
-def test_real_trajectories_stay_trainable_at_512_tokens(tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize("source", corpus_files("sharegpt/*.jsonl"), ids=lambda path: path.stem)
+def test_real_trajectories_stay_trainable_at_512_tokens(tmp_path: Path, source: Path) -> None:
     """hermes' pairing tests applied to real third-party trajectories (the repository's
-    corpus sample, ``tests/data/corpus/sharegpt``) at ``--budget 512``: every record that
-    a trainer accepted before compression is still accepted after it."""
-    source = Path(__file__).parents[1] / "data" / "corpus" / "sharegpt" / f"{name}.jsonl"
+    corpus sample, ``tests/data/corpus/sharegpt``, or the full corpus with
+    ``CONDENSE_CORPUS``) at ``--budget 512``: every record that a trainer accepted before
+    compression is still accepted after it."""
     records = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
     out, _ = _run(tmp_path, records, budget=512)
     broken = []

@@ -338,14 +338,6 @@ def trajectory_violations(
     return problems
 
 
-TRAJECTORY_REPO_SAMPLE = (
-    "llamafactory_glaive_toolcall_en",
-    "llamafactory_glaive_toolcall_zh",
-    "llamafactory_reason_tool_use",
-)
-"""The ShareGPT files of the repository's corpus sample (``tests/data/corpus/sharegpt``)."""
-
-
 # --- OpenAI Responses input items ----------------------------------------------------
 
 
