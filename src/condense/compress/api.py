@@ -3,12 +3,15 @@
 The stages, one module each, in pipeline order (all functions over frozen values):
 
 1. ``plan`` — repair for the profile, segment into units, protect the system prompt, the
-   first and latest user asks, the latest reply, the newest tool exchange, the running
-   tool loop's exchange and a tail; the rest is reducible, oldest first.
+   first and latest user asks, the latest reply, the newest tool exchange, the current
+   turn (``condense.turns``), compaction state and a tail; the rest is reducible, oldest
+   first. Decide what to do with thinking the edits would unbind
+   (``condense.reduce.thinking``).
 2. ``reductions`` — the message reductions cheapest first (dedupe, strip images, mask,
    shrink), counted exactly, stopping as soon as the history fits.
 3. ``assemble`` — replace the oldest reducible units by a summary, or a one-line notice.
-4. ``gate`` — unbind Anthropic thinking, validate, count, never return a larger history.
+4. ``gate`` — remove unbound Anthropic thinking (where that is the decision), validate,
+   count, never return a larger history.
 5. ``incremental`` — reuse the previous call's output for a session that grew.
 
 The common case, a history that already fits, costs a repair (validation) pass and a
@@ -39,9 +42,11 @@ from condense.compress.measure import measure
 from condense.compress.plan import (
     Plan,
     Protection,
+    SessionProtection,
     check_protection,
+    compaction_units,
     make_plan,
-    running_exchange,
+    turn_units,
 )
 from condense.compress.reductions import (
     DEFAULT_REDUCTIONS,
@@ -64,17 +69,28 @@ from condense.providers import (
     choose_provider,
     media_billing,
 )
+from condense.providers.anthropic import request_thinking
 from condense.providers.base import MediaBilling
-from condense.reduce.thinking import Stripped, strip_thinking
+from condense.reduce.thinking import (
+    BOUND_THINKING,
+    Binding,
+    BoundThinking,
+    RequestSettings,
+    Stripped,
+    bound_after,
+    decide,
+    drop_block_settings,
+    strip_thinking,
+)
 from condense.repair import repair
 from condense.summarizers import Summarizer, get_summarizer
 from condense.tokens import TokenCounter, encoding_for_model
 from condense.tokens.counting import shared_counter
 from condense.tokens.estimate import upper_bound_message
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
+from condense.turns import Turn, current_turn
 from condense.types import RawMessage
 from condense.units import segment
-from condense.validate.replay import running_loop_turn
 
 
 def compress(
@@ -90,6 +106,8 @@ def compress(
     summary_tokens: int | None = None,
     strict_budget: bool = False,
     keep_bound_thinking: bool = False,
+    bound_thinking: BoundThinking = "auto",
+    thinking: object = None,
     reductions: Sequence[ReductionStep] = DEFAULT_REDUCTIONS,
     protection: Protection | None = None,
 ) -> CompressionResult:
@@ -114,15 +132,27 @@ def compress(
     (``fits`` is False) and ``strict_budget=True`` raises ``BudgetError``. The input is
     never mutated.
 
-    Under a profile with Anthropic's thinking rules, the thinking blocks of the turns
-    after the first edit are removed (and listed in ``report.replay_removed``), except
-    the running tool loop's turn, which comes back as it was; ``keep_bound_thinking=True``
-    keeps them, for accounts that do not enforce thinking-block binding.
+    The current turn (everything after the last user message that carries content,
+    ``condense.turns``) is never reduced: its messages come back as the same objects, in
+    order. ``thinking`` is the request's thinking setting (its ``thinking`` object, or
+    ``"enabled"``, ``"adaptive"``, ``"disabled"``; ``None``: unknown). Anthropic thinking
+    that an edit would unbind (models with preserved thinking check each block against
+    everything before it) is handled per request, as ``report.thinking`` says
+    (``condense.reduce.thinking``): kept where the model does not check; with
+    ``bound_thinking="drop_block"`` kept, and ``result.request_settings`` holds the body
+    fields and headers to send so that the API drops the blocks whose prefix changed;
+    removed (the running turn's too, each removal in ``report.replay_removed``) where no
+    turn needs thinking; else nothing before the current turn's opening thinking is
+    changed and the budget is reported as not met. ``bound_thinking="keep"`` (or
+    ``keep_bound_thinking=True``) keeps every block, for accounts that do not enforce
+    the check.
 
     ``messages`` may be a loaded :class:`~condense.formats.Conversation`
-    (``condense.load(path)``): its format then also chooses the profile, and each repair
-    in the report names its place in the user's file. The result is in the canonical
-    form; write it back with ``conversation.dump(result.messages)``.
+    (``condense.load(path)``): its format then also chooses the profile, its body's
+    ``thinking`` and ``model`` are the request's unless ``thinking``/``model`` say
+    otherwise, and each repair in the report names its place in the user's file. The
+    result is in the canonical form; write it back with
+    ``conversation.dump(result.messages)`` (and ``result.request_settings.apply_body``).
     """
     conversation: Conversation | None
     given: Sequence[Any]
@@ -139,12 +169,24 @@ def compress(
         ):
             raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
     check_protection(protection)
+    if bound_thinking not in BOUND_THINKING:
+        raise InputError(
+            f"bound_thinking must be one of {', '.join(BOUND_THINKING)}, not {bound_thinking!r}"
+        )
+    bound: BoundThinking = "keep" if keep_bound_thinking else bound_thinking
     summarizer = get_summarizer(summarizer)  # an unknown name fails now, not at first summary
+    record = conversation.record if conversation is not None else None
+    if thinking is None and conversation is not None:
+        thinking = request_thinking(record, format=conversation.format)
+    request_model = model
+    if request_model is None and isinstance(record, dict) and isinstance(record.get("model"), str):
+        request_model = record["model"]
     choice = choose_provider(
         provider,
         messages=given,
         format=conversation.format if conversation is not None else None,
         model=model,
+        thinking=thinking,
     )
     profile = choice.profile
     media = media_billing(profile)
@@ -171,10 +213,14 @@ def compress(
         return result
 
     def unchanged(
-        tokens: int | None, plan: Plan | None, protected: int | None
+        tokens: int | None,
+        plan: Plan | None,
+        protected: int | None,
+        binding: Binding | None = None,
     ) -> CompressionResult:
         report = CompressionReport(
             **report_base,
+            thinking=binding,
             fits=True if tokens is None else tokens <= budget,
             units=_outcomes(plan, {})
             if plan is not None
@@ -192,13 +238,18 @@ def compress(
 
     if _bounded_by(history, budget, media):  # fits for every encoding
         return unchanged(None, None, None)
-    running = running_loop_turn(history)
+    turn = current_turn(history)
     tail = tail_tokens if tail_tokens is not None else budget // 4
-    plan = _plan(history, counter, tail, running, protection, budget)
+    plan = _plan(history, counter, tail, turn, protection, budget)
+    binding = decide(history, profile=profile, model=request_model, choice=bound)
+    if binding is not None and binding.action == "hold":
+        # nothing before the current turn's opening thinking may change: hand it back
+        tokens = counter.messages(history)
+        return unchanged(tokens, plan, tokens, binding)
 
-    # stage 1b: under Anthropic's thinking rules, reducing unbinds the thinking of the
-    # turns after the oldest reducible unit's first message: plan on what will be sent
-    bind = profile.thinking_in_running_loop and not keep_bound_thinking
+    # stage 1b: reducing unbinds the thinking of the turns after the oldest reducible
+    # unit's first message; where it is to be removed, plan on what will be sent
+    bind = binding is not None and binding.action == "remove"
     summarizing = any(isinstance(step, SpanSummary) for step in reductions)
     measured = measure(
         history,
@@ -211,7 +262,7 @@ def compress(
     )
     protected = measured.fixed + bridges_needed(history, plan, profile, counter)
     if measured.first_kept is None and measured.lower_bound <= budget:
-        return unchanged(measured.lower_bound, plan, protected)
+        return unchanged(measured.lower_bound, plan, protected, binding)
     current: list[RawMessage] = history
     stripped: Stripped = {}
     if bind and plan.order:
@@ -271,9 +322,7 @@ def compress(
     input_size = InputSize(at_least=measured.lower_bound, count=lambda: counter.messages(history))
     assembly: Assembly | None = None
     if after_cheap > budget and summarizing:
-        frozen = [message for message, _ in stripped.values()]
-        if running is not None:
-            frozen.insert(0, history[running])
+        frozen = [*history[turn.start :], *(message for message, _ in stripped.values())]
         carried = counter.text(previous.summary) if previous and previous.summary else 0
         assembly = assemble(
             output,
@@ -314,11 +363,16 @@ def compress(
         stripped=stripped,
     )
     if gated.reverted:
-        return unchanged(counter.messages(history), plan, protected)
+        return unchanged(counter.messages(history), plan, protected, binding)
     if assembly is not None:
         actions.update((u, "summarized") for u in assembly.summarized)
+    settings: RequestSettings | None = None
+    dropping = binding is not None and binding.action == "drop_block"
+    if dropping and bound_after(gated.messages, given):
+        settings = drop_block_settings(thinking)
     report = CompressionReport(
         **report_base,
+        thinking=binding,
         fits=gated.tokens <= budget,
         units=_outcomes(plan, actions),
         summarizer=assembly.summarizer if assembly is not None else None,
@@ -333,7 +387,16 @@ def compress(
     )
     summary = assembly.summary if assembly is not None else None
     return finish(
-        _result(gated.messages, summary, report, previous, budget, profile.name, counter.encoding)
+        _result(
+            gated.messages,
+            summary,
+            report,
+            previous,
+            budget,
+            profile.name,
+            counter.encoding,
+            settings,
+        )
     )
 
 
@@ -352,13 +415,23 @@ def _plan(
     history: Sequence[RawMessage],
     counter: TokenCounter,
     tail_tokens: int,
-    running: int | None,
+    turn: Turn,
     protection: Protection | None,
     budget: int,
 ) -> Plan:
-    """Segment and plan; the tail is measured exactly from the newest unit back (only as
-    far as ``tail_tokens`` reaches)."""
+    """Segment and plan, the current turn and compaction state pinned; the tail is
+    measured exactly from the newest unit back (only as far as ``tail_tokens`` reaches).
+
+    Under the training-set policy (``HeadTailProtection``) only the running step (the
+    last assistant message and the results it awaits) is pinned of the current turn: a
+    trajectory has no next request, and the dataset path plans the same span."""
     units = segment(history)
+    if protection is None or isinstance(protection, SessionProtection):
+        pinned = turn_units(units, turn.start)
+    elif turn.running and turn.last_assistant is not None:
+        pinned = turn_units(units, turn.last_assistant)
+    else:
+        pinned = frozenset()
     return make_plan(
         units,
         protection=protection,
@@ -366,7 +439,7 @@ def _plan(
         messages=history,
         budget=budget - REPLY_PRIMING_TOKENS,
         unit_tokens=lambda unit: sum(counter.counts(history[unit.start : unit.stop])),
-        pinned=running_exchange(units, running),
+        pinned=pinned | compaction_units(units, history),
     )
 
 
@@ -385,6 +458,7 @@ def _result(
     budget: int,
     provider: str,
     encoding: str,
+    settings: RequestSettings | None = None,
 ) -> CompressionResult:
     carried = previous.summary if previous is not None else None
     state = CompressionState(
@@ -395,4 +469,6 @@ def _result(
         provider=provider,
         encoding=encoding,
     )
-    return CompressionResult(messages=output, summary=summary, report=report, state=state)
+    return CompressionResult(
+        messages=output, summary=summary, report=report, state=state, request_settings=settings
+    )

@@ -33,11 +33,12 @@ def fix_order(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
         slots = _open_with_user(slots, log)
     if not profile.ends_with_assistant and slots and slots[-1].role == "assistant":
         reason = "user message appended: the provider wants the last message from the user"
-        slots = [*slots, _bridge("user", "ends_with_assistant", reason, log)]
+        slots = [*slots, bridge("user", "ends_with_assistant", reason, log)]
     return slots
 
 
-def _bridge(role: str, code: str, reason: str, log: Log) -> Slot:
+def bridge(role: str, code: str, reason: str, log: Log) -> Slot:
+    """A one-line message of ``role`` put in by repair, logged as an insertion."""
     bridge = Slot({"role": role, "content": BRIDGE_TEXT[role]}, None, owned=True)
     log.add("insert", bridge, code, reason)
     return bridge
@@ -48,7 +49,7 @@ def _bridge_user_after_tool(slots: list[Slot], log: Log) -> list[Slot]:
     for slot in slots:
         if out and out[-1].role == "tool" and slot.role == "user":
             out.append(
-                _bridge(
+                bridge(
                     "assistant",
                     "user_after_tool",
                     "assistant message put between a tool result and the user message after "
@@ -88,7 +89,7 @@ def _merge_same_role(slots: list[Slot], log: Log) -> list[Slot]:
                 f"{other} message put between two {slot.role} messages in a row (one carries "
                 "replay state, which must not be merged)"
             )
-            out.extend((_bridge(other, "consecutive_same_role", reason, log), slot))
+            out.extend((bridge(other, "consecutive_same_role", reason, log), slot))
             continue
         merged = previous.edit()
         merged["content"] = _join_content(
