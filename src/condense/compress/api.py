@@ -71,6 +71,7 @@ from condense.providers import (
 )
 from condense.providers.anthropic import request_thinking
 from condense.providers.base import MediaBilling
+from condense.reduce.compaction import supersede
 from condense.reduce.thinking import (
     BOUND_THINKING,
     Binding,
@@ -91,6 +92,7 @@ from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.turns import Turn, current_turn
 from condense.types import RawMessage
 from condense.units import segment
+from condense.validate import check
 
 
 def compress(
@@ -238,14 +240,22 @@ def compress(
 
     if _bounded_by(history, budget, media):  # fits for every encoding
         return unchanged(None, None, None)
-    turn = current_turn(history)
-    tail = tail_tokens if tail_tokens is not None else budget // 4
-    plan = _plan(history, counter, tail, turn, protection, budget)
-    binding = decide(history, profile=profile, model=request_model, choice=bound)
+    whole = history  # the repaired input: what the output must stay below
+    # stage 1a: what a compaction block supersedes goes first (the API drops it itself)
+    cut, superseded = supersede(history, profile)
+    if superseded is not None and check(cut, profile):
+        cut, superseded = history, None
+    binding = decide(cut, profile=profile, model=request_model, choice=bound)
     if binding is not None and binding.action == "hold":
         # nothing before the current turn's opening thinking may change: hand it back
         tokens = counter.messages(history)
-        return unchanged(tokens, plan, tokens, binding)
+        return unchanged(tokens, None, tokens, binding)
+    if superseded is not None:
+        history = cut
+        report_base["superseded"] = superseded
+    turn = current_turn(history)
+    tail = tail_tokens if tail_tokens is not None else budget // 4
+    plan = _plan(history, counter, tail, turn, protection, budget)
 
     # stage 1b: reducing unbinds the thinking of the turns after the oldest reducible
     # unit's first message; where it is to be removed, plan on what will be sent
@@ -261,12 +271,15 @@ def compress(
         summarize=summarizing and not bind,
     )
     protected = measured.fixed + bridges_needed(history, plan, profile, counter)
-    if measured.first_kept is None and measured.lower_bound <= budget:
+    if measured.first_kept is None and measured.lower_bound <= budget and superseded is None:
         return unchanged(measured.lower_bound, plan, protected, binding)
     current: list[RawMessage] = history
     stripped: Stripped = {}
-    if bind and plan.order:
-        current, stripped = strip_thinking(history, plan.units[plan.order[0]].start + 1)
+    edit_from = superseded.start if superseded is not None else None
+    if edit_from is None and plan.order:
+        edit_from = plan.units[plan.order[0]].start + 1
+    if bind and edit_from is not None:
+        current, stripped = strip_thinking(history, edit_from)
         measured = measure(
             current,
             plan=plan,
@@ -319,7 +332,8 @@ def compress(
 
         first = measured.first_kept
     # what the output must stay below: the repaired input, counted in full only if needed
-    input_size = InputSize(at_least=measured.lower_bound, count=lambda: counter.messages(history))
+    at_least = 0 if superseded is not None else measured.lower_bound
+    input_size = InputSize(at_least=at_least, count=lambda: counter.messages(whole))
     assembly: Assembly | None = None
     if after_cheap > budget and summarizing:
         frozen = [*history[turn.start :], *(message for message, _ in stripped.values())]
@@ -354,7 +368,7 @@ def compress(
         output = assembly.messages
     gated = gate(
         output,
-        repaired=history,
+        repaired=whole,
         input_size=input_size,
         original=given,
         profile=profile,
@@ -363,7 +377,9 @@ def compress(
         stripped=stripped,
     )
     if gated.reverted:
-        return unchanged(counter.messages(history), plan, protected, binding)
+        report_base.pop("superseded", None)
+        history = whole
+        return unchanged(counter.messages(whole), None, protected, binding)
     if assembly is not None:
         actions.update((u, "summarized") for u in assembly.summarized)
     settings: RequestSettings | None = None

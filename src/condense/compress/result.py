@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from condense.compress.assemble import LeftOut
 from condense.providers.base import MediaBilling
+from condense.reduce.compaction import Superseded
 from condense.reduce.thinking import Binding, RequestSettings, ThinkingRemoval
 from condense.repair import Change
 from condense.tokens.counting import shared_counter
@@ -58,6 +59,10 @@ class CompressionReport:
     ``drop_block``, ``remove``, ``hold``) and why; ``None`` when the history carries no
     thinking or fit as it was."""
     incremental: bool
+    superseded: Superseded | None = None
+    """The messages before the newest Anthropic compaction block, left out first: the API
+    drops them itself (``condense.reduce.compaction``). ``units`` then index the history
+    without them."""
     left_out: tuple[LeftOut, ...] = ()
     """Spans replaced by the one-line notice because not even the shortest summary fit
     (messages ``start``–``stop - 1`` of the repaired input)."""
@@ -108,6 +113,8 @@ class CompressionReport:
                 line += f" (fell back: {self.fallback_reason})"
         if self.repairs:
             line += f"; {len(self.repairs)} repair(s)"
+        if self.superseded is not None:
+            line += f"; {self.superseded}"
         if self.left_out:
             line += f"; {sum(s.stop - s.start for s in self.left_out)} message(s) left out"
         if self.short_of_target:

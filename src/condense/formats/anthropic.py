@@ -13,8 +13,12 @@ Reading (``from_anthropic``):
   ``content``.
 - A user turn's ``tool_result`` blocks become one tool message each, in order
   (``tool_use_id`` → ``tool_call_id``; ``content`` as is; ``is_error``, ``cache_control``
-  and any other key carried on the tool message), followed by one user message with the
-  rest of the turn, if there is any.
+  and any other key carried on the tool message); the other blocks between and after
+  them become one user message per run, where they were. So a turn that puts text
+  before its results (which the API refuses: "Did not find 1 `tool_result` block(s) at
+  the beginning of this message") reads as a user message between the call and its
+  results, which ``validate`` reports and ``repair`` heals; a well-formed turn reads as
+  its results, then one user message with the rest, if there is any.
 - When blocks moved out of a content list (tool_use, thinking, tool_result), what is left
   becomes ``None`` if empty, a string if it is exactly one plain text block, and a list
   otherwise. A content list nothing moved out of stays a list.
@@ -200,24 +204,37 @@ def _user_messages(turn: dict[str, Any], base: Path) -> list[tuple[RawMessage, P
     carried = extras(turn, ("role", "content"))
     if not isinstance(content, list):
         return [({"role": "user", "content": content, **carried}, Place(base))]
-    results: list[tuple[RawMessage, Place]] = []
+    if not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+        blocks = [block_to_part(block) for block in content]
+        parts = tuple((*base, "content", j) for j in range(len(content)))
+        return [({"role": "user", "content": blocks, **carried}, Place(base, parts=parts))]
+    made: list[tuple[RawMessage, Place]] = []
     rest: list[Any] = []
-    parts: list[Path] = []
+    spots: list[Path] = []
+
+    def flush(*, last: bool) -> None:
+        """The blocks gathered since the last result, as one user message (the turn's
+        own keys ride on the last one)."""
+        leftover = _leftover(list(rest))
+        if leftover is not None or (last and carried):
+            message = {"role": "user", "content": [] if leftover is None else leftover}
+            message.update(carried if last else {})
+            made.append((message, Place(base, parts=tuple(spots))))
+        rest.clear()
+        spots.clear()
+
     for position, block in enumerate(content):
         spot = (*base, "content", position)
         if isinstance(block, dict) and block.get("type") == "tool_result":
+            if rest:  # text before a result: kept where it was, for validate to see
+                flush(last=False)
             place = _place(spot, block.get("content"), (*spot, "content"))
-            results.append((_tool_message(block), place))
+            made.append((_tool_message(block), place))
         else:
             rest.append(block_to_part(block))
-            parts.append(spot)
-    if not results:
-        return [({"role": "user", "content": rest, **carried}, Place(base, parts=tuple(parts)))]
-    leftover = _leftover(rest)
-    if leftover is not None or carried:
-        message = {"role": "user", "content": [] if leftover is None else leftover, **carried}
-        results.append((message, Place(base, parts=tuple(parts))))
-    return results
+            spots.append(spot)
+    flush(last=True)
+    return made
 
 
 def _tool_message(block: dict[str, Any]) -> RawMessage:

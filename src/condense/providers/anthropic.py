@@ -45,22 +45,6 @@ TEXT_BLOCK_KEYS = frozenset({"type", "text", "cache_control", "citations"})
 """The keys a text block may have."""
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 SERVER_TOOL_USE_TYPES = frozenset({"server_tool_use", "mcp_tool_use"})
-BLOCK_TYPES = frozenset(
-    {
-        "text",
-        "image",
-        "image_url",  # the canonical form of an image block
-        "document",
-        "search_result",
-        "container_upload",
-        "tool_reference",
-        *SERVER_TOOL_USE_TYPES,
-        "mcp_tool_result",
-    }
-)
-"""Content block types the canonical form may carry for Anthropic, besides the
-``*_tool_result`` blocks of server tools (any type ending in ``_tool_result``)."""
-
 ERRORS = {
     "unanswered_tool_call": "messages.{index}: `tool_use` ids were found without "
     "`tool_result` blocks immediately after: {id}. Each `tool_use` block must have a "
@@ -133,7 +117,6 @@ PROFILE = Profile(
     id_max_length=None,
     thinking_start=True,
     blocks=BlockRules(
-        types=BLOCK_TYPES,
         text_keys=TEXT_BLOCK_KEYS,
         max_cache_breakpoints=MAX_CACHE_BREAKPOINTS,
         server_tool_types=SERVER_TOOL_USE_TYPES,

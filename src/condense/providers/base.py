@@ -61,10 +61,10 @@ def keys_plus(
 
 @dataclass(frozen=True, kw_only=True)
 class BlockRules:
-    """Rules on the content blocks of a message (Anthropic's typed blocks)."""
+    """Rules on the content blocks of a message (Anthropic's typed blocks). Block types
+    are not among them: the API adds types (server tools, MCP, compaction, …) faster than
+    any list, and real traffic is the judge."""
 
-    types: frozenset[str]
-    """Block types accepted in content, besides any type ending in ``_tool_result``."""
     text_keys: frozenset[str]
     """The keys a text block may have."""
     max_cache_breakpoints: int

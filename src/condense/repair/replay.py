@@ -15,15 +15,14 @@ recovered, removes what may be left out whole, and says so:
 - Gemini: the first call of a step of the current turn without a thought signature gets
   the documented dummy signature;
 - Responses: reasoning items whose following item is gone are dropped whole;
-- typed blocks: an unknown block becomes a text block holding its JSON, extra keys of a
-  text block and empty text blocks are removed, ``cache_control`` beyond the limit is
-  removed from the earliest blocks, and a server tool block without its partner is
-  removed.
+- typed blocks (any type is kept as it is: new block types are the provider's to
+  judge): extra keys of a text block and empty text blocks are removed,
+  ``cache_control`` beyond the limit is removed from the earliest blocks, and a server
+  tool block without its partner is removed (it travels in its change).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from condense.providers import Profile
@@ -42,7 +41,6 @@ _CODES = frozenset(
         "missing_thought_signature",
         "reasoning_without_following_item",
         "item_without_reasoning",
-        "unknown_block_type",
         "empty_text_block",
         "too_many_cache_breakpoints",
         "server_tool_unpaired",
@@ -241,12 +239,6 @@ def _fixed_parts(
             fixed.append(part)
             continue
         kind = part["type"]
-        if kind not in rules.types and not kind.endswith("_tool_result"):
-            fixed.append({"type": "text", "text": json.dumps(part, ensure_ascii=False)})
-            notes.append(
-                ("unknown_block_type", f"block {position} of unknown type {kind!r} kept as text")
-            )
-            continue
         if role == "assistant" and (
             (kind in rules.server_tool_types and part.get("id") not in answered)
             or (

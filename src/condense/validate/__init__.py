@@ -108,4 +108,27 @@ def all_violations(messages: Sequence[Any], profile: Profile) -> list[Violation]
         *block_violations(messages, profile),
     ]
     found.sort(key=lambda v: v.index)
-    return found
+    return _one_finding_per_defect(found, messages)
+
+
+_EXPLAINED = frozenset({"unanswered_tool_call", "tool_result_misplaced", "orphan_tool_result"})
+
+
+def _one_finding_per_defect(found: list[Violation], messages: Sequence[Any]) -> list[Violation]:
+    """A user turn with text before its results is one defect: the pairing findings it
+    explains (the call "unanswered", its results "misplaced") are left out, so the report
+    quotes the provider's own words for it once."""
+    turns = [v.index for v in found if v.code == "text_before_tool_result"]
+    if not turns:
+        return found
+    explained: set[int] = set()
+    for start in turns:
+        explained.add(start - 1)  # the assistant message whose calls the turn answers
+        after = start
+        while after < len(messages) and isinstance(messages[after], dict):
+            role = messages[after].get("role")
+            if role not in ("user", "tool"):
+                break
+            explained.add(after)
+            after += 1
+    return [v for v in found if not (v.code in _EXPLAINED and v.index in explained)]
