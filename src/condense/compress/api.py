@@ -336,7 +336,8 @@ def compress(
     input_size = InputSize(at_least=at_least, count=lambda: counter.messages(whole))
     assembly: Assembly | None = None
     if after_cheap > budget and summarizing:
-        frozen = [*history[turn.start :], *(message for message, _ in stripped.values())]
+        kept_from = _kept_from(turn, protection)
+        frozen = [*history[kept_from:], *(message for message, _ in stripped.values())]
         carried = counter.text(previous.summary) if previous and previous.summary else 0
         assembly = assemble(
             output,
@@ -442,12 +443,6 @@ def _plan(
     last assistant message and the results it awaits) is pinned of the current turn: a
     trajectory has no next request, and the dataset path plans the same span."""
     units = segment(history)
-    if protection is None or isinstance(protection, SessionProtection):
-        pinned = turn_units(units, turn.start)
-    elif turn.running and turn.last_assistant is not None:
-        pinned = turn_units(units, turn.last_assistant)
-    else:
-        pinned = frozenset()
     return make_plan(
         units,
         protection=protection,
@@ -455,8 +450,19 @@ def _plan(
         messages=history,
         budget=budget - REPLY_PRIMING_TOKENS,
         unit_tokens=lambda unit: sum(counter.counts(history[unit.start : unit.stop])),
-        pinned=pinned | compaction_units(units, history),
+        pinned=turn_units(units, _kept_from(turn, protection)) | compaction_units(units, history),
     )
+
+
+def _kept_from(turn: Turn, protection: Protection | None) -> int:
+    """Where the part of the current turn that is never reduced (nor merged into) starts:
+    the whole turn under the session policy; under the training-set policy only the
+    running step (a trajectory has no next request; the dataset path plans the same)."""
+    if protection is None or isinstance(protection, SessionProtection):
+        return turn.start
+    if turn.running and turn.last_assistant is not None:
+        return turn.last_assistant
+    return turn.stop
 
 
 def _outcomes(plan: Plan, actions: dict[int, str]) -> tuple[UnitOutcome, ...]:

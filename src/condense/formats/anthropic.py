@@ -40,10 +40,10 @@ Writing (``to_anthropic``) inverts this. Normalizations (all invisible to
   value, possibly different spacing). Arguments that are not JSON raise FormatError.
 - Every tool result answering an assistant turn, and the user text among or right after
   them, make one user turn: all results first, in order, then the text (the API wants
-  every result in the next turn, before any text). A new result next to an unchanged
-  turn of results joins it, and that turn is then written fresh. An empty user message
-  stays a turn of its own. Other consecutive same-role messages stay separate turns (the
-  API merges them).
+  every result in the next turn, before any text). A new result or new user text next
+  to an unchanged turn of results joins it, and that turn is then written fresh. An
+  empty user message stays a turn of its own. Other consecutive same-role messages stay
+  separate turns (the API merges them).
 - A missing or null content is written as ``[]``.
 - Only what the Messages API accepts is written: a turn has ``role`` and ``content``; a
   ``tool_use`` block ``id``, ``name``, ``input``, ``cache_control``; a ``tool_result``
@@ -365,7 +365,10 @@ def _joins(earlier: Group | Fresh, later: Group | Fresh) -> bool:
     if isinstance(earlier, Group) and isinstance(later, Group):
         return False  # an unchanged file stays as it was
     last, first = earlier.messages[-1], later.messages[0]
-    return _role_of(first) == "tool" and _role_of(last) in ("tool", "user")
+    if _role_of(first) == "tool":
+        return _role_of(last) in ("tool", "user")
+    # user text right after results belongs in their turn (else two user turns in a row)
+    return _role_of(first) == "user" and _role_of(last) == "tool" and _text(first)
 
 
 def _text(message: dict[str, Any]) -> bool:

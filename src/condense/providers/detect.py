@@ -77,7 +77,10 @@ def choose_provider(
 ) -> ProviderChoice:
     """The profile for a history, following the signals in the module docstring, with
     the thinking mode of ``thinking`` (a request's ``thinking`` object or a mode name;
-    ``None``: unknown) set on it."""
+    ``None``: unknown) set on it. A ``ProviderChoice`` is a choice already made: it keeps
+    a mode it has."""
+    if isinstance(provider, ProviderChoice) and provider.profile.thinking_mode is not None:
+        return provider
     choice = _choose(provider, messages, format, model, upstream)
     mode = thinking_mode(thinking)
     if mode is None or choice.profile.thinking_mode == mode:

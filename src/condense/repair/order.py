@@ -4,7 +4,10 @@ user message right after a tool result where the profile refuses that (Mistral).
 
 Two messages of the same role are merged, except when one carries replay state
 (thinking, reasoning): that state must not move or mix, so a one-line message of the other
-role is put between them instead."""
+role is put between them instead. Under a profile that accepts same-role runs (OpenAI),
+the runs the caller sent stay, but none that repair itself made (by dropping or moving a
+message from between two of one role): many OpenAI-compatible servers' chat templates
+refuse them."""
 
 from __future__ import annotations
 
@@ -25,8 +28,7 @@ BRIDGE_TEXT = {
 def fix_order(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
     if profile.system_only_at_start:
         slots = _systems_first(slots, log)
-    if profile.alternate:
-        slots = _merge_same_role(slots, log)
+    slots = _merge_same_role(slots, log, made_only=not profile.alternate)
     if not profile.user_after_tool:
         slots = _bridge_user_after_tool(slots, log)
     if profile.first_user or not slots:
@@ -76,11 +78,22 @@ def _systems_first(slots: list[Slot], log: Log) -> list[Slot]:
     return [*slots[:lead], *late, *rest]
 
 
-def _merge_same_role(slots: list[Slot], log: Log) -> list[Slot]:
+def _adjacent_in_input(first: Slot, second: Slot) -> bool:
+    return (
+        first.origin is not None and second.origin is not None and second.origin == first.origin + 1
+    )
+
+
+def _merge_same_role(slots: list[Slot], log: Log, *, made_only: bool) -> list[Slot]:
+    """Merge (or bridge) two messages of one role in a row; with ``made_only``, only a pair
+    that was not side by side in the input."""
     out: list[Slot] = []
     for slot in slots:
         previous = out[-1] if out else None
         if previous is None or previous.role != slot.role or slot.role not in ("user", "assistant"):
+            out.append(slot)
+            continue
+        if made_only and _adjacent_in_input(previous, slot):
             out.append(slot)
             continue
         if _carries_replay(previous) or _carries_replay(slot):
