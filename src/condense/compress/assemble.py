@@ -142,7 +142,8 @@ class SummaryInputs:
     """The user's cap on a summary (``summary_tokens``), if any (see :func:`summary_size`)."""
     previous: str | None
     frozen: Sequence[RawMessage]
-    """Messages a block is never merged into (the running loop's turn, stripped turns)."""
+    """Messages a block is never merged into nor joined with (the current turn, turns whose
+    thinking was removed)."""
     stripped: Sequence[RawMessage] = ()
     """The turns whose thinking was removed: never joined with another message."""
 
