@@ -49,13 +49,18 @@ GRADED_PROTECTION = (
     "issue 17: graded protection — a kept-if-possible unit (first ask, latest reply) is "
     "never reduced or is summarized away while room is left"
 )
-TURN_MODEL = (
-    "issue 16: the turn model — steps after the latest ask are summarized (several "
-    "summaries in one call) and the ask is merged into a summary message"
+ASK_MERGED = (
+    "issue 16: the turn model — when everything between the first ask and the latest ask "
+    "is left out, the two asks are merged into one user message (no notice between them), "
+    "so the latest ask is not kept as it was"
 )
 RUNNING_OUTPUTS = (
     "issue 17: the running turn's tool outputs are never cut middle-out, so a turn whose "
     "outputs exceed the budget comes back over it"
+)
+INCREMENTAL = (
+    "issue 17: the incremental path — with previous= the folded summary is kept whole, "
+    "and a turn that a fresh call fits comes back over budget"
 )
 LARGER_BUDGET_KEEPS_LESS = (
     "issue 17: a larger budget keeps fewer messages verbatim (one budget masks, a larger "
@@ -69,14 +74,9 @@ NAMESPACE = (
     "issue 16: Responses as Codex sends it — `namespace` on an MCP function_call is "
     "removed as an unknown key"
 )
-INCREMENTAL = "issue 17: the incremental path (previous=) loses a guarantee a fresh call keeps"
 TRAINABILITY = (
     "issue 17: datasets lose trainability — the summary turn is written next to a human "
     "turn, two or three human turns in a row"
-)
-SAME_ROLE_RUN = (
-    "issue 16: the summary is placed as a same-role run under this profile (no profile may "
-    "get a same-role run condense created)"
 )
 
 _CL100K_PATTERN = (
