@@ -13,7 +13,7 @@ context written.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
 from condense.datasets.sources import Line
@@ -54,7 +54,7 @@ def transcript_lines(
     return iter([line for line in found if line.end > offset])
 
 
-def _record(messages: list[object], native: object) -> bytes:
+def _record(messages: Sequence[object], native: object) -> bytes:
     record: dict[str, object] = {}
     model = native.get("model") if isinstance(native, dict) else None
     if isinstance(model, str):
@@ -67,7 +67,8 @@ def _first_filled(handle: BinaryIO) -> object | None:
     for raw in handle:
         if raw.strip():
             try:
-                return json.loads(raw)
+                first: object = json.loads(raw)
             except (ValueError, RecursionError):
                 return None
+            return first
     return None
