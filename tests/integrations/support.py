@@ -71,6 +71,15 @@ def broken_history(*, tokens: int = 30_000) -> list[dict[str, Any]]:
     return [*session[:middle], *broken, *session[middle:], {"role": "user", "content": ASK}]
 
 
+def _calls(call: str, name: str, arguments: str) -> dict[str, Any]:
+    function = {"name": name, "arguments": arguments}
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": call, "type": "function", "function": function}],
+    }
+
+
 def prompt_tokens(body: dict[str, Any]) -> int:
     """The prompt as the fake counts it."""
     return count_request_tokens(body)

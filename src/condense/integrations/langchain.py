@@ -44,7 +44,7 @@ __all__ = ["CondenseMiddleware"]
 _OUTPUT_SETTINGS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
 
 
-class CondenseMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+class CondenseMiddleware(AgentMiddleware):  # type: ignore[misc,type-arg]
     """Repair and fit every model request of a LangChain v1 agent (see the module doc).
 
     ``budget`` is the most tokens a request may take, output included (default: the
@@ -85,7 +85,8 @@ class CondenseMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         )
         if not fitted.changed:
             return request
-        return request.override(messages=rebuild(fitted.messages, groups, from_canonical))
+        messages_out: list[Any] = rebuild(fitted.messages, groups, from_canonical)
+        return request.override(messages=messages_out)
 
 
 def to_canonical(messages: Sequence[BaseMessage]) -> tuple[list[RawMessage], tuple[Group, ...]]:
@@ -93,8 +94,7 @@ def to_canonical(messages: Sequence[BaseMessage]) -> tuple[list[RawMessage], tup
     canonical: list[RawMessage] = []
     groups: list[Group] = []
     for message in messages:
-        converted = convert_to_openai_messages(message)
-        dicts = converted if isinstance(converted, list) else [converted]
+        dicts: list[RawMessage] = [convert_to_openai_messages(message)]
         invalid = getattr(message, "invalid_tool_calls", None)
         if invalid and dicts:  # sent as calls (langchain-openai does), dropped by the converter
             dicts[-1] = {
