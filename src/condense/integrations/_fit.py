@@ -25,6 +25,7 @@ from condense.formats._common import Group, plan
 from condense.providers import AUTO
 from condense.providers.detect import choose_provider
 from condense.repair import Change, repair
+from condense.server.routing import model_family
 from condense.server.windows import builtin_window
 from condense.tokens import count_text, encoding_for_model
 from condense.types import RawMessage
@@ -79,8 +80,10 @@ def fit(
     format: str | None = None,
 ) -> Fitted:
     """``messages`` repaired for ``provider`` (``auto``: the history, ``format`` and
-    ``model`` choose) and, when over :func:`room`, compressed to it. Never mutates the
-    input; unchanged messages come back as the same objects."""
+    ``model`` choose; routing prefixes such as LiteLLM's ``anthropic/`` are ignored) and,
+    when over :func:`room`, compressed to it. Never mutates the input; unchanged messages
+    come back as the same objects."""
+    model = model_family(model) or None
     choice = choose_provider(provider, messages=messages, format=format, model=model)
     space = room(budget, model=model, output=output, extra=extra)
     if space is None:
