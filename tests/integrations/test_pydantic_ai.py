@@ -3,6 +3,7 @@ against the strict fake speaking Chat Completions through pydantic-ai's OpenAI m
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ pydantic_ai = need("pydantic_ai", "pydantic-ai")
 messages_module = need("pydantic_ai.messages", "pydantic-ai")
 openai_models = need("pydantic_ai.models.openai", "pydantic-ai")
 openai_providers = need("pydantic_ai.providers.openai", "pydantic-ai")
+openai = need("openai", "pydantic-ai")
 integration = need("condense.integrations.pydantic_ai", "pydantic-ai")
 
 m = messages_module
@@ -62,29 +64,34 @@ def _history() -> list[Any]:
     return history
 
 
-def _agent(fake: StrictProvider, capabilities: list[Any]) -> Any:
-    provider = openai_providers.OpenAIProvider(base_url=fake.base_url, api_key="test")
-    model = openai_models.OpenAIChatModel(MODEL, provider=provider)
-    return pydantic_ai.Agent(
-        model,
-        instructions="You are a coding agent.",
-        capabilities=capabilities,
-        model_settings={"max_tokens": 256},
-        retries=0,
-    )
+def _run(fake: StrictProvider, capabilities: list[Any], history: list[Any]) -> Any:
+    """One run of the agent graph on its own event loop, its HTTP client closed after."""
+
+    async def run() -> Any:
+        async with openai.AsyncOpenAI(base_url=fake.base_url, api_key="test") as client:
+            provider = openai_providers.OpenAIProvider(openai_client=client)
+            model = openai_models.OpenAIChatModel(MODEL, provider=provider)
+            agent = pydantic_ai.Agent(
+                model,
+                instructions="You are a coding agent.",
+                capabilities=capabilities,
+                model_settings={"max_tokens": 256},
+                retries=0,
+            )
+            return await agent.run(ASK, message_history=history)
+
+    return asyncio.run(run())
 
 
 @pytest.mark.parametrize("budget", [None, 6_000])
 def test_the_agent_run_sends_a_valid_history_that_fits(budget: int | None) -> None:
     with StrictProvider("openai", context_window=WINDOW) as fake:
         with pytest.raises(pydantic_ai.exceptions.ModelHTTPError):
-            _agent(fake, []).run_sync(ASK, message_history=_history())
+            _run(fake, [], _history())
         assert len(fake.refusals) == 1
 
         history = _history()
-        result = _agent(fake, [integration.CondenseCapability(budget)]).run_sync(
-            ASK, message_history=history
-        )
+        result = _run(fake, [integration.CondenseCapability(budget)], history)
 
         assert len(fake.refusals) == 1
         body = fake.requests[-1]
