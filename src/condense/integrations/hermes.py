@@ -199,9 +199,8 @@ class FocusedSummarizer:
         if mentions:
             header += "\nWhat it said about it:\n" + "\n".join(f"- {m}" for m in mentions)
         rest = max(1, target_tokens - len(header) // 3)
-        return (
-            header + "\n\n" + self.inner.summarize(messages, previous=previous, target_tokens=rest)
-        )
+        summary: str = self.inner.summarize(messages, previous=previous, target_tokens=rest)
+        return header + "\n\n" + summary
 
 
 def register(ctx: Any) -> None:
