@@ -105,5 +105,5 @@ def need(module: str, extra: str) -> ModuleType:
     except ImportError as error:
         message = f"{module} is not installed: pip install -e '.[test,{extra}]' ({error})"
         if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message, allow_module_level=True)

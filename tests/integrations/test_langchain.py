@@ -103,3 +103,23 @@ def test_unchanged_messages_are_the_agents_own_objects() -> None:
         model=langchain_openai.ChatOpenAI(model=MODEL, api_key="test"), messages=list(history)
     )
     assert integration.CondenseMiddleware().condense(request) is request
+
+
+def test_an_unknown_models_window_is_learned_from_its_overflow_error() -> None:
+    with StrictProvider("openai", context_window=WINDOW) as fake:
+        model = langchain_openai.ChatOpenAI(
+            model="house-model-7",
+            base_url=fake.base_url,
+            api_key="test",
+            max_retries=0,
+            max_tokens=256,
+        )
+        middleware = integration.CondenseMiddleware()
+        agent = langchain_agents.create_agent(model, tools=[read_file], middleware=[middleware])
+        agent.invoke({"messages": _history()})
+        # the one overflow taught the window; the retry fitted it
+        assert [r.code for r in fake.refusals] == ["context_overflow"]
+        assert prompt_tokens(fake.requests[-1]) + 256 <= WINDOW
+        assert last_user_text(fake.requests[-1]["messages"]) == ASK
+        agent.invoke({"messages": _history()})  # later calls fit up front
+        assert len(fake.refusals) == 1

@@ -152,3 +152,23 @@ def test_the_mapping_keeps_thinking_builtin_and_compaction_parts() -> None:
     assert rebuilt.parts[:4] == [thinking, native_call, native_return, compaction]
     assert rebuilt.parts[5].args == '{"path": "a.py"}'
     assert rebuilt.parts[5].tool_call_id == "c1"
+
+
+def test_an_unknown_models_window_is_learned_from_its_overflow_error() -> None:
+    async def run(fake: StrictProvider) -> Any:
+        async with openai.AsyncOpenAI(base_url=fake.base_url, api_key="test") as client:
+            provider = openai_providers.OpenAIProvider(openai_client=client)
+            model = openai_models.OpenAIChatModel("house-model-7", provider=provider)
+            agent = pydantic_ai.Agent(
+                model,
+                capabilities=[integration.CondenseCapability()],
+                model_settings={"max_tokens": 256},
+                retries=0,
+            )
+            return await agent.run(ASK, message_history=_history())
+
+    with StrictProvider("openai", context_window=WINDOW) as fake:
+        asyncio.run(run(fake))
+        assert [r.code for r in fake.refusals] == ["context_overflow"]
+        assert prompt_tokens(fake.requests[-1]) + 256 <= WINDOW
+        assert last_user_text(fake.requests[-1]["messages"]) == ASK

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from condense.compress import CompressionResult, compress
 from condense.formats._common import Group, plan
@@ -30,7 +30,7 @@ from condense.server.windows import builtin_window
 from condense.tokens import count_text, encoding_for_model
 from condense.types import RawMessage
 
-__all__ = ["Fitted", "Group", "fit", "rebuild", "room", "sent_tokens"]
+__all__ = ["Fitted", "Group", "LearnedWindows", "fit", "rebuild", "room", "sent_tokens"]
 
 T = TypeVar("T")
 
@@ -123,15 +123,39 @@ def rebuild(
     return objects
 
 
-def latest_user_text(messages: Sequence[Any]) -> str | None:
-    """The text of the last user message that carries text (for the adapters' checks
-    and reports)."""
-    for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "user":
-            content = message.get("content")
-            if isinstance(content, str):
-                return content
-    return None
+class LearnedWindows:
+    """Context windows stated by the provider's own overflow errors, per model.
+
+    Each adapter keeps one, so ``budget=None`` works for a model condense does not know:
+    the first overflow error (``"maximum context length is 8192 tokens"``, read by
+    :func:`condense.classify`) teaches the window, and the adapter fits the call to it
+    and tries once more where its host lets it. Plain values only (deep-copyable).
+    """
+
+    def __init__(self) -> None:
+        self.known: dict[str, int] = {}
+
+    def get(self, model: str | None) -> int | None:
+        return self.known.get(model_family(model))
+
+    def learn(self, error: BaseException, model: str | None) -> bool:
+        """True when ``error`` is an overflow that states a window smaller than any known
+        for ``model`` (so a retry fitted to it can succeed)."""
+        from condense.errors import Category, classify
+
+        diagnosis = classify(error)
+        window = diagnosis.allowed_tokens
+        if diagnosis.category is not Category.CONTEXT_OVERFLOW or not window or window <= 0:
+            return False
+        key = model_family(model)
+        if key in self.known and self.known[key] <= window:
+            return False
+        self.known[key] = window
+        return True
+
+    def budget(self, budget: int | None, model: str | None) -> int | None:
+        """``budget`` when given, else the window learned for ``model`` (if any)."""
+        return budget if budget is not None else self.get(model)
 
 
 def _changed(before: Sequence[RawMessage], after: Sequence[RawMessage]) -> bool:

@@ -10,7 +10,9 @@ the request's messages are repaired for the model's provider and, when they are 
 the budget, compressed; the model then gets a history it accepts. ``budget=None`` is the
 model's context window when condense knows the model (``gpt-4o``, ``claude-…``, …), less
 the output it asks for (``max_tokens``), the system message and the tool schemas; for an
-unknown model the history is repaired only. The agent's own state is left as it was:
+unknown model the history is repaired until the provider's first overflow error states
+the window; the call is then fitted to it and tried once more (and every later call
+fitted up front). The agent's own state is left as it was:
 only the request changes, so the full history stays in the graph's checkpoint.
 
 Messages condense did not change reach the model as the very ``BaseMessage`` objects
@@ -27,7 +29,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from condense.exceptions import InputError
-from condense.integrations._fit import Group, fit, rebuild, sent_tokens
+from condense.integrations._fit import Group, LearnedWindows, fit, rebuild, sent_tokens
 from condense.types import RawMessage
 
 try:
@@ -58,13 +60,24 @@ class CondenseMiddleware(AgentMiddleware):  # type: ignore[misc,type-arg]
             raise InputError(f"budget must be a positive number of tokens, not {budget!r}")
         self.budget = budget
         self.provider = provider
+        self.windows = LearnedWindows()
 
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Any]) -> Any:
+        try:
+            return handler(self.condense(request))
+        except Exception as error:  # an overflow that states the window: fit to it, once
+            if not self.windows.learn(error, model_name(request.model)):
+                raise
         return handler(self.condense(request))
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[Any]]
     ) -> Any:
+        try:
+            return await handler(self.condense(request))
+        except Exception as error:  # as in wrap_model_call
+            if not self.windows.learn(error, model_name(request.model)):
+                raise
         return await handler(self.condense(request))
 
     def condense(self, request: ModelRequest) -> ModelRequest:
@@ -77,7 +90,7 @@ class CondenseMiddleware(AgentMiddleware):  # type: ignore[misc,type-arg]
         )
         fitted = fit(
             messages,
-            budget=self.budget,
+            budget=self.windows.budget(self.budget, model),
             provider=self.provider,
             model=model,
             output=_output(request),

@@ -34,7 +34,7 @@ from typing import Any
 
 from condense.exceptions import InputError
 from condense.formats import Conversation
-from condense.integrations._fit import fit, sent_tokens
+from condense.integrations._fit import LearnedWindows, fit, sent_tokens
 from condense.providers import AUTO
 
 try:
@@ -58,6 +58,16 @@ class CondenseHandler(CustomLogger):  # type: ignore[misc]
             raise InputError(f"budget must be a positive number of tokens, not {budget!r}")
         self.budget = budget
         self.provider = provider
+        self.windows = LearnedWindows()
+
+    async def async_log_failure_event(
+        self, kwargs: dict[str, Any], response_obj: Any, start_time: Any, end_time: Any
+    ) -> None:
+        """A failed call: an overflow error that states the window teaches it, so the
+        next call to that model (a retry of LiteLLM's or the caller's) is fitted."""
+        error = kwargs.get("exception")
+        if isinstance(error, BaseException):
+            self.windows.learn(error, kwargs.get("model"))
 
     async def async_pre_call_deployment_hook(
         self, kwargs: dict[str, Any], call_type: Any
@@ -83,7 +93,7 @@ class CondenseHandler(CustomLogger):  # type: ignore[misc]
         if isinstance(messages, list) and messages:
             fitted = fit(
                 messages,
-                budget=self.budget,
+                budget=self.windows.budget(self.budget, model),
                 provider=self.provider,
                 model=model,
                 output=output,
@@ -96,7 +106,7 @@ class CondenseHandler(CustomLogger):  # type: ignore[misc]
             extra += sent_tokens(request.get("instructions"), model=model)
             fitted = fit(
                 conversation.messages,
-                budget=self.budget,
+                budget=self.windows.budget(self.budget, model),
                 provider=self.provider,
                 model=model,
                 output=output,

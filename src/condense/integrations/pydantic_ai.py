@@ -9,8 +9,10 @@ Before every attempt at a model request (``prepare_model_request``, once the ser
 model is known), the messages of the request are repaired for the model's provider and,
 when over the budget, compressed. ``budget=None`` is the model's context window when
 condense knows the model, less ``max_tokens``, the instructions and the tool schemas;
-otherwise the history is repaired only. Only the request changes: the run's message
-history keeps every message as it was.
+otherwise the history is repaired until the provider's first overflow error states the
+window, and the request is then attempted again fitted to it (``on_model_request_error``
+raises ``RetryModelRequest``). Only the request changes: the run's message history keeps
+every message as it was.
 
 The mapping between pydantic-ai's messages and condense's canonical messages lives here:
 
@@ -43,12 +45,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from condense.exceptions import InputError
-from condense.integrations._fit import Group, fit, rebuild, sent_tokens
+from condense.integrations._fit import Group, LearnedWindows, fit, rebuild, sent_tokens
 from condense.providers import AUTO
 from condense.types import RawMessage
 
 try:
     from pydantic_ai.capabilities import AbstractCapability
+    from pydantic_ai.exceptions import RetryModelRequest
     from pydantic_ai.messages import (
         ModelMessage,
         ModelRequest,
@@ -79,6 +82,7 @@ class CondenseCapability(AbstractCapability[Any]):  # type: ignore[misc]
 
     budget: int | None = None
     provider: str = AUTO
+    windows: LearnedWindows = dataclasses.field(default_factory=LearnedWindows, repr=False)
 
     def __post_init__(self) -> None:
         if self.budget is not None and (isinstance(self.budget, bool) or self.budget <= 0):
@@ -92,7 +96,10 @@ class CondenseCapability(AbstractCapability[Any]):  # type: ignore[misc]
         model = getattr(request_context.model, "model_name", None)
         parameters = request_context.model_request_parameters
         extra = sent_tokens(
-            [str(getattr(p, "content", p)) for p in getattr(parameters, "instruction_parts", ())],
+            [
+                str(getattr(p, "content", p))
+                for p in getattr(parameters, "instruction_parts", None) or ()
+            ],
             model=model,
         ) + sent_tokens(
             [
@@ -101,7 +108,7 @@ class CondenseCapability(AbstractCapability[Any]):  # type: ignore[misc]
                     "description": t.description,
                     "parameters": t.parameters_json_schema,
                 }
-                for t in getattr(parameters, "function_tools", ())
+                for t in getattr(parameters, "function_tools", None) or ()
             ],
             model=model,
         )
@@ -110,7 +117,7 @@ class CondenseCapability(AbstractCapability[Any]):  # type: ignore[misc]
         messages, groups, parts = to_canonical(request_context.messages)
         fitted = fit(
             messages,
-            budget=self.budget,
+            budget=self.windows.budget(self.budget, model),
             provider=self.provider,
             model=model,
             output=output if isinstance(output, int) else 0,
@@ -121,6 +128,16 @@ class CondenseCapability(AbstractCapability[Any]):  # type: ignore[misc]
                 fitted.messages, groups, lambda run: from_canonical(run, parts)
             )
         return request_context
+
+    async def on_model_request_error(
+        self, ctx: Any, *, request_context: Any, error: Exception
+    ) -> Any:
+        """An overflow that states the window: learn it and attempt the request again
+        (``prepare_model_request`` then fits it); any other error propagates."""
+        model = getattr(request_context.model, "model_name", None)
+        if self.windows.learn(error, model):
+            raise RetryModelRequest() from error
+        raise error
 
 
 @dataclasses.dataclass
