@@ -355,3 +355,9 @@ def test_a_resumed_run_reads_on_after_the_last_context_written(tmp_path: Path) -
     first = lines[0]
     assert list(read_lines(jobs, offset=first.end, line=first.number)) == lines[1:]
     assert list(read_lines(jobs, offset=lines[-1].end, line=lines[-1].number)) == []
+
+
+def test_transcript_events_are_never_misread_as_messages() -> None:
+    events = [json.loads(line) for line in PARALLEL]
+    with pytest.raises(FormatError, match="claude-code transcript events"):
+        condense.detect_format(events)

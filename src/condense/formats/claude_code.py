@@ -56,7 +56,6 @@ class _Turn:
     blocks: list[Any]
     response: str | None = None  # an assistant turn's message.id
     plain: str | None = None  # a user turn of one event whose content is a string
-    events: int = 1
     calls: list[str] = field(default_factory=list)
 
 
@@ -191,7 +190,6 @@ def _add_response(turns: list[_Turn], message: Mapping[str, Any]) -> None:
         turns.append(current)
     else:
         current.blocks.extend(blocks)
-        current.events += 1
     for block in blocks:
         if (
             isinstance(block, Mapping)

@@ -38,7 +38,6 @@ from condense.integrations._fit import Fitted, fit, sent_tokens
 from condense.providers import AUTO
 
 try:
-    from agents import RunConfig  # noqa: F401  (the extra is installed)
     from agents.run_config import CallModelData, ModelInputData
 except ImportError as error:  # pragma: no cover - the extra is missing
     raise ImportError(
