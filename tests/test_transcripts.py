@@ -361,3 +361,24 @@ def test_transcript_events_are_never_misread_as_messages() -> None:
     events = [json.loads(line) for line in PARALLEL]
     with pytest.raises(FormatError, match="claude-code transcript events"):
         condense.detect_format(events)
+
+
+def test_the_command_line_reads_a_transcript_as_its_contexts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from condense.cli import main
+
+    torn = [*PARALLEL[:3], "{torn", *PARALLEL[3:]]
+    path = _write(tmp_path, torn)
+    out = tmp_path / "out.jsonl"
+    assert main(["compress", str(path), "--budget", "4000", "-o", str(out)]) == 1  # one reject
+    (written,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert (
+        written["messages"]
+        == condense.load(_write(tmp_path, PARALLEL, "whole.jsonl")).dump()["messages"]
+    )
+    assert "1 rejected" in capsys.readouterr().err
+    (reject,) = [
+        json.loads(line) for line in (tmp_path / "out.rejects.jsonl").read_text().splitlines()
+    ]
+    assert reject["line"] == 4
