@@ -104,7 +104,7 @@ class Input:
 
     def _transcript_kind(self) -> str | None:
         """The transcript kind of the first non-blank line (peeked, not consumed)."""
-        for raw in [*self._peeked, *()]:
+        for raw in self._peeked:
             if raw.strip():
                 return transcripts.sniff(iter([raw.decode("utf-8", "replace")]))[0]
         for raw in self._read():
