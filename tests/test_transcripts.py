@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.corpus import CORPUS, SAMPLE
 
 import condense
 from condense.datasets import DatasetOptions, compress_dataset
 from condense.datasets.sources import plan_jobs, read_lines
 from condense.exceptions import FormatError
+from corpus import CORPUS, SAMPLE
 
 AGENTS = CORPUS / "agents"
 MANIFEST: dict[str, dict[str, Any]] = json.loads((AGENTS / "manifest.json").read_text())
