@@ -78,10 +78,11 @@ def fit_exact(render: Callable[[int], str], target_tokens: int) -> str:
             return best
         full = load(text)
         if full <= 1:
-            best = max(best, text, key=len)
-            # Close enough, or everything there is fits already.
-            if full >= 0.95 or len(text) * 10 < max_chars * 9:
-                return best
+            # Close enough, far from the room given (everything there is fits), or no
+            # more than the last time the room was grown.
+            if full >= 0.95 or len(text) * 2 < max_chars or len(text) <= len(best):
+                return max(best, text, key=len)
+            best = text
             max_chars = max(max_chars + 1, int(max_chars / full))
         else:
             max_chars = min(max_chars - 1, int(max_chars / full * 0.97))
