@@ -439,9 +439,9 @@ def test_small_targets_spend_the_room_on_what_matters(target: int) -> None:
     text = summarize(valuable_session(), target=target)
     found = sections(text)
     assert count_text(text) <= target
-    assert found["User asks"]
-    assert "I will start the counter at 0" in "\n".join(found["Last state"])  # the newest
+    assert found["User asks"]  # the asks come first, whatever the room
     if target >= 120:
+        assert "I will start the counter at 0" in "\n".join(found["Last state"])  # the newest
         assert "Fix the 2 failing tests in tests/test_io.py; keep 3 retries." in text
         assert "I will start the counter at 0 and rerun the tests." in text
         assert "AssertionError: retries 2 != 3" in text
@@ -471,7 +471,7 @@ def test_example_session_keeps_its_distinctive_facts_at_600() -> None:
         'rg -n "\\.quantize\\(" orders → exit 127',  # a command and its exit code
         "The fix has to make the shares add up by construction.",  # a finding
         "One last look at checkout.py",  # the last state
-        "read_file ×27: ",  # reads collapsed
+        "read_file ×27",  # reads collapsed
     ):
         assert fact in work
     files = sections(work)["Files"]

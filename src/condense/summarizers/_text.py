@@ -15,6 +15,8 @@ from condense.tokens import count_text, estimate_text
 
 # A message with more content parts than this is read only this far.
 _MAX_PARTS = 1_000
+# fit_exact renders a text this many times at most before the last resort.
+_RENDERS = 8
 # condense() looks at this many characters of a text at most (head and tail).
 _CONDENSE_SCAN = 8_000
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=\S)|\n+")
@@ -62,7 +64,8 @@ def fit_exact(render: Callable[[int], str], target_tokens: int) -> str:
     :func:`condense.tokens.count_text` (``o200k_base``, what ``compress`` measures), and at
     most ``target_tokens`` by the estimate. ``render`` must return at most ``max_chars``
     characters, ``""`` for 0, and more text (as a rule) for more characters. A few
-    renders suffice: each one rescales ``max_chars`` by how full the last text was.
+    renders suffice: each one rescales ``max_chars`` by how full the last text was, and
+    when that overshoots, the room is halved between what fitted and what did not.
     """
     limit = target_tokens - target_tokens // 32
 
@@ -72,20 +75,27 @@ def fit_exact(render: Callable[[int], str], target_tokens: int) -> str:
 
     max_chars = tokens_to_chars(target_tokens)
     best = ""
-    for _ in range(6):
+    fits, over = 0, 0  # the largest room known to fit, the smallest known not to (0: none)
+    for _ in range(_RENDERS):
         text = render(max_chars)
         if not text:
             return best
         full = load(text)
         if full <= 1:
-            # Close enough, far from the room given (everything there is fits), or no
-            # more than the last time the room was grown.
-            if full >= 0.95 or len(text) * 2 < max_chars or len(text) <= len(best):
-                return max(best, text, key=len)
-            best = text
-            max_chars = max(max_chars + 1, int(max_chars / full))
+            best = max(best, text, key=len)
+            fits = max(fits, max_chars)
+            # Close enough, or far from the room given (everything there is fits).
+            if full >= 0.95 or len(text) * 2 < max_chars:
+                return best
+            step = max(max_chars + 1, int(max_chars / full))
         else:
-            max_chars = min(max_chars - 1, int(max_chars / full * 0.97))
+            over = max_chars if not over else min(over, max_chars)
+            step = min(max_chars - 1, int(max_chars / full * 0.97))
+        if over and not fits < step < over:
+            step = (fits + over) // 2
+        if over and over - fits <= max(4, over // 64):
+            break
+        max_chars = step
     while not best and max_chars > 0:
         text = render(max_chars)
         if load(text) <= 1:

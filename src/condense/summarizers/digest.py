@@ -28,8 +28,8 @@ A digest reads like this (empty sections are left out)::
 Sections come most valuable first, so a cut from the end loses the least. Room is handed
 out by value too (:func:`layout`): the user's asks first — every one, verbatim while they
 fit, else each by its first line — then the last state, the facts (errors, decisions and
-key facts: one pool, chosen together by worth per character, :func:`worth`), identifiers
-and commands, and what is left to the files and the tool calls. Identifiers (error codes,
+key facts, each chosen by worth per character, :func:`worth`), identifiers and commands,
+and what is left to the files and the tool calls. Identifiers (error codes,
 ids, PR numbers) and files are one line each, the most mentioned first; tool calls are one
 line per tool, and the tools that get no line of their own are named on one ``also:``
 line. Items are written oldest first.
@@ -66,19 +66,20 @@ LAST_STATE = "Last state"
 ITEM_SECTIONS = (ASKS, TOOLS, FILES, COMMANDS, ERRORS, DECISIONS, KEY, IDS)
 # Output order: most valuable first.
 ORDER = (SCOPE, EARLIER, ASKS, LAST_STATE, ERRORS, DECISIONS, KEY, IDS, COMMANDS, FILES, TOOLS)
-# The facts: one pool, its items chosen together by worth per character.
+# The facts: errors, decisions and key facts, each chosen by worth per character.
 FACTS = (ERRORS, DECISIONS, KEY)
-_FACTS = "facts"
 # After the asks, who is served first, with the share of the room left it may take in each
-# of three rounds: the blocks after it get theirs before it may grow in the next round.
+# of three rounds: the sections after it get theirs before it may grow in the next round.
 _SHARES = {
-    LAST_STATE: (0.2, 0.25, 0.3),
-    _FACTS: (0.5, 0.7, 1.0),
-    EARLIER: (0.12, 0.25, 0.35),
+    LAST_STATE: (0.15, 0.2, 0.25),
+    ERRORS: (0.12, 0.18, 0.3),
+    DECISIONS: (0.12, 0.18, 0.3),
+    KEY: (0.3, 0.5, 1.0),
+    EARLIER: (0.1, 0.2, 0.3),
     IDS: (0.04, 0.06, 1.0),
-    COMMANDS: (0.08, 0.15, 0.25),
-    FILES: (0.05, 0.08, 1.0),
-    TOOLS: (0.06, 0.1, 1.0),
+    COMMANDS: (0.06, 0.12, 0.25),
+    FILES: (0.04, 0.08, 1.0),
+    TOOLS: (0.05, 0.1, 1.0),
 }
 # The asks take at most this share of the room: the rest is the facts' (an ask is written
 # by its first line, or a fair share of it, when they do not all fit whole).
@@ -87,7 +88,7 @@ _MIN_ASK = 40  # an ask is never cut shorter than this
 # The smallest room worth opening a section for (beyond its header).
 _MIN_BODY = 24
 _MIN_KEY_BODY = 80  # a key fact clipped shorter than this says little
-_MIN_WORTH = 3.0  # a fact worth less than this (:func:`worth`) is not written
+_MIN_WORTH = 4.0  # a fact worth less than this (:func:`worth`) is not written
 
 # Findings rank above plans; the extractor keeps sentences that match either.
 _CULPRIT = r"(?:fix|cause|problem|issue|bug|culprit|solution|reason|answer)"
@@ -174,17 +175,12 @@ def layout(digest: Digest, max_chars: int) -> str:
             used = _size(blocks[name])
             allowance = min(used + room, int(left * shares[round_]))
             if room > 0 and allowance > used:
-                lines = (
-                    _facts(digest, allowance)
-                    if name == _FACTS
-                    else _section(digest, name, allowance)
-                )
+                lines = _section(digest, name, allowance)
                 if _size(lines) > used:
                     room -= _size(lines) - used
                     blocks[name] = lines
     blocks[ASKS] = asks
-    order = [EARLIER, ASKS, LAST_STATE, _FACTS, IDS, COMMANDS, FILES, TOOLS]
-    return "\n".join(scope + [line for name in order for line in blocks[name]])
+    return "\n".join(scope + [line for name in ORDER[1:] for line in blocks[name]])
 
 
 def parse(text: str) -> Digest:
@@ -263,9 +259,9 @@ def worth(section: str, item: str, tokens: float | None = None) -> float:
     """What a fact of ``section`` (errors, decisions, key facts) tells: its text's
     :func:`~condense.summarizers.salient.info_score`, what its tokens add (``tokens``,
     from how rare they are in the span; else as if every one were rare: a fact of a
-    previous summary was rare where it came from), plus a step for a sharp error (a named
-    exception, a failed test, a compiler error) or a finding or a decision that gives its
-    reason."""
+    previous summary was rare where it came from), plus a step for an error line (two for
+    a sharp one: a named exception, a failed test, a compiler error) or a finding or a
+    decision that gives its reason."""
     return _worth(section, item) + (_tokens_worth(item) if tokens is None else tokens)
 
 
@@ -277,11 +273,11 @@ def _tokens_worth(item: str) -> float:
 @functools.lru_cache(maxsize=8_192)
 def _worth(section: str, item: str) -> float:
     score = info_score(item)
-    if section == ERRORS:
-        score += 2.0 if _SHARP_ERROR.search(item) else 0.0
+    if section == ERRORS:  # an error line is news; one that names what failed more so
+        score += 2.0 + (2.0 if _SHARP_ERROR.search(item) else 0.0)
     elif section == DECISIONS:
         reasoned = bool(_REASON.search(item)) or score >= _TELLING
-        score += (3.0 if is_finding(item) else 0.0) + 2.0 * reasoned + bool(_CODE.search(item))
+        score += (4.0 if is_finding(item) else 0.0) + 2.0 * reasoned + bool(_CODE.search(item))
     return score
 
 
@@ -351,6 +347,8 @@ def _section(digest: Digest, name: str, room: int) -> list[str]:
         lines = _counted(digest.sections[name], body, aggregate=name == FILES)
     elif name == TOOLS:
         lines = _tools(digest.sections[TOOLS], digest.details, body)
+    elif name in FACTS:
+        lines = _facts(digest, name, body)
     else:
         lines = _ranked(name, digest.sections[name], body)
     return [f"## {name}", *lines] if lines else []
@@ -365,10 +363,11 @@ def _text(text: str, room: int, *, favor_end: bool) -> list[str]:
 
 def _asks(items: dict[str, int], room: int) -> list[str]:
     """Every ask, oldest first, under its header, within :data:`ASKS_SHARE` of ``room``:
-    verbatim while they fit; else each by its first line, then as many as fit whole
-    again (the shortest first); else each first line cut to a fair share
-    (never below ``_MIN_ASK``); else the first and the newest that fit, and how many
-    more there were."""
+    verbatim while they fit; else each within a fair share of the room (the short ones
+    whole, the long ones cut to the same length: their first line, then their most
+    telling sentences, :func:`_ask_within`); when even that leaves less than
+    ``_MIN_ASK`` each, the first ask and the newest that fit, and how many more there
+    were."""
     if not items or room < len(ASKS) + 4 + _MIN_BODY:
         return []
     header = [f"## {ASKS}"]
@@ -377,21 +376,10 @@ def _asks(items: dict[str, int], room: int) -> list[str]:
     room = int(room * ASKS_SHARE) - _size(header)
     if _size(whole) <= room:
         return header + whole
-    firsts = [_ask(_first_line(t), count, more=_first_line(t) != t.strip()) for t, count in asks]
-    if _size(firsts) <= room:
-        chosen = list(firsts)
-        left = room - _size(firsts)
-        for i in sorted(range(len(asks)), key=lambda i: len(whole[i]) - len(firsts[i])):
-            extra = len(whole[i]) - len(firsts[i])
-            if extra <= left:
-                chosen[i] = whole[i]
-                left -= extra
-        return header + chosen
-    suffixes = [len(f" (×{count})") if count > 1 else 0 for _, count in asks]
-    lengths = [len(_first_line(text)) for text, _ in asks]
-    level = _fair_share(lengths, room - sum(4 + extra for extra in suffixes))
+    extras = [len(line) - len(text) + 1 for line, (text, _) in zip(whole, asks, strict=True)]
+    level = _fair_share([len(text) for text, _ in asks], room - sum(extras))
     if level >= _MIN_ASK:
-        return header + [_ask(clip(_first_line(text), level), count) for text, count in asks]
+        return header + [_ask(_ask_within(text, level), count) for text, count in asks]
     # the first ask (the task) and the newest that fit, each at the smallest share
     lines = [_ask(clip(_first_line(text), _MIN_ASK), count) for text, count in asks]
     used = len(f"- (+{len(asks)} more asks)") + 1 + len(lines[0]) + 1
@@ -404,6 +392,18 @@ def _asks(items: dict[str, int], room: int) -> list[str]:
     left_out = len(asks) - 1 - len(newest)
     more = [f"- (+{left_out} more asks)"] if left_out else []
     return header + lines[:1] + more + newest[::-1] if used <= room else header + more
+
+
+def _ask_within(text: str, limit: int) -> str:
+    """An ask in at most ``limit`` characters: whole, or its first line and then, on the
+    next line, its most telling other sentences (numbers, ids, "must", "keep"…)."""
+    if len(text) <= limit:
+        return text
+    first = _first_line(text)
+    rest = text.strip()[len(first) :].strip() if text.strip().startswith(first) else ""
+    if len(first) + 2 >= limit or not rest:
+        return clip(first, limit) if len(first) > limit else first + " …"
+    return f"{first}\n{condense(rest, limit - len(first) - 1)}"
 
 
 def _fair_share(lengths: list[int], room: int) -> int:
@@ -435,42 +435,31 @@ def _ask(text: str, count: int = 1, *, more: bool = False) -> str:
     return f"- {body}{suffix}"
 
 
-def _facts(digest: Digest, room: int) -> list[str]:
-    """The errors, decisions and key facts that fit in ``room``, under their headers,
-    chosen together by worth per character (the newer first among equals), each section
-    written oldest first; those worth less than ``_MIN_WORTH`` are left out. When not
-    even the best fits whole, it is shortened."""
-    entries: list[tuple[float, int, str, int, str]] = []
-    for order, section in enumerate(FACTS):
-        for i, (item, count) in enumerate(digest.sections[section].items()):
-            value = digest.weights.get(item)
-            value = worth(section, item) if value is None else value
-            if value < _MIN_WORTH:
-                continue  # a plan without a reason or a value ("Let's fix it.")
+def _facts(digest: Digest, section: str, room: int) -> list[str]:
+    """The facts of ``section`` that fit in ``room``, chosen by worth per character (the
+    newer first among equals), written oldest first; those worth less than
+    ``_MIN_WORTH`` are left out. When not even the best fits whole, it is shortened."""
+    entries: list[tuple[float, int, str]] = []
+    items = list(digest.sections[section].items())
+    for i, (item, count) in enumerate(items):
+        value = digest.weights.get(item)
+        value = worth(section, item) if value is None else value
+        if value >= _MIN_WORTH:  # not a plan without a reason or a value ("Let's fix it.")
             line = _line(item, count)
-            entries.append((-value / (len(line) + 40), -i, section, order, line))
+            entries.append((-value / (len(line) + 40), -i, line))
     if not entries:
         return []
-    entries.sort(key=lambda entry: (entry[0], entry[1], entry[3]))
-    chosen: dict[str, list[tuple[int, str]]] = {section: [] for section in FACTS}
-    for _, i, section, _, line in entries:
-        cost = len(line) + 1 + (0 if chosen[section] else len(section) + 4)
-        if cost <= room:
-            chosen[section].append((-i, line))
-            room -= cost
-    if not any(chosen.values()):
-        _, i, section, _, line = entries[0]
-        body = room - len(section) - 4
-        if body < _MIN_KEY_BODY:
-            return []
-        item, count = list(digest.sections[section].items())[-i]
-        chosen[section] = [(0, _line(item, count, body - 1))]
-    return [
-        line
-        for section in FACTS
-        if chosen[section]
-        for line in [f"## {section}", *(text for _, text in sorted(chosen[section]))]
-    ]
+    entries.sort()
+    chosen: list[tuple[int, str]] = []
+    for _, i, line in entries:
+        if len(line) + 1 <= room:
+            chosen.append((-i, line))
+            room -= len(line) + 1
+    taken = {i for i, _ in chosen}
+    left = [-i for _, i, _ in entries if -i not in taken]
+    if left and room > _MIN_KEY_BODY:  # the best of the rest, shortened to what is left
+        chosen.append((left[0], _line(*items[left[0]], room - 1)))
+    return [line for _, line in sorted(chosen)]
 
 
 def _ranked(name: str, items: dict[str, int], room: int) -> list[str]:

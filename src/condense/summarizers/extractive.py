@@ -52,22 +52,19 @@ from condense.summarizers._text import (
     tokens_to_chars,
 )
 from condense.summarizers.salient import (
-    Tokens,
     ask_positions,
     select,
     span_pieces,
     states_decision,
     strip_think,
+    token_score,
 )
 from condense.summarizers.scan import (
     ASK,
-    ERROR_WORDS,
-    OUTPUT,
     PROSE,
+    Scan,
     SpanText,
-    decision_hits,
     text_tokens,
-    word_hits,
 )
 from condense.types import RawMessage
 
@@ -117,13 +114,6 @@ _ERROR_LINE = re.compile(
     | .*(?:No\ replacement\ was\ performed|[Cc]ould\ not\ |[Cc]annot\ |[Uu]nable\ to\ ).*
     """
 )
-# Besides the error words of the scan, the lines of an output's ends that hold one of
-# these are looked at too (an HTTP status, "could not", "No replacement…").
-_END_HINTS = re.compile(
-    rb"HTTP|tatus|ould not|annot |nable to|No replacement|ERR!|egmentation|core dumped|CRITICAL"
-)
-_END_HEAD = 800
-_END_TAIL = 1_200
 # How a read itself fails: its output starts like this.
 _READ_FAILURE = re.compile(
     r"""(?x)(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b|(?i:error|fatal)\b|No\ such\ file
@@ -222,23 +212,20 @@ def extract(messages: Sequence[object], *, facts: int) -> dg.Digest:
     for index, message in enumerate(messages):
         if isinstance(message, dict):
             walk.message(index, message, index in asks)
-    span = SpanText(span_pieces(messages, asks))
-    tokens = Tokens(span)
-    walk.errors(span)
-    walk.decisions(span)
-    walk.ids(span)
+    scan = Scan(SpanText(span_pieces(messages, asks)))
+    walk.errors(scan)
+    walk.decisions(scan)
+    walk.ids(scan.span)
     digest = walk.digest(len(messages), _last_state(messages))
     for section in (dg.ERRORS, dg.DECISIONS):
         for item in digest.sections[section]:
             found = text_tokens(item)
-            digest.weights[item] = dg.worth(section, item, tokens.score(found))
-    _add_key_facts(digest, span, facts, walk.reads, tokens)
+            digest.weights[item] = dg.worth(section, item, token_score(found, scan.counts))
+    _add_key_facts(digest, scan, facts, walk.reads)
     return digest
 
 
-def _add_key_facts(
-    digest: dg.Digest, span: SpanText, limit: int, reads: set[int], tokens: Tokens
-) -> None:
+def _add_key_facts(digest: dg.Digest, scan: Scan, limit: int, reads: set[int]) -> None:
     """Add the span's most informative snippets (:mod:`.salient`) not already said."""
     said = "\n".join([*digest.sections[dg.ERRORS], *digest.sections[dg.DECISIONS]])
     errors = [item.rstrip("…") for item in digest.sections[dg.ERRORS]]
@@ -248,7 +235,7 @@ def _add_key_facts(
         """The same sentence, an error line the Errors section shortened, an ask."""
         return line in said or any(error in line for error in errors) or line in asks
 
-    for candidate in select(span, limit=limit, skip=already_said, reads=reads, tokens=tokens):
+    for candidate in select(scan.span, limit=limit, skip=already_said, reads=reads, scan=scan):
         digest.add(dg.KEY, candidate.text)
         digest.weights[candidate.text] = candidate.score
 
@@ -335,19 +322,15 @@ class _Walk:
         self.pending = []
         self.reads = {index for index, call in self.outputs.items() if call in self.read_calls}
 
-    def errors(self, span: SpanText) -> None:
+    def errors(self, scan: Scan) -> None:
         """The error lines of the outputs: of what ran, the last three of each; of a read,
         only the tool's own complaint (a short output that starts like a failure)."""
         self.settle()
+        span, blob = scan.span, scan.span.blob
         starts: dict[int, set[int]] = {}  # piece -> starts of the lines to look at
-        blob = span.blob
-        for at in word_hits(span, ERROR_WORDS, (OUTPUT,)):
+        for at in scan.errors:
             piece = span.piece_of(at)
             starts.setdefault(piece, set()).add(blob.rfind(b"\n", span.starts[piece], at) + 1)
-        for piece, kind in enumerate(span.kinds):  # the other failure words, at the ends
-            if kind == OUTPUT:
-                for at in _end_hints(span, piece):
-                    starts.setdefault(piece, set()).add(blob.rfind(b"\n", 0, at) + 1)
         for piece in sorted(starts):
             owner = span.owners[piece]
             first, last = span.starts[piece], span.piece_end(piece)
@@ -364,10 +347,11 @@ class _Walk:
             for text in found[-_ERRORS_PER_OUTPUT:]:
                 self.add(dg.ERRORS, text)
 
-    def decisions(self, span: SpanText) -> None:
+    def decisions(self, scan: Scan) -> None:
         """The assistant's sentences that state a finding, a decision or a plan."""
+        span = scan.span
         seen: set[tuple[int, int]] = set()
-        for at in decision_hits(span):
+        for at in scan.decisions:
             piece = span.piece_of(at)
             if span.kinds[piece] != PROSE:
                 continue
@@ -463,16 +447,6 @@ def _failed_read(span: SpanText, piece: int, line_start: int) -> bool:
     first = span.blob.find(b"\n", start, end)
     second = span.blob.find(b"\n", first + 1, end) if first >= 0 else -1
     return second < 0 or line_start < second
-
-
-def _end_hints(span: SpanText, piece: int) -> list[int]:
-    """Where the other failure words (``_END_HINTS``) occur near an output's two ends."""
-    start, end = span.starts[piece], span.piece_end(piece)
-    tail = max(start + _END_HEAD, end - _END_TAIL)
-    found = [m.start() for m in _END_HINTS.finditer(span.blob, start, min(end, start + _END_HEAD))]
-    if tail < end:
-        found += [m.start() for m in _END_HINTS.finditer(span.blob, tail, end)]
-    return found
 
 
 def _line_error(span: SpanText, start: int, end: int) -> str:

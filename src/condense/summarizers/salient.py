@@ -32,16 +32,13 @@ from condense.summarizers.scan import (
     ARGS,
     ASK,
     DECISION_WORDS,
-    ERROR_WORDS,
     OUTPUT,
     PROSE,
+    Scan,
     Snippet,
     SpanText,
-    decision_hits,
     is_time,
     text_tokens,
-    token_hits,
-    word_hits,
 )
 
 # A line longer than this is cut to a window around its first identifier.
@@ -98,7 +95,7 @@ _SIGNALS = (
         4.0,
         re.compile(
             r"Error\b|Exception\b|Failure\b|ERROR|FAIL(?:ED)?\b|FATAL|Traceback|panic|error[:\[]"
-            r"|failed\b|egmentation fault|first bad commit"
+            r"|failed\b|egmentation fault|first bad commit|HTTP(?:/[\d.]+)? [45]\d\d\b"
         ),
     ),
     (1.0, re.compile(r"exit(?:ed)? (?:code|status)|[Tt]imeout\b|[Rr]efused\b")),
@@ -325,12 +322,12 @@ def select(
     limit: int,
     skip: Callable[[str], bool] | None = None,
     reads: Collection[int] = (),
-    tokens: Tokens | None = None,
+    scan: Scan | None = None,
 ) -> list[Candidate]:
     """The ``limit`` most informative snippets of ``span``, oldest first, each once.
 
-    Where to look comes from one scan of the whole span (:mod:`.scan`; ``tokens`` when it
-    was scanned already): the places of its rare tokens, its error words (not in the
+    Where to look comes from one scan of the whole span (:class:`.scan.Scan`; ``scan``
+    when it was scanned already): the places of its rare tokens, its error words (not in the
     outputs of the messages in ``reads``: a file's content is data, not a failure) and,
     in what people wrote, its decision words. Each place is widened to its line (or
     sentence, or a window of a long line). A snippet is worth :func:`fact_score` (what
@@ -341,7 +338,7 @@ def select(
     per character (ties: the newer), skipping one whose identifiers are all chosen
     already. Deterministic; every message is read, however long the span.
     """
-    tokens = Tokens(span) if tokens is None else tokens
+    scan = Scan(span) if scan is None else scan
     leads: dict[tuple[int, int], list[Any]] = {}  # (start, end) -> [snippet, signal]
 
     def lead(place: int, signal: float, piece: int) -> None:
@@ -353,17 +350,17 @@ def select(
         else:
             found[1] = max(found[1], signal)
 
-    kinds, owners = span.kinds, span.owners
-    for place, token in tokens.hits:
-        if tokens.rare(token):
+    kinds, owners, counts = span.kinds, span.owners, scan.counts
+    for place, token in scan.hits:
+        if counts[token] <= _RARE_UPTO and not is_time(token):
             piece = span.piece_of(place)
             if kinds[piece] != ARGS:  # what a call was given is told by Commands and Files
                 lead(place, 0.0, piece)
-    for place in word_hits(span, ERROR_WORDS, (OUTPUT,)):
+    for place in scan.errors:
         piece = span.piece_of(place)
         if owners[piece] not in reads:
             lead(place, _LEAD_SIGNAL, piece)
-    for place in decision_hits(span):
+    for place in scan.decisions:
         lead(place, _LEAD_SIGNAL, span.piece_of(place))
     shapes = Counter(_shape(span, snippet) for snippet, _ in leads.values())
     texts: dict[str, tuple[Snippet, float]] = {}  # each text once, where it first appears
@@ -377,7 +374,7 @@ def select(
     def base(text: str, snippet: Snippet, signal: float) -> float:
         """What a snippet is worth before its words are read: its signals, its tokens'
         rarity, less for a repeated text or shape."""
-        score = signal + tokens.score(tokens.within(snippet.start, snippet.end))
+        score = signal + token_score(scan.within(snippet.start, snippet.end), counts)
         shape = _shape(span, snippet)
         for times in (repeats[text], shapes[shape] if len(shape) > 2 else 0):
             if times > 2:
@@ -418,31 +415,6 @@ def select(
         covered |= found
         chosen.append(candidate)
     return sorted(chosen, key=lambda c: c.position)
-
-
-class Tokens:
-    """What one scan of a span says about its tokens: where each is, how often it occurs.
-
-    A token found at most ``_RARE_UPTO`` times in the span is rare (a fact); one found
-    more than ``_COMMON_FROM`` times is the backdrop. Times of day (``10:07:07Z``) are
-    neither: every log line has its own.
-    """
-
-    def __init__(self, span: SpanText) -> None:
-        self.hits = token_hits(span)
-        self.at = [place for place, _ in self.hits]
-        self.counts: Counter[bytes] = Counter(token for _, token in self.hits)
-
-    def rare(self, token: bytes) -> bool:
-        return self.counts[token] <= _RARE_UPTO and not is_time(token)
-
-    def within(self, start: int, end: int) -> set[bytes]:
-        first, last = bisect.bisect_left(self.at, start), bisect.bisect_left(self.at, end)
-        return {self.hits[i][1] for i in range(first, last)}
-
-    def score(self, found: Collection[bytes]) -> float:
-        """What the tokens ``found`` in a snippet add to its worth (:func:`token_score`)."""
-        return token_score(found, self.counts)
 
 
 def token_score(found: Collection[bytes], counts: Mapping[bytes, int] | None = None) -> float:

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import regex  # type: ignore[import-untyped, unused-ignore]
@@ -40,25 +41,39 @@ SNIPPET_BYTES = 280
 _WINDOW = 200  # a window of a longer line: this many bytes…
 _BEFORE = 60  # …of which these come before the spot
 
-# One scan finds every token of interest at a digit (the only place it is entered): the
-# digit after a letter, a key or a dash/colon after a letter, the first digit of a dotted
-# number, or the last digit before a unit. The match runs on to the end of the token.
-_UNITS = (
-    rb"(?:ms|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|ns|us|\xc2\xb5s|[kKMGT]i?B"
-    rb"|[kKMG]b|%|rps|qps|req/s|x|\xe6\xaf\xab\xe7\xa7\x92|\xe7\xa7\x92)(?![A-Za-z])"
-)
+# One scan finds every token of interest at a digit, and only at the first digit of a
+# number (the only places it is entered): a digit after a letter, a key, or a dash or
+# colon after a letter (``E4417``, ``ACCT-88213``, ``x.py:218``, ``retry_ms = 3471``,
+# ``maxConns: 384``, hashes), the second part of a dotted number (``1.41.2``, an IP), or
+# a number followed by a short word (group 1: kept when the word is a unit, ``1843 ms``).
+# The match runs on to the end of the token.
 _TOKEN_HIT = regex.compile(
-    rb"[0-9](?:(?<=[A-Za-z_][0-9]|[A-Za-z_][-:][0-9]|= ?[0-9]|[A-Za-z_]: [0-9])"
-    rb"|(?<![\w.][0-9])(?=[0-9]*\.[0-9]+\.[0-9])|(?<![0-9.,][0-9])(?=[0-9.,]{0,12} ?"
-    + _UNITS
-    + rb"))(?:[\w.:/#@%-]*[\w%])?"
+    rb"[0-9](?<![0-9][0-9])"
+    rb"(?:(?:(?<=[A-Za-z_][0-9]|[A-Za-z_][-:][0-9]|= ?[0-9]|[A-Za-z_]: [0-9])"
+    rb"|(?<=[0-9]\.[0-9])(?=[0-9]*\.[0-9]))"
+    rb"(?:[\w.:/#@%-]*[\w%])?"
+    rb"|([0-9.,]*+ ?[A-Za-z%\xc2\xe6\xe7][A-Za-z\x80-\xbf]{0,5}(?![A-Za-z])))"
+)
+_UNIT_WORD = regex.compile(rb"[0-9.,]+ ?(.*)")
+UNITS = frozenset(
+    (
+        "ms s sec secs second seconds min mins minute minutes h hr hrs hour hours ns us µs"
+        " kB KB MB GB TB KiB MiB GiB TiB kb Mb Gb % rps qps x 毫秒 秒"
+    )
+    .encode()
+    .split()
 )
 # The part of a token before its first hit, read backwards from the hit.
 _TOKEN_HEAD = regex.compile(rb"(?r)[\w.:/#@%-]*")
 _URL_TAIL = regex.compile(rb"[^\s\"'<>)\]}`|\\]*")
 _SCHEME = regex.compile(rb"(?r)[A-Za-z][\w+.-]*")
-# Error words, searched for in the lower-cased text (each a literal: a C-speed search).
-ERROR_WORDS = (b"rror", b"xception", b"fail", b"fatal", b"panic", b"denied", b"not found")
+# Failure words, searched for in the lower-cased text: each a literal, a C-speed search
+# over the whole buffer (one alternation of them all would cost several times more).
+ERROR_WORDS = (
+    *(b"rror", b"xception", b"fail", b"fatal", b"panic", b"denied", b"not found", b"no such"),
+    *(b"ould not", b"annot ", b"nable to", b"err!", b"segmentation", b"critical"),
+    *(b"no replacement", b"http ", b"http/1."),
+)
 # Decision and conclusion words, as people write them (several languages; lower case).
 DECISION_WORDS = (
     *("because", "decided", "decision", "root cause", "caused by", "turns out", "instead of"),
@@ -83,12 +98,7 @@ FINDING_WORDS = (
     *("cause", "turns out", "reproduced", "confirm", "fix", "problem", "issue", "bug"),
     *("culprit", "solution", "reason", "answer"),
 )
-_DECISION_HIT = regex.compile(
-    "|".join(
-        regex.escape(word)
-        for word in sorted({*DECISION_WORDS, *PLAN_WORDS, *FINDING_WORDS}, key=len, reverse=True)
-    ).encode()
-)
+_DECISION_BYTES = tuple(word.encode() for word in {*DECISION_WORDS, *PLAN_WORDS, *FINDING_WORDS})
 _SENTENCE_ENDS = (b". ", b"! ", b"? ", b"\xe3\x80\x82")  # the last one: "。"
 
 
@@ -179,13 +189,18 @@ Hit = tuple[int, bytes]
 """A token found at a byte offset (from its first hit digit), as counted for rarity."""
 
 
-def token_hits(span: SpanText) -> list[Hit]:
-    """Every token of interest, in order (one scan of the whole buffer), and the URLs."""
-    hits = [(m.start(), m.group()) for m in _TOKEN_HIT.finditer(span.blob)]
-    urls = _urls(span.blob)
-    if urls:
-        hits = sorted(hits + urls)
-    return hits
+def token_hits(blob: bytes) -> list[Hit]:
+    """Every token of interest in ``blob``, in order (one scan), and the URLs."""
+    hits: list[Hit] = []
+    for match in _TOKEN_HIT.finditer(blob):
+        if match.group(1) is None:
+            hits.append((match.start(), match.group()))
+        else:  # a number and a short word: a token when the word is a unit
+            number, _, word = match.group().rpartition(b" ")
+            if (word if number else _UNIT_WORD.match(word).group(1)) in UNITS:
+                hits.append((match.start(), match.group().replace(b" ", b"")))
+    urls = _urls(blob)
+    return sorted(hits + urls) if urls else hits
 
 
 def _urls(blob: bytes) -> list[tuple[int, bytes]]:
@@ -211,8 +226,7 @@ def is_time(token: bytes) -> bool:
 
 def text_tokens(text: str) -> list[bytes]:
     """The tokens :func:`token_hits` finds in ``text``, as counted."""
-    blob = text.encode("utf-8", "replace")
-    return [m.group() for m in _TOKEN_HIT.finditer(blob)] + [url for _, url in _urls(blob)]
+    return [token for _, token in token_hits(text.encode("utf-8", "replace"))]
 
 
 def token_bounds(span: SpanText, hit: Hit) -> tuple[int, int]:
@@ -225,27 +239,55 @@ def token_bounds(span: SpanText, hit: Hit) -> tuple[int, int]:
     return start, at + len(token)
 
 
-def word_hits(span: SpanText, words: Sequence[bytes], kinds: Iterable[int]) -> list[int]:
-    """Where ``words`` (lower-case literals) occur in the pieces of ``kinds``, in order."""
-    wanted = set(kinds)
+class Scan:
+    """What one linear scan of a span found: its tokens (where each is, how often each
+    occurs), its error words (in outputs), its decision, plan and finding words (in what
+    people wrote)."""
+
+    def __init__(self, span: SpanText) -> None:
+        self.span = span
+        self.hits = token_hits(span.blob)
+        self.at = [place for place, _ in self.hits]
+        self.counts: Counter[bytes] = Counter(token for _, token in self.hits)
+        self.errors = _error_places(span)
+        self.decisions = _decision_places(span)
+
+    def within(self, start: int, end: int) -> set[bytes]:
+        """The tokens found between bytes ``start`` and ``end``."""
+        first, last = bisect.bisect_left(self.at, start), bisect.bisect_left(self.at, end)
+        return {self.hits[i][1] for i in range(first, last)}
+
+
+def _error_places(span: SpanText) -> list[int]:
+    """Where the failure words are in the outputs, in order."""
     found: list[int] = []
-    lower = span.lower
-    for word in words:
+    lower, kinds, starts = span.lower, span.kinds, span.starts
+    for word in ERROR_WORDS:
         at = lower.find(word)
         while at >= 0:
             found.append(at)
             at = lower.find(word, at + len(word))
     found.sort()
-    return [at for at in found if span.kinds[span.piece_of(at)] in wanted]
+    return [at for at in found if kinds[bisect.bisect_right(starts, at) - 1] == OUTPUT]
 
 
-def decision_hits(span: SpanText) -> list[int]:
-    """Where the decision, plan and finding words occur in what the user and the
-    assistant wrote."""
-    found: list[int] = []
-    lower = span.lower
-    for piece, kind in enumerate(span.kinds):
-        if kind in (ASK, PROSE):
-            start, end = span.starts[piece], span.piece_end(piece)
-            found.extend(m.start() for m in _DECISION_HIT.finditer(lower, start, end))
-    return found
+def _decision_places(span: SpanText) -> list[int]:
+    """Where the decision, plan and finding words are in what the user and the assistant
+    wrote (their pieces joined and searched once per word)."""
+    pieces = [i for i, kind in enumerate(span.kinds) if kind in (ASK, PROSE)]
+    if not pieces:
+        return []
+    blob, starts = span.lower, span.starts
+    prose = b"\n".join(blob[starts[i] : starts[i + 1] - 1] for i in pieces)
+    offsets = list(itertools.accumulate((starts[i + 1] - starts[i] for i in pieces), initial=0))
+    found: set[int] = set()
+    for word in _DECISION_BYTES:
+        at = prose.find(word)
+        while at >= 0:
+            found.add(at)
+            at = prose.find(word, at + len(word))
+    places = []
+    for at in sorted(found):
+        k = bisect.bisect_right(offsets, at) - 1
+        places.append(starts[pieces[k]] + at - offsets[k])
+    return places
