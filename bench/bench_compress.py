@@ -5,8 +5,12 @@ hermes-agent 0.19.0's ContextCompressor (its LLM call stubbed out).
     python bench/bench_compress.py                 # 20k, 100k, 400k, 1M tokens; 8k and 32k
     python bench/bench_compress.py --quick         # 20k and 100k
     python bench/bench_compress.py --sizes 1000000 --budgets 8000 --no-hermes
+    python bench/bench_compress.py --kinds generated real ops   # + real and held-out sessions
 
-The reference is physical: one ``encode_ordinary`` pass over all the message text (the
+Sessions are generated coding sessions (``condense.testing.sessions``); ``--kinds`` adds
+real corpus conversations joined end to end (``real``) and the held-out operations
+sessions of ``bench_probe.py`` (``ops``: logs full of ids, minified JSON, tables). The
+reference is physical: one ``encode_ordinary`` pass over all the message text (the
 contents and the calls' arguments) with o200k, the least any exact count of the input
 costs. Every row prints, for a session seen for the first time (no cached token counts):
 
@@ -67,8 +71,16 @@ class TimedExtractive(ExtractiveSummarizer):
             TimedExtractive.spent += time.perf_counter() - started
 
 
-def session_of(tokens: int) -> list[dict[str, Any]]:
-    """A generated session of about ``tokens`` tokens."""
+def session_of(tokens: int, kind: str = "generated") -> list[dict[str, Any]]:
+    """A session of about ``tokens`` tokens, of ``kind`` (see the module docstring)."""
+    if kind == "real":
+        from _probe_sessions import SOURCES, real_session
+
+        return real_session(SOURCES, tokens)
+    if kind == "ops":
+        from _probe_sessions import ops_session
+
+        return ops_session(tokens, seed=tokens)
     messages = max(20, tokens // _TOKENS_PER_MESSAGE)
     session = synthetic_session(messages, seed=tokens)
     while count_tokens(session) > tokens * 1.08:
@@ -175,16 +187,25 @@ def main() -> None:
     parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS))
     parser.add_argument("--no-hermes", action="store_true", help="skip the comparison")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--kinds", nargs="+", default=["generated"], choices=("generated", "real", "ops")
+    )
     args = parser.parse_args()
     sizes = args.sizes or ((20_000, 100_000) if args.quick else SIZES)
-    sessions = {f"{size // 1000}k": session_of(size) for size in sizes}
+    sessions = {
+        (f"{size // 1000}k" if kind == "generated" else f"{kind} {size // 1000}k"): session_of(
+            size, kind
+        )
+        for kind in args.kinds
+        for size in sizes
+    }
     compress(synthetic_session(50, seed=1), budget=1_000)  # load the vocabulary once
     print(
         f"compress, cold, against one o200k pass over the input (median of {args.repeats});"
         " ratios in passes"
     )
     header = (
-        f"{'session':>7} {'tokens in':>10} {'budget':>6} {'out':>7} {'o200k':>8} "
+        f"{'session':>10} {'tokens in':>10} {'budget':>6} {'out':>7} {'o200k':>8} "
         f"{'compress':>9} {'ratio':>6} {'summary':>7} {'engine':>6} {'+1 turn':>8} "
         f"{'hermes':>9} {'ratio':>6}"
     )
@@ -196,7 +217,7 @@ def main() -> None:
             theirs = hermes.get(name)
             reference = ours["reference"]
             print(
-                f"{name:>7} {count_tokens(session):>10,} {budget // 1000:>5}k "
+                f"{name:>10} {count_tokens(session):>10,} {budget // 1000:>5}k "
                 f"{ours['tokens_out']:>7,} {reference * 1000:>6.1f}ms "
                 f"{ours['cold'] * 1000:>7.1f}ms {ours['ratio']:>6.2f} "
                 f"{ours['summary_ratio']:>7.2f} {ours['engine_ratio']:>6.2f} "

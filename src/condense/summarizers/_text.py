@@ -6,6 +6,7 @@ a message than it needs, so a span of thousands of long messages stays cheap.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable
@@ -116,6 +117,27 @@ def condense(text: str, limit: int, *, favor_end: bool = False) -> str:
     text = text.strip()
     if len(text) <= limit:
         return text
+    pieces, values = _sentences(text, favor_end)
+    kept: list[int] = []
+    room = limit
+    for _, index in values:
+        cost = len(pieces[index]) + 3  # the separator it may bring: " … "
+        if cost <= room:
+            kept.append(index)
+            room -= cost
+    if not kept:  # not even one sentence fits: the best one, clipped
+        return clip(pieces[values[0][1]] if pieces else one_line(text), limit)
+    kept.sort()
+    out = pieces[kept[0]]
+    for before, index in itertools.pairwise(kept):
+        out += (" " if index == before + 1 else " … ") + pieces[index]
+    return out
+
+
+@functools.lru_cache(maxsize=1_024)
+def _sentences(text: str, favor_end: bool) -> tuple[list[str], list[tuple[float, int]]]:
+    """The sentences of ``text`` and what each is worth per character, sorted best first
+    (a text is condensed to several sizes while a summary is fitted: read it once)."""
     pieces = [
         one_line(piece)
         for piece in _SENTENCE.split(clip_middle(text, _CONDENSE_SCAN))
@@ -131,20 +153,7 @@ def condense(text: str, limit: int, *, favor_end: bool = False) -> str:
             score += 3 * (index == 0) + (index == last)
         # Value per character: a long sentence must say more to be kept.
         values.append((-score / (len(piece) + 40), index))
-    kept: list[int] = []
-    room = limit
-    for _, index in sorted(values):
-        cost = len(pieces[index]) + 3  # the separator it may bring: " … "
-        if cost <= room:
-            kept.append(index)
-            room -= cost
-    if not kept:  # not even one sentence fits: the best one, clipped
-        return clip(pieces[min(values)[1]] if pieces else one_line(text), limit)
-    kept.sort()
-    out = pieces[kept[0]]
-    for before, index in itertools.pairwise(kept):
-        out += (" " if index == before + 1 else " … ") + pieces[index]
-    return out
+    return pieces, sorted(values)
 
 
 def content_text(content: Any, limit: int) -> str:

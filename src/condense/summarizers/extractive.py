@@ -36,10 +36,11 @@ tokenizer. A previous digest is folded in, never nested.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from condense.exceptions import InputError
 from condense.summarizers import digest as dg
@@ -65,6 +66,7 @@ from condense.summarizers.scan import (
     Scan,
     SpanText,
     text_tokens,
+    token_bounds,
 )
 from condense.types import RawMessage
 
@@ -97,8 +99,9 @@ _READ_PROGRAM_LIST = (
 _READ_PROGRAMS = frozenset(_READ_PROGRAM_LIST.split())
 _SETUP_PROGRAMS = frozenset(("cd", "export", "set", "source", ".", "pushd"))
 
+# Matched at "exit" or "return" in lower-cased text.
 _EXIT_CODE = re.compile(
-    r"(?i)(?:exit(?:ed)?(?: with)?[ _]?(?:code|status)|return[ _]?code|returncode)"
+    r"(?:exit(?:ed)?(?: with)?[ _]?(?:code|status)|return[ _]?code|returncode)"
     r"[\"' ]{0,2}[:=]?\s{0,2}(-?\d{1,3})\b"
 )
 _EXIT_HINTS = ("xit", "XIT", "eturn")
@@ -136,6 +139,7 @@ _ID = re.compile(
     r"(?<![\w#.-])(?:[A-Z][A-Z0-9]{1,9}-\d{2,}|[A-Z]{1,3}\d{3,6}|\#\d{2,6}|[a-z]{2,8}_[0-9a-z]{6,24}"
     r"|v\d+(?:\.\d+){1,3}|[0-9a-f]{7,12})(?![\w-])"
 )
+_ISSUE = re.compile(rb"(?<![\w#.-])#\d{2,6}(?![\w-])")
 _HEX_OR_SNAKE = re.compile(r"[a-z_]+|[0-9_]+")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 _STRING_FIELD = re.compile(r'"(\w{1,40})"\s*:\s*"((?:[^"\\\n]|\\.){0,300})"')
@@ -144,6 +148,7 @@ _NAME_CHARS = re.compile(r"[^\w.\-/]+")
 _NUMBERS = re.compile(r"\d+")
 _AGGREGATE_FROM = 3  # an action repeated this often (numbers aside) is written once
 _CAMEL = re.compile(r"([a-z])([A-Z])")
+_NOT_LETTERS = re.compile(r"[^a-z]+")
 _SEGMENTS = re.compile(r"&&|\|\||[;|\n]")
 
 # What looks like a file: no commas, pluses, quotes or globs; a name with an extension
@@ -176,6 +181,7 @@ _ERRORS_PER_OUTPUT = 3  # of one output, its last three error lines
 _TEXT_SCAN = 1_500
 _TEXT_TAIL = 600
 _ARGS_SCAN = 4_000
+_CACHED_ARGS = 512  # the facts of a call with arguments this short are remembered
 _LAST_STATE_ENOUGH = 240  # shorter than this, the assistant text before it is added
 _LAST_STATE_TEXTS = 3
 _CHARS_PER_FACT = 110  # the key-fact scan is asked for about one candidate per this much room
@@ -215,7 +221,7 @@ def extract(messages: Sequence[object], *, facts: int) -> dg.Digest:
     scan = Scan(SpanText(span_pieces(messages, asks)))
     walk.errors(scan)
     walk.decisions(scan)
-    walk.ids(scan.span)
+    walk.ids(scan)
     digest = walk.digest(len(messages), _last_state(messages))
     for section in (dg.ERRORS, dg.DECISIONS):
         for item in digest.sections[section]:
@@ -238,6 +244,46 @@ def _add_key_facts(digest: dg.Digest, scan: Scan, limit: int, reads: set[int]) -
     for candidate in select(scan.span, limit=limit, skip=already_said, reads=reads, scan=scan):
         digest.add(dg.KEY, candidate.text)
         digest.weights[candidate.text] = candidate.score
+
+
+class _CallFacts(NamedTuple):
+    """What a tool call tells, before its output: a command (``command`` is true, ``item``
+    the command line) or a tool group and its telling argument; the files it names;
+    whether it reads (shows content) rather than runs."""
+
+    command: bool
+    item: str
+    detail: str
+    files: tuple[str, ...]
+    reads: bool
+
+
+def _call_facts(name: str, raw: str) -> _CallFacts:
+    """The facts of a call of tool ``name`` with arguments ``raw`` (JSON text); a short
+    call seen before is looked up, not parsed again (agents repeat their calls)."""
+    if len(raw) <= _CACHED_ARGS:
+        return _cached_call_facts(name, raw)
+    return _read_call(name, raw)
+
+
+def _read_call(name: str, raw: str) -> _CallFacts:
+    name = _NAME_CHARS.sub("_", one_line(name))[:60] or "?"
+    args = _arguments(raw)
+    command = _command(name, args)
+    reads = _reads(name, args, command)
+    if command is not None:
+        item = clip(one_line(command), _COMMAND_CHARS)
+        return _CallFacts(True, item, "", tuple(_path_words(command)), reads)
+    group, detail = _call_group(name, args)
+    files = tuple(
+        _normal_path(value.strip())
+        for key in _PATH_KEYS
+        if isinstance(value := args.get(key), str) and _is_file(value.strip(), strict=False)
+    )
+    return _CallFacts(False, group, detail, files, reads)
+
+
+_cached_call_facts = functools.lru_cache(maxsize=4_096)(_read_call)
 
 
 class _Walk:
@@ -283,26 +329,17 @@ class _Walk:
         function = call.get("function")
         if not isinstance(function, dict):
             return
-        name = _NAME_CHARS.sub("_", one_line(str(function.get("name") or "?")))[:60] or "?"
-        args = _arguments(function.get("arguments"))
+        raw = function.get("arguments")
+        facts = _call_facts(
+            str(function.get("name") or "?"), raw if isinstance(raw, str) else json.dumps(raw)
+        )
         call_id = str(call.get("id"))
-        command = _command(name, args)
-        if _reads(name, args, command):
+        if facts.reads:
             self.read_calls.add(call_id)
-        if command is not None:
-            item = clip(one_line(command), _COMMAND_CHARS)
-            self.pending.append((call_id, True, item, ""))
-            for word in _path_words(command):
-                self.add(dg.FILES, word)
-                self.shape(word, files=True)
-            return
-        group, detail = _call_group(name, args)
-        self.pending.append((call_id, False, group, detail))
-        for key in _PATH_KEYS:
-            value = args.get(key)
-            if isinstance(value, str) and _is_file(value.strip(), strict=False):
-                self.add(dg.FILES, _normal_path(value.strip()))
-                self.shape(_normal_path(value.strip()), files=True)
+        self.pending.append((call_id, facts.command, facts.item, facts.detail))
+        for path in facts.files:
+            self.add(dg.FILES, path)
+            self.shape(path, files=True)
 
     def settle(self) -> None:
         """Give each call its exit code (read from its output, which came later)."""
@@ -362,15 +399,26 @@ class _Walk:
             for decision in _decisions(span.decode(snippet.start, snippet.end)):
                 self.add(dg.DECISIONS, decision)
 
-    def ids(self, span: SpanText) -> None:
-        """The identifiers in what the user and the assistant wrote."""
+    def ids(self, scan: Scan) -> None:
+        """The identifiers in what the user and the assistant wrote: of the tokens the
+        scan found there, those shaped like an id (and ``#412``), in order."""
+        span, blob = scan.span, scan.span.blob
+        found: list[tuple[int, str]] = []
         for piece, kind in enumerate(span.kinds):
             if kind in (ASK, PROSE):
-                text = span.decode(span.starts[piece], span.piece_end(piece))
-                for found in _ID.findall(text):
-                    # A word like "deadbeef" or "line_discounts" is not an id.
-                    if not _HEX_OR_SNAKE.fullmatch(found):
-                        self.add(dg.IDS, found)
+                for hit in scan.of_piece(piece):
+                    start, end = token_bounds(span, hit)
+                    token = blob[start:end].decode("utf-8", "ignore")
+                    if _ID.fullmatch(token) and not _HEX_OR_SNAKE.fullmatch(token):
+                        found.append((start, token))
+                at = blob.find(b"#", span.starts[piece], span.piece_end(piece))
+                while at >= 0:
+                    number = _ISSUE.match(blob, at)
+                    if number:
+                        found.append((at, number.group().decode()))
+                    at = blob.find(b"#", at + 1, span.piece_end(piece))
+        for _, token in sorted(found):
+            self.add(dg.IDS, token)
 
     def shape(self, item: str, *, files: bool = False) -> None:
         """Count ``item`` under its shape (numbers left out): repeated actions aggregate."""
@@ -429,9 +477,14 @@ def _exit_code(content: Any) -> int | None:
     head, tail = content_ends(content, _EXIT_WINDOW, _EXIT_WINDOW)
     for window in (tail or head, head if tail else ""):
         if any(hint in window for hint in _EXIT_HINTS):
-            match = _EXIT_CODE.search(window)
-            if match:
-                return int(match.group(1))
+            lowered = window.lower()
+            for word in ("exit", "return"):
+                at = lowered.find(word)
+                while at >= 0:
+                    match = _EXIT_CODE.match(lowered, at)
+                    if match:
+                        return int(match.group(1))
+                    at = lowered.find(word, at + 1)
     return None
 
 
@@ -532,7 +585,7 @@ def _pick(args: dict[str, Any], keys: Sequence[str]) -> tuple[str, str] | None:
 def _scalar(value: Any, limit: int) -> str:
     if isinstance(value, bool) or value is None:
         return ""
-    if isinstance(value, int | float):
+    if isinstance(value, (int, float)):
         return str(value)
     if isinstance(value, str):
         return clip(one_line(value[: limit * 4]), limit)
@@ -551,7 +604,7 @@ def _reads(name: str, args: dict[str, Any], command: str | None) -> bool:
                 return program in _READ_PROGRAMS
         return False
     action = _action(args)
-    words = re.split(r"[^a-z]+", _CAMEL.sub(r"\1_\2", name).lower())
+    words = _NOT_LETTERS.split(_CAMEL.sub(r"\1_\2", name).lower())
     return action.lower() in _READ_WORDS or any(word in _READ_WORDS for word in words)
 
 

@@ -39,6 +39,7 @@ from condense.summarizers.scan import (
     SpanText,
     is_time,
     text_tokens,
+    unusual_segments,
 )
 
 # A line longer than this is cut to a window around its first identifier.
@@ -51,6 +52,7 @@ _COMMON_FROM = 8  # a token found more often than this is the backdrop: it count
 _RARE_TOKEN = 2.0  # each rare token of a snippet (two at most) is worth this much
 _LEAD_SIGNAL = 4.0  # what an error or decision word tells before the words are read
 _PRESELECT = 4  # snippets whose words are read, per place in the result
+_DUMP_FROM = 8  # an output with this many rare tokens is a dump (see select)
 _WHOLE = 1 << 40  # a message's text is read whole
 _NUMBERED = re.compile(r"^\s*\d+\t")
 # What a line of output is made of, besides its words and numbers: its punctuation.
@@ -99,14 +101,6 @@ _SIGNALS = (
         ),
     ),
     (1.0, re.compile(r"exit(?:ed)? (?:code|status)|[Tt]imeout\b|[Rr]efused\b")),
-)
-_DECISION = re.compile(
-    "(?i)"
-    + "|".join(
-        # a word starts a word (``decid`` also finds "decidimos"); not so in CJK script
-        rf"\b{re.escape(word)}" if word.isascii() else re.escape(word)
-        for word in DECISION_WORDS
-    )
 )
 _DECISION_WEIGHT = 4.0
 # What makes a line of a tool output worth scoring: each is cheap to search for (a rare
@@ -197,7 +191,8 @@ def strip_think(text: str) -> str:
 def states_decision(sentence: str) -> bool:
     """Whether ``sentence`` holds a decision or conclusion word ("because", "instead of",
     "root cause", "weil", "parce que", "因为"…)."""
-    return _DECISION.search(sentence) is not None
+    lowered = sentence.lower()
+    return any(word in lowered for word in DECISION_WORDS)
 
 
 def info_score(line: str) -> float:
@@ -257,10 +252,27 @@ def _score_lines(lines: Sequence[str]) -> list[tuple[float, tuple[str, ...]]]:
             start = before.start() if before else match.start() - offset
             end = after.end() if after else match.end() - offset
             tokens[at].append(line[start:end].rstrip(".:"))
-    signals = [*_SIGNALS, (_DECISION_WEIGHT, _DECISION)]
-    for weight, pattern in signals:
+    for weight, pattern in _SIGNALS:
         for at in {bisect.bisect_right(starts, m.start()) - 1 for m in pattern.finditer(blob)}:
             scores[at] += weight
+    lowered = blob.lower()  # a decision word: a literal search each (not one alternation)
+    if len(lowered) != len(blob):  # a letter whose lower case is longer: one line at a time
+        return (
+            [_score_lines((line,))[0] for line in lines]
+            if len(lines) > 1
+            else [
+                (score + _DECISION_WEIGHT * states_decision(blob), tuple(dict.fromkeys(found)))
+                for score, found in zip(scores, tokens, strict=True)
+            ]
+        )
+    decided: set[int] = set()
+    for word in DECISION_WORDS:
+        found = lowered.find(word)
+        while found >= 0:
+            decided.add(bisect.bisect_right(starts, found) - 1)
+            found = lowered.find(word, found + len(word))
+    for at in decided:
+        scores[at] += _DECISION_WEIGHT
     return [
         (score, tuple(dict.fromkeys(found))) for score, found in zip(scores, tokens, strict=True)
     ]
@@ -327,7 +339,9 @@ def select(
     """The ``limit`` most informative snippets of ``span``, oldest first, each once.
 
     Where to look comes from one scan of the whole span (:class:`.scan.Scan`; ``scan``
-    when it was scanned already): the places of its rare tokens, its error words (not in the
+    when it was scanned already): the places of its rare tokens (of an output that holds
+    many, a dump, those on a line or field built unlike the others:
+    :func:`.scan.unusual_segments`), its error words (not in the
     outputs of the messages in ``reads``: a file's content is data, not a failure) and,
     in what people wrote, its decision words. Each place is widened to its line (or
     sentence, or a window of a long line). A snippet is worth :func:`fact_score` (what
@@ -351,11 +365,24 @@ def select(
             found[1] = max(found[1], signal)
 
     kinds, owners, counts = span.kinds, span.owners, scan.counts
-    for place, token in scan.hits:
-        if counts[token] <= _RARE_UPTO and not is_time(token):
-            piece = span.piece_of(place)
-            if kinds[piece] != ARGS:  # what a call was given is told by Commands and Files
+    rare = {t for t, times in counts.items() if times <= _RARE_UPTO and t[4:5] != b"-"}
+    for piece, kind in enumerate(kinds):
+        if kind == ARGS:  # what a call was given is told by Commands and Files
+            continue
+        places = [place for place, token in scan.of_piece(piece) if token in rare]
+        if not places:
+            continue
+        if kinds[piece] != OUTPUT or len(places) < _DUMP_FROM:
+            for place in places:
                 lead(place, 0.0, piece)
+            continue
+        # A dump (a log, a table, minified JSON): its segments built like no other
+        # that hold a rare token are what it says; the rest is its backdrop.
+        k = 0
+        for start, end in unusual_segments(span, piece):
+            k = bisect.bisect_left(places, start, k)
+            if k < len(places) and places[k] < end:
+                lead(places[k], 0.0, piece)
     for place in scan.errors:
         piece = span.piece_of(place)
         if owners[piece] not in reads:

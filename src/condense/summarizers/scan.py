@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -44,16 +45,26 @@ _BEFORE = 60  # …of which these come before the spot
 # One scan finds every token of interest at a digit, and only at the first digit of a
 # number (the only places it is entered): a digit after a letter, a key, or a dash or
 # colon after a letter (``E4417``, ``ACCT-88213``, ``x.py:218``, ``retry_ms = 3471``,
-# ``maxConns: 384``, hashes), the second part of a dotted number (``1.41.2``, an IP), or
+# ``maxConns: 384``, hashes, an HTTP status), the second part of a dotted number
+# (``1.41.2``, an IP), or
 # a number followed by a short word (group 1: kept when the word is a unit, ``1843 ms``).
-# The match runs on to the end of the token.
-_TOKEN_HIT = regex.compile(
+# Times of day are not taken: every log line has its own. The match runs on to the end of
+# the token.
+_TOKEN_HIT = re.compile(  # re, not regex: a third of the cost per token found
     rb"[0-9](?<![0-9][0-9])"
-    rb"(?:(?:(?<=[A-Za-z_][0-9]|[A-Za-z_][-:][0-9]|= ?[0-9]|[A-Za-z_]: [0-9])"
+    rb"(?:(?:(?:(?<=[A-Za-z_][0-9])|(?<=[A-Za-z_][-:][0-9])|(?<==[0-9])|(?<== [0-9])"
+    rb"|(?<=[A-Za-z_]: [0-9])|(?<=HTTP [0-9])|(?<=HTTP/1.0 [0-9])|(?<=HTTP/1.1 [0-9])"
+    rb"|(?<=HTTP/2 [0-9])|(?<=HTTP/2.0 [0-9]))(?![0-9]?:[0-9][0-9](?::[0-9][0-9])?(?![0-9]))"
     rb"|(?<=[0-9]\.[0-9])(?=[0-9]*\.[0-9]))"
     rb"(?:[\w.:/#@%-]*[\w%])?"
     rb"|([0-9.,]*+ ?[A-Za-z%\xc2\xe6\xe7][A-Za-z\x80-\xbf]{0,5}(?![A-Za-z])))"
 )
+# What a shape leaves out: letters, digits, the underscore and spaces (not newlines and
+# commas: they cut segments).
+_SHAPE_DELETE = bytes(
+    c for c in range(128) if (chr(c).isalnum() or chr(c) in " \t\r_") and chr(c) not in "\n,"
+)
+_HTTP = regex.compile(rb"HTTP(?:/[0-9.]+)? \Z")
 _UNIT_WORD = regex.compile(rb"[0-9.,]+ ?(.*)")
 UNITS = frozenset(
     (
@@ -67,38 +78,38 @@ UNITS = frozenset(
 _TOKEN_HEAD = regex.compile(rb"(?r)[\w.:/#@%-]*")
 _URL_TAIL = regex.compile(rb"[^\s\"'<>)\]}`|\\]*")
 _SCHEME = regex.compile(rb"(?r)[A-Za-z][\w+.-]*")
-# Failure words, searched for in the lower-cased text: each a literal, a C-speed search
-# over the whole buffer (one alternation of them all would cost several times more).
-ERROR_WORDS = (
-    *(b"rror", b"xception", b"fail", b"fatal", b"panic", b"denied", b"not found", b"no such"),
-    *(b"ould not", b"annot ", b"nable to", b"err!", b"segmentation", b"critical"),
-    *(b"no replacement", b"http ", b"http/1."),
+# Failure words, searched for in the lower-cased text, each a literal (one alternation of
+# them all would cost several times more): the common ones over all of the text, the
+# others over the two ends of each output, where outcomes are told.
+ERROR_WORDS = (b"rror", b"xception", b"fail")
+END_ERROR_WORDS = (
+    *(b"fatal", b"panic", b"denied", b"not found", b"no such", b"ould not", b"cannot"),
+    *(b"nable to", b"segmentation", b"no replacement", b"err!", b"critical"),
 )
+_END_HEAD = 300  # an output's ends: this many bytes of its head…
+_END_TAIL = 500  # …and of its tail
+
 # Decision and conclusion words, as people write them (several languages; lower case).
 DECISION_WORDS = (
-    *("because", "decided", "decision", "root cause", "caused by", "turns out", "instead of"),
-    *("rather than", "due to", "the fix is", "the problem is", "the issue is", "we will"),
-    *("must not", "flaky", "chose", "conclusion", "so that", "in order to"),
-    *("weil", "entschieden", "stattdessen", "ursache", "deshalb"),  # de
-    *("parce qu", "décid", "au lieu d", "à cause"),  # fr
-    *("porque", "decidimos", "decidi", "en lugar de", "causa ra", "debido a"),  # es
-    *("em vez de", "devido a", "perché", "deciso", "invece di"),  # pt, it
+    *("cause", "decid", "decisi", "turns out", "instead", "rather than", "due to", "we will"),
+    *("must not", "flaky", "chose", "conclu", "so that", "in order to"),
+    *("weil", "entschied", "stattdessen", "ursache", "deshalb"),  # de
+    *("parce qu", "décid", "au lieu d"),  # fr
+    *("porque", "en lugar de", "causa ra", "debido a"),  # es
+    *("em vez de", "devido a", "perché", "invece di"),  # pt, it
     *("因为", "由于", "决定", "原因", "而不是"),  # zh
     *("ため", "理由", "決定", "代わりに", "ので"),  # ja
     *("때문", "결정", "원인", "대신"),  # ko
 )
-# Where someone says what they will do (a plan: looked for, worth less than a decision).
-PLAN_WORDS = (
-    *("i will", "i'll", "i’ll", "we'll", "we’ll", "let's", "let’s", "let us", "i need to"),
-    *("we need to", "i'm going to", "i’m going to", "we are going to", "next,", "plan:"),
-)
+"""Decision and conclusion words as people write them, lower case (a few stems: "cause"
+also finds "because", "root cause", "à cause"; "decid" finds "decided", "decidimos")."""
 # What a finding holds ("the root cause is", "the fix has to", "this is the bug"): a
-# sentence with one of these is checked for a finding.
+# sentence with one of these is checked for a finding (``cause`` is a decision word).
 FINDING_WORDS = (
-    *("cause", "turns out", "reproduced", "confirm", "fix", "problem", "issue", "bug"),
-    *("culprit", "solution", "reason", "answer"),
+    *("reproduc", "confirm", "the fix", "problem", "issue", "bug", "culprit", "solution"),
+    *("reason", "answer"),
 )
-_DECISION_BYTES = tuple(word.encode() for word in {*DECISION_WORDS, *PLAN_WORDS, *FINDING_WORDS})
+_DECISION_BYTES = tuple(sorted(word.encode() for word in {*DECISION_WORDS, *FINDING_WORDS}))
 _SENTENCE_ENDS = (b". ", b"! ", b"? ", b"\xe3\x80\x82")  # the last one: "。"
 
 
@@ -220,8 +231,43 @@ _TIME = regex.compile(rb"[0-9]{1,2}(?::[0-9]{2}){1,2}(?:[.,][0-9]+)?(?:Z|[+-][0-
 
 
 def is_time(token: bytes) -> bool:
-    """Whether a token (from its hit digit on) is a time of day, as in every log line."""
-    return _TIME.fullmatch(token) is not None
+    """Whether a token (from its hit digit on) is a time of day or a timestamp, as in every
+    log line (the scan takes no time of day alone: this is for tokens found otherwise)."""
+    return (token[4:5] == b"-" and token[:4].isdigit()) or (
+        b":" in token and _TIME.fullmatch(token) is not None
+    )
+
+
+def unusual_segments(span: SpanText, piece: int) -> list[tuple[int, int]]:
+    """The segments of a piece built like no more than one other of its segments.
+
+    A segment is a line, or, of a line longer than :data:`SNIPPET_BYTES`, a part between
+    commas (a field of minified JSON, a cell of CSV). Its shape is its punctuation (words,
+    numbers and spaces left out): the lines of a log that differ only by their ids share
+    one, the line that is built otherwise is the news. All of this is done by C-speed
+    calls over the piece, and one step per segment.
+    """
+    start, end = span.starts[piece], span.piece_end(piece)
+    text = span.blob[start:end]
+    lines = text.split(b"\n")
+    shapes = text.translate(None, _SHAPE_DELETE).split(b"\n")
+    segments: list[tuple[int, bytes]] = []
+    at = start
+    for line, shape in zip(lines, shapes, strict=True):
+        if len(line) > SNIPPET_BYTES and b"," in line:
+            for part, part_shape in zip(line.split(b","), shape.split(b","), strict=True):
+                segments.append((at, part_shape))
+                at += len(part) + 1
+        else:
+            segments.append((at, shape))
+            at += len(line) + 1
+    counted = Counter(shape for _, shape in segments)
+    bounds = [at for at, _ in segments] + [end + 1]
+    return [
+        (segment_start, bounds[i + 1] - 1)
+        for i, (segment_start, shape) in enumerate(segments)
+        if counted[shape] <= 2 and bounds[i + 1] - 1 > segment_start
+    ]
 
 
 def text_tokens(text: str) -> list[bytes]:
@@ -241,16 +287,22 @@ def token_bounds(span: SpanText, hit: Hit) -> tuple[int, int]:
 
 class Scan:
     """What one linear scan of a span found: its tokens (where each is, how often each
-    occurs), its error words (in outputs), its decision, plan and finding words (in what
-    people wrote)."""
+    occurs), its error words (in outputs), its decision and finding words (in what the
+    assistant wrote)."""
 
     def __init__(self, span: SpanText) -> None:
         self.span = span
         self.hits = token_hits(span.blob)
         self.at = [place for place, _ in self.hits]
         self.counts: Counter[bytes] = Counter(token for _, token in self.hits)
-        self.errors = _error_places(span)
+        # the hits of piece i are hits[firsts[i]:firsts[i + 1]]
+        self.firsts = [bisect.bisect_left(self.at, start) for start in span.starts]
+        self.errors = _error_places(span, self.hits)
         self.decisions = _decision_places(span)
+
+    def of_piece(self, piece: int) -> list[Hit]:
+        """The hits of ``piece``, in order."""
+        return self.hits[self.firsts[piece] : self.firsts[piece + 1]]
 
     def within(self, start: int, end: int) -> set[bytes]:
         """The tokens found between bytes ``start`` and ``end``."""
@@ -258,36 +310,64 @@ class Scan:
         return {self.hits[i][1] for i in range(first, last)}
 
 
-def _error_places(span: SpanText) -> list[int]:
-    """Where the failure words are in the outputs, in order."""
-    found: list[int] = []
-    lower, kinds, starts = span.lower, span.kinds, span.starts
-    for word in ERROR_WORDS:
-        at = lower.find(word)
-        while at >= 0:
+def _error_places(span: SpanText, hits: list[Hit]) -> list[int]:
+    """Where the failure words are in the outputs, in order; and the HTTP statuses of
+    failure (``HTTP 503``, ``HTTP/1.1 404``) among the tokens."""
+    lower, blob, kinds, starts = span.lower, span.blob, span.kinds, span.starts
+    found = _literals(lower, ERROR_WORDS)
+    # the two ends of every output, joined (each end remembers where it came from)
+    ends: list[bytes] = []
+    origins: list[int] = []
+    for piece, kind in enumerate(kinds):
+        if kind == OUTPUT:
+            start, end = starts[piece], starts[piece + 1] - 1
+            cut = min(end, start + _END_HEAD)
+            ends.append(lower[start:cut])
+            origins.append(start)
+            if end > cut:
+                tail = max(cut, end - _END_TAIL)
+                ends.append(lower[tail:end])
+                origins.append(tail)
+    joined = b"\n".join(ends)
+    offsets = list(itertools.accumulate((len(end) + 1 for end in ends), initial=0))
+    for at in _literals(joined, END_ERROR_WORDS):
+        k = bisect.bisect_right(offsets, at) - 1
+        found.append(origins[k] + at - offsets[k])
+    for at, token in hits:
+        if len(token) == 3 and token[:1] in b"45" and _HTTP.search(blob, max(0, at - 12), at):
             found.append(at)
-            at = lower.find(word, at + len(word))
     found.sort()
     return [at for at in found if kinds[bisect.bisect_right(starts, at) - 1] == OUTPUT]
 
 
+def _literals(haystack: bytes, words: Iterable[bytes]) -> list[int]:
+    """Where each of ``words`` occurs in ``haystack`` (unordered)."""
+    found: list[int] = []
+    for word in words:
+        at = haystack.find(word)
+        while at >= 0:
+            found.append(at)
+            at = haystack.find(word, at + len(word))
+    return found
+
+
 def _decision_places(span: SpanText) -> list[int]:
-    """Where the decision, plan and finding words are in what the user and the assistant
-    wrote (their pieces joined and searched once per word)."""
-    pieces = [i for i, kind in enumerate(span.kinds) if kind in (ASK, PROSE)]
+    """Where the decision and finding words are in what the assistant wrote (its pieces
+    joined and searched once per word)."""
+    pieces = [i for i, kind in enumerate(span.kinds) if kind == PROSE]
     if not pieces:
         return []
     blob, starts = span.lower, span.starts
     prose = b"\n".join(blob[starts[i] : starts[i + 1] - 1] for i in pieces)
     offsets = list(itertools.accumulate((starts[i + 1] - starts[i] for i in pieces), initial=0))
-    found: set[int] = set()
-    for word in _DECISION_BYTES:
-        at = prose.find(word)
-        while at >= 0:
-            found.add(at)
-            at = prose.find(word, at + len(word))
+    found = set(_literals(prose, _DECISION_BYTES))
     places = []
     for at in sorted(found):
         k = bisect.bisect_right(offsets, at) - 1
         places.append(starts[pieces[k]] + at - offsets[k])
     return places
+
+
+def words_at(lowered: bytes, words: Iterable[bytes]) -> list[int]:
+    """Where any of ``words`` occurs in ``lowered``, in order (each place once)."""
+    return sorted(set(_literals(lowered, words)))
