@@ -84,6 +84,7 @@ _SHARES = {
 # The asks take at most this share of the room: the rest is the facts' (an ask is written
 # by its first line, or a fair share of it, when they do not all fit whole).
 ASKS_SHARE = 0.6
+ASKS_OVERFLOW_SHARE = 0.25  # asks too many to keep even in part: the share of a sample
 _MIN_ASK = 40  # an ask is never cut shorter than this
 # The smallest room worth opening a section for (beyond its header).
 _MIN_BODY = 24
@@ -168,6 +169,7 @@ def layout(digest: Digest, max_chars: int) -> str:
         return clip("\n".join(scope), max_chars)
     asks = _asks(digest.sections[ASKS], room)
     room -= _size(asks)
+    written = "\n".join(asks)  # a key fact these say already is not written again
     left = room
     blocks: dict[str, list[str]] = {name: [] for name in _SHARES}
     for round_ in range(3):
@@ -175,7 +177,7 @@ def layout(digest: Digest, max_chars: int) -> str:
             used = _size(blocks[name])
             allowance = min(used + room, int(left * shares[round_]))
             if room > 0 and allowance > used:
-                lines = _section(digest, name, allowance)
+                lines = _section(digest, name, allowance, written)
                 if _size(lines) > used:
                     room -= _size(lines) - used
                     blocks[name] = lines
@@ -332,7 +334,7 @@ def _scope(digest: Digest) -> list[str]:
     return [f"## {SCOPE}", f"- {digest.messages:,} messages summarized{note}"]
 
 
-def _section(digest: Digest, name: str, room: int) -> list[str]:
+def _section(digest: Digest, name: str, room: int, written: str = "") -> list[str]:
     """The lines of one section (its header first) in at most ``room``, or none."""
     body = room - len(name) - 4  # "## name\n"
     if body < (_MIN_KEY_BODY if name == KEY else _MIN_BODY):
@@ -348,7 +350,7 @@ def _section(digest: Digest, name: str, room: int) -> list[str]:
     elif name == TOOLS:
         lines = _tools(digest.sections[TOOLS], digest.details, body)
     elif name in FACTS:
-        lines = _facts(digest, name, body)
+        lines = _facts(digest, name, body, written)
     else:
         lines = _ranked(name, digest.sections[name], body)
     return [f"## {name}", *lines] if lines else []
@@ -366,8 +368,8 @@ def _asks(items: dict[str, int], room: int) -> list[str]:
     verbatim while they fit; else each within a fair share of the room (the short ones
     whole, the long ones cut to the same length: their first line, then their most
     telling sentences, :func:`_ask_within`); when even that leaves less than
-    ``_MIN_ASK`` each, the first ask and the newest that fit, and how many more there
-    were."""
+    ``_MIN_ASK`` each, the first ask and the newest that fit a smaller share
+    (:data:`ASKS_OVERFLOW_SHARE`), and how many more there were."""
     if not items or room < len(ASKS) + 4 + _MIN_BODY:
         return []
     header = [f"## {ASKS}"]
@@ -380,7 +382,9 @@ def _asks(items: dict[str, int], room: int) -> list[str]:
     level = _fair_share([len(text) for text, _ in asks], room - sum(extras))
     if level >= _MIN_ASK:
         return header + [_ask(_ask_within(text, level), count) for text, count in asks]
-    # the first ask (the task) and the newest that fit, each at the smallest share
+    # Not every ask can be kept, not even in part: the first (the task) and the newest
+    # that fit a smaller share, each in short; the facts keep the rest of the room.
+    room = int(room * ASKS_OVERFLOW_SHARE / ASKS_SHARE)
     lines = [_ask(clip(_first_line(text), _MIN_ASK), count) for text, count in asks]
     used = len(f"- (+{len(asks)} more asks)") + 1 + len(lines[0]) + 1
     newest: list[str] = []
@@ -435,16 +439,18 @@ def _ask(text: str, count: int = 1, *, more: bool = False) -> str:
     return f"- {body}{suffix}"
 
 
-def _facts(digest: Digest, section: str, room: int) -> list[str]:
+def _facts(digest: Digest, section: str, room: int, written: str = "") -> list[str]:
     """The facts of ``section`` that fit in ``room``, chosen by worth per character (the
     newer first among equals), written oldest first; those worth less than
-    ``_MIN_WORTH`` are left out. When not even the best fits whole, it is shortened."""
+    ``_MIN_WORTH``, and those the text ``written`` before (the asks) holds, are left out.
+    The best of those that do not fit whole is shortened to the room left, when that is
+    worth it."""
     entries: list[tuple[float, int, str]] = []
     items = list(digest.sections[section].items())
     for i, (item, count) in enumerate(items):
         value = digest.weights.get(item)
         value = worth(section, item) if value is None else value
-        if value >= _MIN_WORTH:  # not a plan without a reason or a value ("Let's fix it.")
+        if value >= _MIN_WORTH and item not in written:  # not "Let's fix it.", not an ask
             line = _line(item, count)
             entries.append((-value / (len(line) + 40), -i, line))
     if not entries:

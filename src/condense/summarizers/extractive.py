@@ -235,11 +235,10 @@ def _add_key_facts(digest: dg.Digest, scan: Scan, limit: int, reads: set[int]) -
     """Add the span's most informative snippets (:mod:`.salient`) not already said."""
     said = "\n".join([*digest.sections[dg.ERRORS], *digest.sections[dg.DECISIONS]])
     errors = [item.rstrip("…") for item in digest.sections[dg.ERRORS]]
-    asks = digest.sections[dg.ASKS]
 
     def already_said(line: str) -> bool:
-        """The same sentence, an error line the Errors section shortened, an ask."""
-        return line in said or any(error in line for error in errors) or line in asks
+        """The same sentence, or an error line the Errors section shortened."""
+        return line in said or any(error in line for error in errors)
 
     for candidate in select(scan.span, limit=limit, skip=already_said, reads=reads, scan=scan):
         digest.add(dg.KEY, candidate.text)

@@ -103,6 +103,7 @@ _SIGNALS = (
     (1.0, re.compile(r"exit(?:ed)? (?:code|status)|[Tt]imeout\b|[Rr]efused\b")),
 )
 _DECISION_WEIGHT = 4.0
+_DECISION_MORE = 2.0
 # What makes a line of a tool output worth scoring: each is cheap to search for (a rare
 # first character or a literal), and together they cover every identifier kind but bare
 # hashes and the error words. Decisions are looked for in prose only.
@@ -256,23 +257,17 @@ def _score_lines(lines: Sequence[str]) -> list[tuple[float, tuple[str, ...]]]:
         for at in {bisect.bisect_right(starts, m.start()) - 1 for m in pattern.finditer(blob)}:
             scores[at] += weight
     lowered = blob.lower()  # a decision word: a literal search each (not one alternation)
-    if len(lowered) != len(blob):  # a letter whose lower case is longer: one line at a time
-        return (
-            [_score_lines((line,))[0] for line in lines]
-            if len(lines) > 1
-            else [
-                (score + _DECISION_WEIGHT * states_decision(blob), tuple(dict.fromkeys(found)))
-                for score, found in zip(scores, tokens, strict=True)
-            ]
-        )
-    decided: set[int] = set()
+    if len(lowered) != len(blob) and len(lines) > 1:  # a letter lower-cased is longer
+        return [found for line in lines for found in _score_lines((line,))]
+    decided: Counter[int] = Counter()  # line -> how many decision words it holds
     for word in DECISION_WORDS:
         found = lowered.find(word)
         while found >= 0:
-            decided.add(bisect.bisect_right(starts, found) - 1)
+            decided[min(len(lines) - 1, bisect.bisect_right(starts, found) - 1)] += 1
             found = lowered.find(word, found + len(word))
-    for at in decided:
-        scores[at] += _DECISION_WEIGHT
+    for at, words in decided.items():
+        # "decided … instead of … because": each further word says it more plainly
+        scores[at] += _DECISION_WEIGHT + _DECISION_MORE * min(2, words - 1)
     return [
         (score, tuple(dict.fromkeys(found))) for score, found in zip(scores, tokens, strict=True)
     ]

@@ -91,8 +91,8 @@ _END_TAIL = 500  # …and of its tail
 
 # Decision and conclusion words, as people write them (several languages; lower case).
 DECISION_WORDS = (
-    *("cause", "decid", "decisi", "turns out", "instead", "rather than", "due to", "we will"),
-    *("must not", "flaky", "chose", "conclu", "so that", "in order to"),
+    *("cause", "decid", "decisi", "turns out", "instead of", "rather than", "due to"),
+    *("we will", "must not", "flaky", "chose", "so that", "in order to"),
     *("weil", "entschied", "stattdessen", "ursache", "deshalb"),  # de
     *("parce qu", "décid", "au lieu d"),  # fr
     *("porque", "en lugar de", "causa ra", "debido a"),  # es
