@@ -34,11 +34,13 @@ from condense.summarizers.scan import (
     DECISION_WORDS,
     OUTPUT,
     PROSE,
+    SHAPE_DELETE,
     Scan,
     Snippet,
     SpanText,
     is_time,
-    text_tokens,
+    is_timestamp,
+    shape,
     unusual_segments,
 )
 
@@ -55,10 +57,6 @@ _PRESELECT = 4  # snippets whose words are read, per place in the result
 _DUMP_FROM = 8  # an output with this many rare tokens is a dump (see select)
 _WHOLE = 1 << 40  # a message's text is read whole
 _NUMBERED = re.compile(r"^\s*\d+\t")
-# What a line of output is made of, besides its words and numbers: its punctuation.
-_WORDS_AND_SPACE = bytes(
-    c for c in range(128) if chr(c).isalnum() or chr(c).isspace() or chr(c) == "_"
-)
 
 _THINK = re.compile(r"(?is)<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)")
 _TAGS = re.compile(r"</?(?:tool_response|tool_call|think|thinking)>")
@@ -73,6 +71,8 @@ _KIND_PATTERNS: tuple[tuple[str, float, str, re.Pattern[str]], ...] = tuple(
     for kind, weight, needs, pattern in (
         # (kind, weight, a substring the line must hold for the pattern to be tried, pattern)
         ("url", 5.0, "://", r"https?://[^\s\"'<>)\]]+"),
+        ("email", 4.0, "@", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"),
+        ("date", 3.0, "-", r"(?<![\w-])\d{4}-[01]\d-[0-3]\d(?![\w-]| \d\d?:)"),
         ("ticket", 4.0, "-", r"(?<![\w.-])[A-Z][A-Z0-9]{1,9}-\d{2,}(?![\w-])"),
         ("colon", 4.0, ":", r"\.[A-Za-z][\w-]{0,20}:\d{1,5}\b"),  # file.py:218, host.internal:6432
         ("path", 2.5, "/", r"/[\w.-]*\.[A-Za-z]\w{0,5}\b"),
@@ -144,7 +144,7 @@ _MATCHES_PER_TRIGGER = 24
 # In an output of this many lines or more, a line shaped like no other is rated higher.
 _SHAPED_FROM = 8
 _OWN_SHAPE = 4.0
-_SHAPE_TABLE = dict.fromkeys(_WORDS_AND_SPACE.replace(b"\n", b""))
+_SHAPE_TABLE = dict.fromkeys(SHAPE_DELETE)  # scan.shape, for text
 _DIGIT = re.compile(r"\d")
 # The whole token around an identifier match (for rarity), found on candidate lines only.
 _HEX_MIXED = re.compile(r"\d.*[a-f]|[a-f].*\d")  # a hash has digits and letters
@@ -339,8 +339,9 @@ def select(
     :func:`.scan.unusual_segments`), its error words (not in the
     outputs of the messages in ``reads``: a file's content is data, not a failure) and,
     in what people wrote, its decision words. Each place is widened to its line (or
-    sentence, or a window of a long line). A snippet is worth :func:`fact_score` (what
-    it says, and how rare its tokens are in the span), less when its text, or the shape
+    sentence, or a window of a long line). A snippet is worth :func:`info_score` (what
+    it says) and :func:`token_score` (how rare its tokens are in the span), less when
+    its text, or the shape
     of a line of output (:func:`_shape`: a log line with another request id), repeats;
     within one message, each further snippet is worth less (a dump is one fact, not
     fifty). Snippets for which ``skip`` is true are never chosen. They are chosen by worth
@@ -360,14 +361,14 @@ def select(
             found[1] = max(found[1], signal)
 
     kinds, owners, counts = span.kinds, span.owners, scan.counts
-    rare = {t for t, times in counts.items() if times <= _RARE_UPTO and t[4:5] != b"-"}
+    rare = {t for t, n in counts.items() if n <= _RARE_UPTO and not is_timestamp(t)}
     for piece, kind in enumerate(kinds):
         if kind == ARGS:  # what a call was given is told by Commands and Files
             continue
         places = [place for place, token in scan.of_piece(piece) if token in rare]
         if not places:
             continue
-        if kinds[piece] != OUTPUT or len(places) < _DUMP_FROM:
+        if kind != OUTPUT or len(places) < _DUMP_FROM:
             for place in places:
                 lead(place, 0.0, piece)
             continue
@@ -456,18 +457,12 @@ def token_score(found: Collection[bytes], counts: Mapping[bytes, int] | None = N
     return score
 
 
-def fact_score(text: str) -> float:
-    """What a fact tells by its text alone: :func:`info_score` and :func:`token_score`
-    with every token taken as rare (the worth of a fact of a previous summary)."""
-    return info_score(text) + token_score(text_tokens(text))
-
-
 def _shape(span: SpanText, snippet: Snippet) -> bytes:
     """The shape of a snippet of output: its punctuation (``ts=…Z level=… req=… dur=…ms``
     lines share one, whatever their ids and numbers); a snippet of prose has none."""
     if span.kinds[snippet.piece] in (ASK, PROSE):
         return b""
-    return span.blob[snippet.start : snippet.end].translate(None, _WORDS_AND_SPACE)
+    return shape(span.blob[snippet.start : snippet.end])
 
 
 def _snippet_text(span: SpanText, snippet: Snippet) -> str:

@@ -4,19 +4,24 @@ Every message of the span is read whole — no window, no sampling — so a fact
 of 5,000, or in the middle of a long output, or at the end of a long line, has the same
 chance as one at the end of the span. To keep that linear and cheap at any length, the
 text is joined into one UTF-8 buffer and searched by a few compiled scans that each run
-at C speed over the whole of it; Python only looks at what they find:
+at C speed over the whole of it; Python only looks at what they find (:class:`Scan`):
 
-- **tokens**: a digit that follows a letter (``E4417``, ``ACCT-88213``, ``x.py:218``,
-  ``db-07.internal:6432``, hashes) or a key (``retry_ms = 3471``, ``maxConns: 384``), a
-  dotted number (``1.41.2``, ``10.4.2.7``), a number with a unit (``1843 ms``, ``3.7
-  GiB``, ``95%``), and URLs. How often each token occurs in the span is counted: a token
-  found in a few places is rare (a fact), one found everywhere is the backdrop;
-- **error words** (``error``, ``exception``, ``fail``…), in any case;
-- **decision words** in what the user and the assistant wrote ("because", "instead of",
+- **tokens**, entered only at the first digit of a number: a digit after a letter
+  (``E4417``, ``ACCT-88213``, ``x.py:218``, ``db-07.internal:6432``, hashes) or after a key
+  (``retry_ms = 3471``, ``maxConns: 384``), a dotted number (``1.41.2``, an IP), a date, a
+  number with a unit (``1843 ms``, ``3.7 GiB``, ``95%``), an HTTP status; and URLs and
+  e-mail addresses. How often each token occurs is counted: a token found in a few
+  places is rare (a fact), one found everywhere is the backdrop;
+- **failure words** in the outputs, in any case (``error``, ``exception``, ``fail``
+  everywhere; ``fatal``, ``denied``, ``not found``… near the two ends of each output);
+- **decision and finding words** in what the assistant wrote ("because", "instead of",
   "root cause", "weil", "parce que", "porque", "因为", "決定"…).
 
-A spot is widened to what a reader needs: its line when the line is short, else the
-sentence or a window around it (:meth:`SpanText.snippet`).
+Each is a literal search or one compiled pattern entered at few places: one alternation
+of many words would cost several times more. A spot is widened to what a reader needs:
+its line when the line is short, else the sentence or a window around it
+(:meth:`SpanText.snippet`). The shape of a line (:func:`shape`, its punctuation) tells a
+log's look-alike lines from the one built otherwise (:func:`unusual_segments`).
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ _BEFORE = 60  # …of which these come before the spot
 # number (the only places it is entered): a digit after a letter, a key, or a dash or
 # colon after a letter (``E4417``, ``ACCT-88213``, ``x.py:218``, ``retry_ms = 3471``,
 # ``maxConns: 384``, hashes, an HTTP status), the second part of a dotted number
-# (``1.41.2``, an IP), or
+# (``1.41.2``, an IP), a date (not a log line's timestamp: ``2025-11-13``), or
 # a number followed by a short word (group 1: kept when the word is a unit, ``1843 ms``).
 # Times of day are not taken: every log line has its own. The match runs on to the end of
 # the token.
@@ -55,13 +60,13 @@ _TOKEN_HIT = re.compile(  # re, not regex: a third of the cost per token found
     rb"(?:(?:(?:(?<=[A-Za-z_][0-9])|(?<=[A-Za-z_][-:][0-9])|(?<==[0-9])|(?<== [0-9])"
     rb"|(?<=[A-Za-z_]: [0-9])|(?<=HTTP [0-9])|(?<=HTTP/1.0 [0-9])|(?<=HTTP/1.1 [0-9])"
     rb"|(?<=HTTP/2 [0-9])|(?<=HTTP/2.0 [0-9]))(?![0-9]?:[0-9][0-9](?::[0-9][0-9])?(?![0-9]))"
-    rb"|(?<=[0-9]\.[0-9])(?=[0-9]*\.[0-9]))"
+    rb"|(?<=[0-9]\.[0-9])(?=[0-9]*\.[0-9])|(?=[0-9]{3}-[01][0-9]-[0-3][0-9](?![0-9]|T[0-9])))"
     rb"(?:[\w.:/#@%-]*[\w%])?"
     rb"|([0-9.,]*+ ?[A-Za-z%\xc2\xe6\xe7][A-Za-z\x80-\xbf]{0,5}(?![A-Za-z])))"
 )
 # What a shape leaves out: letters, digits, the underscore and spaces (not newlines and
 # commas: they cut segments).
-_SHAPE_DELETE = bytes(
+SHAPE_DELETE = bytes(
     c for c in range(128) if (chr(c).isalnum() or chr(c) in " \t\r_") and chr(c) not in "\n,"
 )
 _HTTP = regex.compile(rb"HTTP(?:/[0-9.]+)? \Z")
@@ -76,6 +81,10 @@ UNITS = frozenset(
 )
 # The part of a token before its first hit, read backwards from the hit.
 _TOKEN_HEAD = regex.compile(rb"(?r)[\w.:/#@%-]*")
+_LOCAL_PART = regex.compile(rb"(?r)[\w.+-]+")
+_DOMAIN = regex.compile(rb"[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b")
+_SHORT = 5  # a token shorter than this, after a word, is counted with the word
+_WORDY = frozenset(bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-:")
 _URL_TAIL = regex.compile(rb"[^\s\"'<>)\]}`|\\]*")
 _SCHEME = regex.compile(rb"(?r)[A-Za-z][\w+.-]*")
 # Failure words, searched for in the lower-cased text, each a literal (one alternation of
@@ -184,7 +193,7 @@ class SpanText:
             s_start = before + 2 if before >= 0 else line_start
             s_end = min(after) + 1 if after else line_end
             if s_end - s_start <= SNIPPET_BYTES and (s_start > line_start or start >= 0):
-                return Snippet(s_start, s_end, piece, False, s_end < line_end and not after)
+                return Snippet(s_start, s_end, piece, False, False)
         w_start = max(line_start, at - _BEFORE)
         w_end = min(line_end, w_start + _WINDOW)
         if w_start > line_start:  # start at a word
@@ -201,17 +210,35 @@ Hit = tuple[int, bytes]
 
 
 def token_hits(blob: bytes) -> list[Hit]:
-    """Every token of interest in ``blob``, in order (one scan), and the URLs."""
+    """Every token of interest in ``blob``, in order (one scan), the URLs and the e-mail
+    addresses. A short token that follows a word (``E4417``, ``p99``, ``svc-prod-4``) is
+    counted with that word: ``4`` alone would be everywhere."""
     hits: list[Hit] = []
     for match in _TOKEN_HIT.finditer(blob):
-        if match.group(1) is None:
-            hits.append((match.start(), match.group()))
-        else:  # a number and a short word: a token when the word is a unit
-            number, _, word = match.group().rpartition(b" ")
+        at, token = match.start(), match.group()
+        if match.group(1) is not None:  # a number and a short word: a token if a unit
+            number, _, word = token.rpartition(b" ")
             if (word if number else _UNIT_WORD.match(word).group(1)) in UNITS:
-                hits.append((match.start(), match.group().replace(b" ", b"")))
-    urls = _urls(blob)
-    return sorted(hits + urls) if urls else hits
+                hits.append((at, token.replace(b" ", b"")))
+        elif len(token) < _SHORT and blob[at - 1 : at] in _WORDY:
+            head = _TOKEN_HEAD.match(blob, max(0, at - 64), at)
+            hits.append((at, blob[head.start() : at] + token if head else token))
+        else:
+            hits.append((at, token))
+    found = _urls(blob) + _emails(blob)
+    return sorted(hits + found) if found else hits
+
+
+def _emails(blob: bytes) -> list[tuple[int, bytes]]:
+    found: list[tuple[int, bytes]] = []
+    at = blob.find(b"@")
+    while at >= 0:
+        local = _LOCAL_PART.match(blob, max(0, at - 64), at)
+        domain = _DOMAIN.match(blob, at + 1)
+        if local is not None and local.start() < at and domain is not None:
+            found.append((local.start(), blob[local.start() : domain.end()]))
+        at = blob.find(b"@", at + 1)
+    return found
 
 
 def _urls(blob: bytes) -> list[tuple[int, bytes]]:
@@ -230,12 +257,22 @@ def _urls(blob: bytes) -> list[tuple[int, bytes]]:
 _TIME = regex.compile(rb"[0-9]{1,2}(?::[0-9]{2}){1,2}(?:[.,][0-9]+)?(?:Z|[+-][0-9:]+)?")
 
 
+def is_timestamp(token: bytes) -> bool:
+    """Whether a token is a date with a time (``2025-06-14T03:12:09Z``), as in every log
+    line."""
+    return token[4:5] == b"-" and len(token) > 10 and token[:4].isdigit()
+
+
 def is_time(token: bytes) -> bool:
-    """Whether a token (from its hit digit on) is a time of day or a timestamp, as in every
-    log line (the scan takes no time of day alone: this is for tokens found otherwise)."""
-    return (token[4:5] == b"-" and token[:4].isdigit()) or (
-        b":" in token and _TIME.fullmatch(token) is not None
-    )
+    """Whether a token is a time of day or a timestamp, as in every log line (the scan
+    takes no time of day alone: this is for tokens found otherwise)."""
+    return is_timestamp(token) or (b":" in token and _TIME.fullmatch(token) is not None)
+
+
+def shape(text: bytes) -> bytes:
+    """How a line is built: its punctuation, its words, numbers and spaces left out (the
+    lines of a log that differ only by their ids and numbers share one)."""
+    return text.translate(None, SHAPE_DELETE)
 
 
 def unusual_segments(span: SpanText, piece: int) -> list[tuple[int, int]]:
@@ -250,23 +287,23 @@ def unusual_segments(span: SpanText, piece: int) -> list[tuple[int, int]]:
     start, end = span.starts[piece], span.piece_end(piece)
     text = span.blob[start:end]
     lines = text.split(b"\n")
-    shapes = text.translate(None, _SHAPE_DELETE).split(b"\n")
+    shapes = shape(text).split(b"\n")
     segments: list[tuple[int, bytes]] = []
     at = start
-    for line, shape in zip(lines, shapes, strict=True):
+    for line, built in zip(lines, shapes, strict=True):
         if len(line) > SNIPPET_BYTES and b"," in line:
-            for part, part_shape in zip(line.split(b","), shape.split(b","), strict=True):
-                segments.append((at, part_shape))
+            for part, part_built in zip(line.split(b","), built.split(b","), strict=True):
+                segments.append((at, part_built))
                 at += len(part) + 1
         else:
-            segments.append((at, shape))
+            segments.append((at, built))
             at += len(line) + 1
-    counted = Counter(shape for _, shape in segments)
+    counted = Counter(built for _, built in segments)
     bounds = [at for at, _ in segments] + [end + 1]
     return [
         (segment_start, bounds[i + 1] - 1)
-        for i, (segment_start, shape) in enumerate(segments)
-        if counted[shape] <= 2 and bounds[i + 1] - 1 > segment_start
+        for i, (segment_start, built) in enumerate(segments)
+        if counted[built] <= 2 and bounds[i + 1] - 1 > segment_start
     ]
 
 
@@ -366,8 +403,3 @@ def _decision_places(span: SpanText) -> list[int]:
         k = bisect.bisect_right(offsets, at) - 1
         places.append(starts[pieces[k]] + at - offsets[k])
     return places
-
-
-def words_at(lowered: bytes, words: Iterable[bytes]) -> list[int]:
-    """Where any of ``words`` occurs in ``lowered``, in order (each place once)."""
-    return sorted(set(_literals(lowered, words)))
