@@ -222,7 +222,9 @@ def token_hits(blob: bytes) -> list[Hit]:
                 hits.append((at, token.replace(b" ", b"")))
         elif len(token) < _SHORT and blob[at - 1 : at] in _WORDY:
             head = _TOKEN_HEAD.match(blob, max(0, at - 64), at)
-            hits.append((at, blob[head.start() : at] + token if head else token))
+            word = blob[head.start() : at] if head else b""
+            # a URL or an address is a token of its own (and counted once)
+            hits.append((at, token if b"://" in word or b"@" in word else word + token))
         else:
             hits.append((at, token))
     found = _urls(blob) + _emails(blob)
