@@ -97,10 +97,10 @@ def cases(sizes: Sequence[int], *, quick: bool) -> list[Case]:
 
 def plant(
     session: list[Message], facts: Sequence[Fact], seed: int
-) -> tuple[list[Message], dict[int, str]]:
+) -> tuple[list[Message], dict[int, str], dict[int, range]]:
     """``session`` with each fact's unit inserted at its depth (facts take the depths in
     turn, starting at one chosen by ``seed``), before a user message or after a whole tool
-    exchange; and the depth of each fact, by its index."""
+    exchange; the depth of each fact and where its unit is in the result, by its index."""
     n = len(session)
     at: dict[int, list[int]] = defaultdict(list)
     depth_of: dict[int, str] = {}
@@ -110,11 +110,13 @@ def plant(
         spot = _spot(session, int(n * fraction) + number)
         at[spot].append(number)
     out: list[Message] = []
+    where: dict[int, range] = {}
     for index, message in enumerate(session):
         for number in at.get(index, ()):
+            where[number] = range(len(out), len(out) + len(facts[number].unit))
             out.extend(facts[number].unit)
         out.append(message)
-    return out, depth_of
+    return out, depth_of, where
 
 
 def _spot(session: list[Message], start: int) -> int:
@@ -193,7 +195,7 @@ def probe_case(
     rng = random.Random(f"{case.label}-{number}")
     facts = FACT_SETS[case.facts](rng)
     session = case.build()
-    planted, depth_of = plant(session, facts, seed=number)
+    planted, depth_of, where = plant(session, facts, seed=number)
     for budget in budgets:
         b = f"{budget // 1000}k"
         started = time.perf_counter()
@@ -201,10 +203,15 @@ def probe_case(
         results.times[budget].append(time.perf_counter() - started)
         results.use[budget].append(first.report.tokens_after / budget)
         text = output_text(first.messages)
+        units = first.report.units
+        summarized = {i for u in units if u.action == "summarized" for i in range(u.start, u.stop)}
         present = []
         for index, fact in enumerate(facts):
             ok = kept(fact, text)
             depth = depth_of[index]
+            # lost from the summary, or from a message kept (an output masked to a line)
+            part = "summary" if summarized & set(where[index]) else "kept part"
+            results.add(ok, b, "part", part)
             for keys in (
                 (b, "all"),
                 (b, "set", case.facts),
@@ -261,6 +268,8 @@ def report(
     for fact_set in FACT_SETS:
         row(f"{fact_set} facts", "set", fact_set)
     row("all facts", "all")
+    row("  of those in the summarized span", "part", "summary")
+    row("  of those in the kept part (masked)", "part", "kept part")
     row("kept after the next turn", "carried")
     for fact_set in FACT_SETS:
         row(f"  {fact_set} facts", "carried", fact_set)
