@@ -138,7 +138,6 @@ class Digest:
     """The parts of a digest. Items are oldest first; each maps to its repeat count."""
 
     messages: int = 0
-    note: str = ""
     sections: dict[str, dict[str, int]] = field(
         default_factory=lambda: {name: {} for name in ITEM_SECTIONS}
     )
@@ -330,8 +329,7 @@ def _parse_list(digest: Digest, section: str, line: str, count: int) -> None:
 def _scope(digest: Digest) -> list[str]:
     if not digest.messages:
         return []
-    note = f" ({digest.note})" if digest.note else ""
-    return [f"## {SCOPE}", f"- {digest.messages:,} messages summarized{note}"]
+    return [f"## {SCOPE}", f"- {digest.messages:,} messages summarized"]
 
 
 def _section(digest: Digest, name: str, room: int, written: str = "") -> list[str]:

@@ -41,6 +41,7 @@ from condense.summarizers.scan import (
     is_time,
     is_timestamp,
     shape,
+    token_weight,
     unusual_segments,
 )
 
@@ -53,7 +54,7 @@ RARE_BONUS = 1.5  # …and a snippet whose tokens are all rare is worth this muc
 _COMMON_FROM = 8  # a token found more often than this is the backdrop: it counts less
 _RARE_TOKEN = 2.0  # each rare token of a snippet (two at most) is worth this much
 _LEAD_SIGNAL = 4.0  # what an error or decision word tells before the words are read
-_PRESELECT = 4  # snippets whose words are read, per place in the result
+_PRESELECT = 5  # snippets whose words are read, per place in the result
 _DUMP_FROM = 8  # an output with this many rare tokens is a dump (see select)
 _WHOLE = 1 << 40  # a message's text is read whole
 _NUMBERED = re.compile(r"^\s*\d+\t")
@@ -394,26 +395,30 @@ def select(
             repeats[text] += 1
             texts.setdefault(text, (snippet, weight))
 
-    def base(text: str, snippet: Snippet, signal: float) -> float:
-        """What a snippet is worth before its words are read: its signals, its tokens'
-        rarity, less for a repeated text or shape."""
-        score = signal + token_score(scan.within(snippet.start, snippet.end), counts)
+    def base(text: str, snippet: Snippet) -> tuple[float, float]:
+        """What a snippet is worth before its words are read — its tokens' rarity, less
+        for a repeated text or shape — and what its rare tokens' shapes promise."""
+        found = scan.within(snippet.start, snippet.end)
+        score = token_score(found, counts)
         shape = _shape(span, snippet)
         for times in (repeats[text], shapes[shape] if len(shape) > 2 else 0):
             if times > 2:
                 score -= min(3.0, math.log2(times / 2))
-        return score
+        return score, max((token_weight(t) for t in found if t in rare), default=0.0)
 
-    bases = {text: base(text, snippet, signal) for text, (snippet, signal) in texts.items()}
-    # Score the words of only the likeliest few per place in the result.
+    bases = {text: base(text, snippet) for text, (snippet, _) in texts.items()}
+    # Read the words of only the likeliest few per place in the result.
     likely = sorted(
         texts.items(),
-        key=lambda item: (-bases[item[0]] / (len(item[0]) + 60), item[1][0].start),
+        key=lambda item: (
+            -(item[1][1] + sum(bases[item[0]])) / (len(item[0]) + 60),
+            item[1][0].start,
+        ),
     )[: max(limit * _PRESELECT, 32)]
     scores = _scores([text for text, _ in likely])
     grouped: dict[int, list[tuple[float, int, str]]] = {}
-    for (text, (snippet, signal)), (score, _) in zip(likely, scores, strict=True):
-        score += bases[text] - signal  # the words say the signal again, in full
+    for (text, (snippet, _)), (score, _) in zip(likely, scores, strict=True):
+        score += bases[text][0]  # the words say the signals and what the shapes promise
         if score >= _MIN_SCORE and (skip is None or not skip(text)):
             owner = owners[snippet.piece]
             grouped.setdefault(owner, []).append((score, snippet.start, text))

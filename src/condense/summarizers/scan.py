@@ -85,6 +85,9 @@ _LOCAL_PART = regex.compile(rb"(?r)[\w.+-]+")
 _DOMAIN = regex.compile(rb"[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b")
 _SHORT = 5  # a token shorter than this, after a word, is counted with the word
 _WORDY = frozenset(bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-:")
+_TICKET = re.compile(rb"[A-Z][A-Z0-9]{1,9}-[0-9]{2,}")
+_AT_LINE = re.compile(rb"\.[A-Za-z][\w-]{0,20}:[0-9]{1,5}")  # x.py:218, db.internal:6432
+_MIXED = re.compile(rb"[\w-]*(?:[0-9][\w-]*[A-Za-z]|[A-Za-z][\w-]*[0-9])[\w-]*")
 _URL_TAIL = regex.compile(rb"[^\s\"'<>)\]}`|\\]*")
 _SCHEME = regex.compile(rb"(?r)[A-Za-z][\w+.-]*")
 # Failure words, searched for in the lower-cased text, each a literal (one alternation of
@@ -307,6 +310,19 @@ def unusual_segments(span: SpanText, piece: int) -> list[tuple[int, int]]:
         for i, (segment_start, built) in enumerate(segments)
         if counted[built] <= 2 and bounds[i + 1] - 1 > segment_start
     ]
+
+
+def token_weight(token: bytes) -> float:
+    """What a token's shape alone says, before the words around it are read: a URL or an
+    address, a ticket (``OPS-4127``), a file and line or a host and port, a hash or an id
+    with letters and digits, a version or an IP; anything else a little."""
+    if b"://" in token or b"@" in token:
+        return 5.0
+    if _TICKET.match(token) or _AT_LINE.search(token):
+        return 4.0
+    if (len(token) >= 7 and _MIXED.fullmatch(token)) or token.count(b".") >= 2:
+        return 3.0
+    return 1.0
 
 
 def text_tokens(text: str) -> list[bytes]:
