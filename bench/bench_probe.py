@@ -228,6 +228,7 @@ def probe_case(
             first_line = next(line.strip() for line in ask.splitlines() if line.strip())
             results.add(ask in text, b, "asks whole")
             results.add(first_line in text, b, "asks")
+            results.add(first_line in text, b, "asks of", case.family)
         grown = [*planted, *next_turn(number)]
         again = compress(grown, budget=budget, summarizer=summarizer, previous=first.state)
         later = output_text(again.messages)
@@ -275,6 +276,8 @@ def report(
         row(f"  {fact_set} facts", "carried", fact_set)
     row("asks of the span present (first line)", "asks")
     row("asks of the span present whole", "asks whole")
+    for family in sorted({case.family for case in cases_}):
+        row(f"  first line, {family}", "asks of", family)
     print(
         f"{'budget use':>44} "
         + " ".join(f"{100 * statistics.mean(results.use[b]):14.1f}%" for b in budgets)

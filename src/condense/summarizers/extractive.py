@@ -291,14 +291,13 @@ class _Walk:
     def __init__(self) -> None:
         self.items: dict[str, dict[str, int]] = {name: {} for name in dg.ITEM_SECTIONS}
         self.details: dict[str, dict[str, int]] = {}
-        # call id -> (section, item key or tool group, detail, command?) waiting for its exit
-        self.calls: dict[str, tuple[bool, str, str, str]] = {}
         self.exit_codes: dict[str, int] = {}
         self.read_calls: set[str] = set()
         self.outputs: dict[int, str] = {}  # message index -> the call id it answers
         self.reads: set[int] = set()  # messages whose output is content, not an outcome
         self.shapes: dict[str, list[int | str]] = {}
-        self.pending: list[tuple[str, bool, str, str]] = []  # (call id, command?, item, detail)
+        # (call id, command?, item, detail): each call waits for its output's exit code
+        self.pending: list[tuple[str, bool, str, str]] = []
 
     def message(self, index: int, message: RawMessage, ask: bool) -> None:
         role = message.get("role")
@@ -329,9 +328,9 @@ class _Walk:
         if not isinstance(function, dict):
             return
         raw = function.get("arguments")
-        facts = _call_facts(
-            str(function.get("name") or "?"), raw if isinstance(raw, str) else json.dumps(raw)
-        )
+        if not isinstance(raw, str):  # arguments given as an object (or nothing usable)
+            raw = json.dumps(raw, default=str) if isinstance(raw, dict) else ""
+        facts = _call_facts(str(function.get("name") or "?"), raw)
         call_id = str(call.get("id"))
         if facts.reads:
             self.read_calls.add(call_id)
