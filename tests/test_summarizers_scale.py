@@ -215,8 +215,8 @@ def test_header_and_scope_count_the_same_messages_turn_after_turn() -> None:
     message the summary stands for, the earlier summary's included."""
     session = synthetic_session(400, seed=11)
     state = None
-    for turn in range(4):
-        session = [*session, *synthetic_session(60, seed=100 + turn)[1:]]
+    for turn in range(4):  # a short turn each time: the running turn is never reduced
+        session = [*session, *synthetic_session(8, seed=100 + turn)[1:]]
         result = compress(session, budget=12_000, previous=state)
         state = result.state
         texts = [m["content"] for m in result.messages if "[condense: summary of" in str(m)]

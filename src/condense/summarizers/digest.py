@@ -382,9 +382,9 @@ def _asks(items: dict[str, int], room: int) -> list[str]:
         return header + [_ask(_ask_within(text, level), count) for text, count in asks]
     # Not every ask can be kept, not even in part: the first (the task) and the newest
     # that fit a smaller share, each in short; the facts keep the rest of the room.
-    room = int(room * ASKS_OVERFLOW_SHARE / ASKS_SHARE)
     lines = [_ask(clip(_first_line(text), _MIN_ASK), count) for text, count in asks]
     used = len(f"- (+{len(asks)} more asks)") + 1 + len(lines[0]) + 1
+    room = max(int(room * ASKS_OVERFLOW_SHARE / ASKS_SHARE), min(room, used))
     newest: list[str] = []
     for line in reversed(lines[1:]):
         if used + len(line) + 1 > room:
