@@ -8,6 +8,10 @@
   Go test output, YAML; the user writes in English, Spanish, German and Japanese.
 - ``real_session``: real third-party conversations of one corpus file (or of all of them,
   in turn) joined end to end until the size is reached; a file too small is repeated.
+
+Each ends with the user's new ask (:data:`LATEST_ASK`): the moment an agent compresses its
+history before calling the model. (The turn since the latest ask is never reduced; a
+session whose only ask is its first could not be compressed at all.)
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from condense.tokens import count_tokens
 Message = dict[str, Any]
 ROOT = Path(__file__).resolve().parent.parent
 _TOKENS_PER_TEAM_MESSAGE = 425  # about, in synthetic_session
+LATEST_ASK: Message = {"role": "user", "content": "Thanks. Where do we stand, and what is left?"}
 
 
 def team_session(tokens: int, seed: int) -> list[Message]:
@@ -35,7 +40,7 @@ def team_session(tokens: int, seed: int) -> list[Message]:
     session = synthetic_session(max(40, tokens // _TOKENS_PER_TEAM_MESSAGE), seed=seed)
     while count_tokens(session) > tokens * 1.1 and len(session) > 40:
         session = synthetic_session(int(len(session) * 0.9), seed=seed)
-    return session
+    return [*session, dict(LATEST_ASK)]
 
 
 # -- the held-out generator -------------------------------------------------------------------
@@ -192,7 +197,7 @@ def ops_session(tokens: int, seed: int) -> list[Message]:
         history.append({"role": "assistant", "content": _thought(rng), "tool_calls": calls})
         history.extend(results)
     history.append({"role": "assistant", "content": "Done for now; the drift is explained."})
-    return history
+    return [*history, dict(LATEST_ASK)]
 
 
 def _thought(rng: random.Random) -> str:
@@ -246,4 +251,4 @@ def real_session(sources: tuple[str, ...], tokens: int) -> list[Message]:
         size += count_tokens(body)
         if size >= tokens:
             break
-    return list(repair(joined).messages)
+    return [*repair(joined).messages, dict(LATEST_ASK)]

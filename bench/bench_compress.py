@@ -9,7 +9,8 @@ hermes-agent 0.19.0's ContextCompressor (its LLM call stubbed out).
 
 Sessions are generated coding sessions (``condense.testing.sessions``); ``--kinds`` adds
 real corpus conversations joined end to end (``real``) and the held-out operations
-sessions of ``bench_probe.py`` (``ops``: logs full of ids, minified JSON, tables). The
+sessions of ``bench_probe.py`` (``ops``: logs full of ids, minified JSON, tables). Each
+ends with the user's new ask (the turn since the latest ask is never reduced). The
 reference is physical: one ``encode_ordinary`` pass over all the message text (the
 contents and the calls' arguments) with o200k, the least any exact count of the input
 costs. Every row prints, for a session seen for the first time (no cached token counts):
@@ -52,8 +53,10 @@ HERE = Path(__file__).resolve().parent
 HERMES_VENV = HERE / ".venv-hermes"
 SIZES = (20_000, 100_000, 400_000, 1_000_000)
 BUDGETS = (8_000, 32_000)
-NEXT_TURN = [{"role": "user", "content": "Thanks. Now please also update the changelog."}]
-_TOKENS_PER_MESSAGE = 425  # about, in synthetic_session
+NEXT_TURN = [
+    {"role": "assistant", "content": "We are done with the fix; the changelog is left."},
+    {"role": "user", "content": "Thanks. Now please also update the changelog."},
+]
 
 
 class TimedExtractive(ExtractiveSummarizer):
@@ -72,21 +75,15 @@ class TimedExtractive(ExtractiveSummarizer):
 
 
 def session_of(tokens: int, kind: str = "generated") -> list[dict[str, Any]]:
-    """A session of about ``tokens`` tokens, of ``kind`` (see the module docstring)."""
-    if kind == "real":
-        from _probe_sessions import SOURCES, real_session
+    """A session of about ``tokens`` tokens, of ``kind`` (see the module docstring), that
+    ends with the user's new ask (``_probe_sessions``: one home for the benches' sessions)."""
+    from _probe_sessions import SOURCES, ops_session, real_session, team_session
 
+    if kind == "real":
         return real_session(SOURCES, tokens)
     if kind == "ops":
-        from _probe_sessions import ops_session
-
         return ops_session(tokens, seed=tokens)
-    messages = max(20, tokens // _TOKENS_PER_MESSAGE)
-    session = synthetic_session(messages, seed=tokens)
-    while count_tokens(session) > tokens * 1.08:
-        messages = int(messages * 0.95)
-        session = synthetic_session(messages, seed=tokens)
-    return session
+    return team_session(tokens, seed=tokens)
 
 
 def message_text(session: Sequence[dict[str, Any]]) -> list[str]:

@@ -133,8 +133,10 @@ def _spot(session: list[Message], start: int) -> int:
 
 
 def next_turn(seed: int) -> list[Message]:
-    """A following turn: a new ask and a few thousand tokens of tool work."""
-    return synthetic_session(30, seed=1000 + seed)[1:]
+    """A following turn: the answer to the latest ask, a new ask and a few thousand tokens
+    of tool work."""
+    answer = {"role": "assistant", "content": "We stand here: the fix is in; tests are left."}
+    return [answer, *synthetic_session(30, seed=1000 + seed)[1:]]
 
 
 # -- measuring --------------------------------------------------------------------------------
