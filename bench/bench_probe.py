@@ -133,10 +133,10 @@ def _spot(session: list[Message], start: int) -> int:
 
 
 def next_turn(seed: int) -> list[Message]:
-    """A following turn: the answer to the latest ask, a new ask and a few thousand tokens
-    of tool work."""
+    """A following turn: the answer to the latest ask, a new ask and a few tool calls (the
+    turn since the new ask is never reduced: it stays well within the smaller budget)."""
     answer = {"role": "assistant", "content": "We stand here: the fix is in; tests are left."}
-    return [answer, *synthetic_session(30, seed=1000 + seed)[1:]]
+    return [answer, *synthetic_session(8, seed=1000 + seed, output_chars=800)[1:]]
 
 
 # -- measuring --------------------------------------------------------------------------------
