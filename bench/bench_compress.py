@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from condense import compress
+from condense.summarizers._text import forget
 from condense.summarizers.extractive import ExtractiveSummarizer
 from condense.testing.sessions import synthetic_session
 from condense.tokens import count_tokens
@@ -115,7 +116,8 @@ def time_condense(session: list[dict[str, Any]], budget: int, repeats: int) -> d
     rows: list[dict[str, float]] = []
     for _ in range(repeats):
         reference = o200k_pass(texts)
-        shared_counter().clear()  # a session never seen before: no cached counts
+        shared_counter().clear()  # a session never seen before: no cached counts…
+        forget()  # …and nothing the summarizer remembers
         TimedExtractive.spent = 0.0
         started = time.process_time()
         result = compress(session, budget=budget, summarizer=summarizer)

@@ -33,6 +33,22 @@ _HAS_ASK = re.compile(
 )
 
 
+_FORGETS: list[Callable[[], None]] = []
+
+
+def remember(clear: Callable[[], None]) -> None:
+    """Register how to clear one of the summarizers' memos (an ``lru_cache``'s
+    ``cache_clear``): :func:`forget` clears them all."""
+    _FORGETS.append(clear)
+
+
+def forget() -> None:
+    """Clear what the summarizers remember between calls (sentences valued, calls read,
+    lines scored): the next call is as cold as a new process's, as a benchmark needs."""
+    for clear in _FORGETS:
+        clear()
+
+
 def estimate_tokens(text: str) -> int:
     """Estimate the token count of ``text``: every size decision here goes through this."""
     return estimate_text(text)
@@ -154,6 +170,9 @@ def _sentences(text: str, favor_end: bool) -> tuple[list[str], list[tuple[float,
         # Value per character: a long sentence must say more to be kept.
         values.append((-score / (len(piece) + 40), index))
     return pieces, sorted(values)
+
+
+remember(_sentences.cache_clear)
 
 
 def content_text(content: Any, limit: int) -> str:

@@ -46,7 +46,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from condense.summarizers._text import clip, condense, one_line
+from condense.summarizers._text import clip, condense, one_line, remember
 from condense.summarizers.salient import info_score, token_score
 from condense.summarizers.scan import FINDING_WORDS, text_tokens
 
@@ -289,6 +289,10 @@ def rank(section: str, item: str) -> int:
         match = _EXIT.search(item)
         return 0 if match is None else 1 + (match.group(1) != "0")
     return 1
+
+
+for _memo in (_tokens_worth, _worth, rank):
+    remember(_memo.cache_clear)
 
 
 def _parse_item(digest: Digest, section: str, item: str) -> None:

@@ -50,10 +50,12 @@ from condense.summarizers._text import (
     content_text,
     fit_exact,
     one_line,
+    remember,
     tokens_to_chars,
 )
 from condense.summarizers.salient import (
     ask_positions,
+    info_scores,
     select,
     span_pieces,
     states_decision,
@@ -184,7 +186,7 @@ _ARGS_SCAN = 4_000
 _CACHED_ARGS = 512  # the facts of a call with arguments this short are remembered
 _LAST_STATE_ENOUGH = 240  # shorter than this, the assistant text before it is added
 _LAST_STATE_TEXTS = 3
-_CHARS_PER_FACT = 110  # the key-fact scan is asked for about one candidate per this much room
+_CHARS_PER_FACT = 200  # the key-fact scan is asked for about one candidate per this much room
 _WHOLE = 1 << 40
 
 
@@ -223,6 +225,7 @@ def extract(messages: Sequence[object], *, facts: int) -> dg.Digest:
     walk.decisions(scan)
     walk.ids(scan)
     digest = walk.digest(len(messages), _last_state(messages))
+    info_scores([*digest.sections[dg.ERRORS], *digest.sections[dg.DECISIONS]])  # at once
     for section in (dg.ERRORS, dg.DECISIONS):
         for item in digest.sections[section]:
             found = text_tokens(item)
@@ -283,6 +286,7 @@ def _read_call(name: str, raw: str) -> _CallFacts:
 
 
 _cached_call_facts = functools.lru_cache(maxsize=4_096)(_read_call)
+remember(_cached_call_facts.cache_clear)
 
 
 class _Walk:
@@ -601,9 +605,14 @@ def _reads(name: str, args: dict[str, Any], command: str | None) -> bool:
                     program = f"git-{words[1]}"
                 return program in _READ_PROGRAMS
         return False
-    action = _action(args)
+    return _action(args).lower() in _READ_WORDS or _reading_name(name)
+
+
+@functools.lru_cache(maxsize=1_024)  # a session calls a few tools many times
+def _reading_name(name: str) -> bool:
+    """Whether a tool's name says it reads (``read_file``, ``viewImage``, ``search``)."""
     words = _NOT_LETTERS.split(_CAMEL.sub(r"\1_\2", name).lower())
-    return action.lower() in _READ_WORDS or any(word in _READ_WORDS for word in words)
+    return any(word in _READ_WORDS for word in words)
 
 
 def _path_words(command: str) -> list[str]:
@@ -644,6 +653,7 @@ def _normal_path(path: str) -> str:
     return path[2:] if path.startswith("./") else path
 
 
+@functools.lru_cache(maxsize=4_096)  # logs repeat their error lines
 def _error_text(line: str) -> str | None:
     """The error a line states (its distinctive part), or ``None`` for any other line."""
     if _LISTING.match(line):
@@ -657,7 +667,8 @@ def _error_text(line: str) -> str | None:
     return text if _ERROR_LINE.match(text) else None
 
 
-def _decisions(text: str) -> list[str]:
+@functools.lru_cache(maxsize=4_096)  # people repeat their sentences
+def _decisions(text: str) -> tuple[str, ...]:
     """The sentences of ``text`` that state a finding or a decision."""
     found = []
     for sentence in _SENTENCE_BREAK.split(text):
@@ -666,4 +677,8 @@ def _decisions(text: str) -> list[str]:
             dg.PLAN.match(sentence) or dg.is_finding(sentence) or states_decision(sentence)
         ):
             found.append(clip(one_line(sentence), _ITEM_CHARS))
-    return found
+    return tuple(found)
+
+
+for _memo in (_error_text, _decisions, _reading_name):
+    remember(_memo.cache_clear)
