@@ -587,3 +587,209 @@ def heldout_facts(rng: random.Random) -> list[Fact]:
         )
     )
     return facts
+
+
+def heldout2_facts(rng: random.Random) -> list[Fact]:
+    """A second held-out set, written after the summarizer's last change and never used to
+    tune it: a Java stack frame, an environment value, a decision in Italian, a docker
+    port mapping, an issue in a Korean ask, an S3 path, a downgrade with its reason, a job
+    UUID, a percentage in a table, a branch name, a host and port in Portuguese, a cron
+    schedule."""
+    pick = rng.choice
+    line = rng.randint(100, 700)
+    pool = rng.randint(1, 4)
+    env_value = rng.randint(120, 900)
+    pg = f"15.{rng.randint(2, 9)}"
+    port = rng.randint(15000, 16999)
+    issue = f"BILL-{rng.randint(1000, 9999)}"
+    bucket = f"s3://acme-exports/2025/q{rng.randint(1, 4)}/ledger-{_hex(rng, 6)}.parquet"
+    axios = f"0.27.{rng.randint(0, 9)}"
+    job = "-".join(_hex(rng, n) for n in (8, 4, 4, 4, 12))
+    rate = f"{rng.randint(2, 9)}.{rng.randint(1, 9)}%"
+    branch = f"fix/ledger-rounding-{rng.randint(100, 999)}"
+    host = f"stg-app-{rng.randint(10, 99)}.acme.io"
+    ssh_port = rng.randint(2200, 2299)
+    cron = f"{rng.randint(1, 59)} {rng.randint(0, 5)} * * {rng.randint(1, 6)}"
+    frames = [
+        f"\tat com.acme.core.Worker.run(Worker.java:{rng.randint(10, 99)})" for _ in range(12)
+    ]
+    frames.insert(
+        rng.randint(2, 10), f"\tat com.acme.billing.Reconciler.apply(Reconciler.java:{line})"
+    )
+    trace = "\n".join(
+        [
+            'Exception in thread "main" java.lang.IllegalStateException: reconcile failed',
+            *frames,
+            f"Caused by: java.sql.SQLTransientConnectionException: HikariPool-{pool} - "
+            "Connection is not available, request timed out after 30000ms.",
+        ]
+    )
+    env = [f"{w.upper()}_{pick(_WORDS).upper()}={pick(('on', 'off', 'auto'))}" for w in _WORDS]
+    env.insert(rng.randint(3, 15), f"STRIPE_WEBHOOK_TOLERANCE={env_value}")
+    deps = {f"{w}-{pick(_WORDS)}": f"^{rng.randint(1, 9)}.{rng.randint(0, 20)}.0" for w in _WORDS}
+    deps["axios"] = axios
+    rows = [f"| {w}_rate | {rng.randint(10, 99)} |" for w in rng.sample(_WORDS, 10)]
+    rows.insert(rng.randint(2, 8), f"| error_rate | {rate} |")
+    return [
+        Fact(
+            "java frame + cause",
+            (f"Reconciler.java:{line}", f"HikariPool-{pool}"),
+            unit(
+                rng,
+                "Why does the nightly job crash?",
+                "bash",
+                {"command": "tail -n 40 job.log"},
+                trace,
+                "It crashes in the reconciler when the pool is empty.",
+            ),
+        ),
+        Fact(
+            "env value",
+            (f"STRIPE_WEBHOOK_TOLERANCE={env_value}",),
+            unit(
+                rng,
+                "Show me the production env.",
+                "bash",
+                {"command": "cat .env.production"},
+                "\n".join(env),
+                "Those are the production settings.",
+            ),
+        ),
+        Fact(
+            "decision in Italian",
+            (f"Postgres {pg}", "GIN"),
+            unit(
+                rng,
+                "Which database do we use for search?",
+                "read_file",
+                {"path": "ADR-7.md"},
+                "# ADR 7\nStatus: accepted",
+                f"Abbiamo deciso di usare Postgres {pg} invece di MySQL perché ci servono "
+                "gli indici GIN per la ricerca.",
+            ),
+        ),
+        Fact(
+            "docker port mapping",
+            (f"{port}->5432",),
+            unit(
+                rng,
+                "Where is the test database listening?",
+                "bash",
+                {"command": "docker ps"},
+                "CONTAINER ID   IMAGE         PORTS                     NAMES\n"
+                f"{_hex(rng, 12)}   postgres:15   0.0.0.0:{port}->5432/tcp   db\n"
+                f"{_hex(rng, 12)}   redis:7       6379/tcp                  cache",
+                "The database container is up.",
+            ),
+        ),
+        Fact(
+            "issue in a Korean ask",
+            (issue,),
+            unit(
+                rng,
+                f"{issue} 이슈를 먼저 확인해 주세요. 고객 환불이 두 번 처리되었습니다.",
+                "jira_get",
+                {"id": "current"},
+                '{"fields": {"status": "In Progress"}}',
+                "확인했습니다.",
+            ),
+        ),
+        Fact(
+            "s3 path",
+            (bucket,),
+            unit(
+                rng,
+                "Where did the export go?",
+                "bash",
+                {"command": "aws s3 ls --recursive"},
+                "\n".join(
+                    [
+                        *(
+                            f"2025-06-0{i} 10:0{i}:00   {rng.randint(10**5, 10**7)} tmp/x{i}"
+                            for i in range(1, 8)
+                        ),
+                        f"upload: ./ledger.parquet to {bucket}",
+                    ]
+                ),
+                "The export is uploaded.",
+            ),
+        ),
+        Fact(
+            "downgrade with reason",
+            (f"axios to {axios}",),
+            unit(
+                rng,
+                "Why did the proxy break?",
+                "read_file",
+                {"path": "package.json"},
+                json.dumps({"dependencies": deps}, separators=(",", ":")),
+                f"I downgraded axios to {axios} since 1.x drops our proxy agent; "
+                "the proxy works again.",
+            ),
+        ),
+        Fact(
+            "job uuid",
+            (job,),
+            unit(
+                rng,
+                "Which job failed?",
+                "bash",
+                {"command": "kubectl get jobs"},
+                "\n".join(
+                    [
+                        *(f"job {_hex(rng, 8)} succeeded" for _ in range(6)),
+                        f"job {job} failed after 3 retries",
+                    ]
+                ),
+                "One job failed.",
+            ),
+        ),
+        Fact(
+            "percentage in a table",
+            (f"| error_rate | {rate} |",),
+            unit(
+                rng,
+                "What do the dashboards say?",
+                "sql_query",
+                {"sql": "select * from kpis"},
+                "\n".join(["| metric | value |", *rows]),
+                "Here are the KPIs.",
+            ),
+        ),
+        Fact(
+            "branch name",
+            (branch,),
+            unit(
+                rng,
+                "Push the fix.",
+                "bash",
+                {"command": "git push"},
+                f"To github.com:acme/ledger.git\n * [new branch]      {branch} -> {branch}",
+                "Pushed.",
+            ),
+        ),
+        Fact(
+            "host and port in Portuguese",
+            (host, str(ssh_port)),
+            unit(
+                rng,
+                "Como acesso o staging?",
+                "read_file",
+                {"path": "docs/acesso.md"},
+                "Acesso restrito à VPN.",
+                f"O servidor de staging é {host} na porta {ssh_port}, só pela VPN.",
+            ),
+        ),
+        Fact(
+            "cron schedule",
+            (cron,),
+            unit(
+                rng,
+                "When does the cleanup run?",
+                "read_file",
+                {"path": "deploy/cron.yaml"},
+                f"jobs:\n  - name: cleanup\n    schedule: '{cron}'\n    command: python -m cleanup",
+                "It runs on a weekly schedule.",
+            ),
+        ),
+    ]

@@ -9,14 +9,16 @@ Facts are planted at every depth of a session — early (a tenth in), in the mid
 (three quarters in) — in sessions of 100k to 1M tokens: generated ones (the team's coding
 sessions, and held-out operations sessions full of rare-looking ids) and real third-party
 conversations from the corpus joined end to end (each file alone at 100k; all of them in
-turn at every size). Two fact sets (``_probe_facts.py``): the ten kinds the team tuned on,
-and a held-out set of other shapes, wordings, languages and places in a line.
+turn at every size). Three fact sets (``_probe_facts.py``): the ten kinds the team tuned
+on; a held-out set of other shapes, wordings, languages and places in a line (its failures
+were looked at while the scanner was built); and a second held-out set, written after the
+summarizer's last change and never used to tune it.
 
 Each session is compressed to each budget; the share of planted facts whose every probe
 string is in the output is printed by session, by depth, by kind and by budget. A next
 turn is then appended and compressed with ``previous=state``: the share of the first
 compression's facts still present. Every user ask of the span that was summarized is
-looked for too, whole or by its first line.
+looked for too, whole or by its first line. Each session ends with the user's new ask.
 
 The corpus is ``../shared/corpus`` next to the repository when present (or
 ``CONDENSE_CORPUS``), else the sample under ``tests/data/corpus``.
@@ -35,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from _probe_facts import Fact, heldout_facts, team_facts
+from _probe_facts import Fact, heldout2_facts, heldout_facts, team_facts
 from _probe_sessions import SOURCES, corpus_dir, ops_session, real_session, team_session
 
 from condense import compress
@@ -49,6 +51,7 @@ DEPTHS = (("early", 0.1), ("middle", 0.5), ("late", 0.75))
 FACT_SETS: dict[str, Callable[[random.Random], list[Fact]]] = {
     "team": team_facts,
     "held-out": heldout_facts,
+    "held-out-2": heldout2_facts,
 }
 
 
@@ -75,6 +78,13 @@ def cases(sizes: Sequence[int], *, quick: bool) -> list[Case]:
             Case("generated-ops", size, "held-out", lambda s=size: ops_session(s, seed=s)),
             Case("real-mixed", size, "team", lambda s=size: real_session(SOURCES, s)),
             Case("real-mixed", size, "held-out", lambda s=size: real_session(SOURCES[::-1], s)),
+            Case("generated-ops", size, "held-out-2", lambda s=size: ops_session(s, seed=s + 7)),
+            Case(
+                "real-mixed",
+                size,
+                "held-out-2",
+                lambda s=size: real_session((*SOURCES[3:], *SOURCES[:3]), s),
+            ),
         ]
     if min(sizes) <= 100_000:
         for number, source in enumerate(SOURCES[: 3 if quick else None]):
