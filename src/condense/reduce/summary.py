@@ -28,7 +28,7 @@ from condense.units import carries_replay
 
 FOOTER = f"{MARKER} end of summary]"
 _BLOCK = re.compile(
-    re.escape(MARKER) + r" summary of \d+ earlier messages?\]\n(.*?)\n" + re.escape(FOOTER),
+    re.escape(MARKER) + r" summary of (\d+) earlier messages?\]\n(.*?)\n" + re.escape(FOOTER),
     re.DOTALL,
 )
 
@@ -50,6 +50,23 @@ def find_summary(message: RawMessage) -> tuple[str, str] | None:
     condense only ever puts a block at the start or the end of a message's text, so only
     those are looked at: a long tool output is never scanned.
     """
+    found = _find_block(message)
+    return None if found is None else (found[0].group(2), found[1])
+
+
+def stands_for(message: RawMessage) -> int:
+    """How many messages of the conversation ``message`` stands for: one holding a summary
+    block, the messages its header counts (and itself too when it says something else);
+    any other message, itself. A summary of a span that holds an earlier summary counts
+    them this way, so its header says what its body's ``Scope`` says."""
+    found = _find_block(message)
+    if found is None:
+        return 1
+    return int(found[0].group(1)) + bool(found[1])
+
+
+def _find_block(message: RawMessage) -> tuple[re.Match[str], str] | None:
+    """The summary block of ``message`` and the message's other text, if it holds one."""
     content = message.get("content")
     if isinstance(content, list):
         texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
@@ -61,8 +78,7 @@ def find_summary(message: RawMessage) -> tuple[str, str] | None:
             continue
         match = _BLOCK.search(text)
         if match is not None:
-            rest = (text[: match.start()] + text[match.end() :]).strip()
-            return match.group(1), rest
+            return match, (text[: match.start()] + text[match.end() :]).strip()
     return None
 
 
@@ -79,8 +95,13 @@ def choose_placement(
     prepended to the next message (which keeps everything before it byte-identical for
     prompt caches), appended to the previous one, and last a bridge of two messages (the
     summary and a one-line turn of the other role). A message is merged into only when
-    :func:`mergeable` and it is not one of ``frozen`` (the running tool loop's turn, and
-    turns whose thinking was removed: they were thinking-bearing turns).
+    :func:`mergeable` and it is not one of ``frozen`` (the current turn, and turns whose
+    thinking was removed: they were thinking-bearing turns).
+
+    Under every profile, whether it enforces alternation or not, the placement never puts
+    two user or two assistant messages side by side: OpenAI accepts two user messages in
+    a row, but many OpenAI-compatible servers' chat templates do not, and a same-role run
+    condense made is one the caller never sent.
     """
     before_role, after_role = _role(before), _role(after)
     opens = before_role in (None, "system", "developer")
@@ -92,7 +113,7 @@ def choose_placement(
             return False
         sequence = [before_role, *roles, after_role]
         for first, second in itertools.pairwise(sequence):
-            if profile.alternate and first == second and first in ("user", "assistant"):
+            if first == second and first in ("user", "assistant"):
                 return False
             if not profile.user_after_tool and first == "tool" and second == "user":
                 return False
@@ -116,7 +137,9 @@ def choose_placement(
         return "merge_previous"
     if fits(("user", "assistant")):
         return "bridge_user"
-    return "bridge_assistant"
+    if fits(("assistant", "user")):
+        return "bridge_assistant"
+    return "bridge_user" if before_role == "assistant" or opens else "bridge_assistant"
 
 
 def mergeable(message: RawMessage) -> bool:
