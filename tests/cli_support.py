@@ -6,12 +6,12 @@ stderr (bytes underneath, as a process has: the commands write data to
 and a second import of condense. It returns what ``subprocess.run`` would: the exit code
 and both streams as text.
 
-:func:`run_cli_process` runs ``python -m condense`` in a real subprocess. Use it only
-where a process is the point: signals, a stream closed at start-up, a pipe whose reader
-goes away, a child's own umask or working directory seen from outside, the
-``python -m condense`` entry point itself. A test that interrupts a real process waits
-for an event that says the process is mid-work (:func:`wait_until`; a summary it asked
-for and :class:`HeldSummaries` holds), never for a workload to last long enough.
+A real ``python -m condense`` process is for what only a process shows: the installed
+command and its exit codes, a stream closed at start-up, a pipe read record by record or
+whose reader goes away, a terminal, signals. A test that interrupts one starts it as a
+:func:`terminal_job` and waits for an event that says it is mid-work
+(:func:`wait_until`; a summary it asked for and :class:`HeldSummaries` holds), never for
+a workload to last long enough; :data:`HANG_GUARD` bounds every wait.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -67,31 +66,6 @@ def run_cli(
         except SystemExit as done:
             code = _exit_code(done.code, streams)
     return Finished(args, code, streams.text("stdout"), streams.text("stderr"))
-
-
-def run_cli_process(
-    *args: str,
-    stdin: str | None = None,
-    cwd: Path | str | None = None,
-    umask: int | None = None,
-) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m condense ARGS`` in a real subprocess, output captured as text;
-    stdin is empty when ``stdin`` is ``None`` (not the test runner's)."""
-
-    def set_umask() -> None:
-        if umask is not None:
-            os.umask(umask)
-
-    return subprocess.run(
-        [sys.executable, "-m", "condense", *args],
-        input=stdin or "",
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=HANG_GUARD,
-        check=False,
-        preexec_fn=set_umask if umask is not None else None,
-    )
 
 
 def terminal_job() -> None:
