@@ -66,6 +66,8 @@ PROFILE = dataclasses.replace(
         "required 'reasoning' item: 'rs_…'.",
         "reasoning_without_following_item": "Item '{id}' of type 'reasoning' was provided "
         "without its required following item.",
+        # Azure Foundry's words (anomalyco/opencode #48942)
+        "foreign_reasoning": "Conflicting authenticated continuation identities.",
     },
 )
 

@@ -9,7 +9,9 @@ Repair runs three passes, one module each, each fixing one family of rules:
    have no result;
 3. ``order``: system prompt first, a user message first, roles alternating, no user
    message right after a tool result where the provider refuses that;
-4. ``replay``: what reasoning models' providers need replayed, and typed-block rules.
+4. ``replay``: what reasoning models' providers need replayed, and typed-block rules;
+   before the pairing pass, ``chains`` leaves out Responses reasoning minted in a
+   continuation chain a compaction item replaced.
 
 ``ledger`` keeps track of where each message came from and of every change.
 
@@ -33,6 +35,7 @@ from condense.exceptions import InvalidOutputError
 from condense.formats import Conversation
 from condense.formats.locate import human, native_words
 from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
+from condense.repair.chains import drop_foreign_reasoning
 from condense.repair.ledger import Action, Change, Locate, Log, RepairResult, Side
 from condense.repair.normalize import normalize_all
 from condense.repair.order import OPENING_USER, fix_order
@@ -83,7 +86,7 @@ def _repair(
             provider_reason=choice.reason,
         )
     log = Log()
-    slots = normalize_all(messages, profile, log)
+    slots = drop_foreign_reasoning(normalize_all(messages, profile, log), log)
     all_clean = all(slot.clean for slot in slots) and len(slots) == len(messages)
     if not all_clean or next(pairing_violations(messages, profile), None) is not None:
         slots = pair_results(slots, profile, log)

@@ -4,8 +4,9 @@ The validator never raises on odd input: a message that is not even a dict is it
 violation. Each violation names the message index, a stable code, a human sentence and,
 where a provider's real error text is known, the error it would return. The rules live
 in one module per family: ``messages`` (each message on its own), ``pairing``, ``order``,
-``replay`` (reasoning state), ``blocks`` (typed content blocks); ``fast`` proves the
-common case valid in one pass.
+``replay`` (reasoning state), ``blocks`` (typed content blocks), ``chains`` (Responses
+reasoning from a replaced continuation chain); ``fast`` proves the common case valid in
+one pass.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from condense._input import check_history
 from condense.formats import Conversation
 from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
 from condense.validate.blocks import block_violations
+from condense.validate.chains import chain_violations
 from condense.validate.fast import plainly_valid
 from condense.validate.messages import (
     ROLES,
@@ -92,6 +94,7 @@ def all_violations(messages: Sequence[Any], profile: Profile) -> list[Violation]
         *order_violations(messages, profile),
         *replay_violations(messages, profile),
         *block_violations(messages, profile),
+        *chain_violations(messages, profile),
     ]
     found.sort(key=lambda v: v.index)
     return found
