@@ -7,6 +7,7 @@ import functools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from condense.compress.assemble import LeftOut
 from condense.providers.base import MediaBilling
@@ -132,9 +133,16 @@ class CompressionState:
 @dataclass(frozen=True, kw_only=True)
 class CompressionResult:
     """The compressed history, the summary text (``None`` if nothing was summarized), the
-    report, and the state to pass as ``previous=`` on the next call."""
+    report, and the state to pass as ``previous=`` on the next call.
+
+    ``messages`` is in the input's shape: canonical messages for canonical input (and
+    for a loaded ``Conversation``), the native message list for native input; ``native``
+    is then the whole native request (the body for a body), else ``None``
+    (``condense.formats.native``). The report indexes canonical messages."""
 
     messages: list[RawMessage]
     summary: str | None
     report: CompressionReport
     state: CompressionState
+    native: Any = None
+    """For native input: the compressed request in its own format."""

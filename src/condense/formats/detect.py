@@ -93,7 +93,10 @@ def _signals(items: list[Any]) -> Iterator[str]:
             yield "responses"
         elif "role" in item:
             yield "chat"
-            if item["role"] in _OPENAI_ROLES or not _OPENAI_KEYS.isdisjoint(item):
+            role = item["role"]
+            if (isinstance(role, str) and role in _OPENAI_ROLES) or not _OPENAI_KEYS.isdisjoint(
+                item
+            ):
                 yield "openai-structure"
             content = item.get("content")
             for part in content if isinstance(content, list) else ():

@@ -34,6 +34,7 @@ from condense._input import check_history
 from condense.exceptions import InvalidOutputError
 from condense.formats import Conversation
 from condense.formats.locate import human, native_words
+from condense.formats.native import answer, read_native
 from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
 from condense.repair.chains import drop_foreign_reasoning
 from condense.repair.ledger import Action, Change, Locate, Log, RepairResult, Side
@@ -61,8 +62,16 @@ def repair(
     also chooses the profile, each change's ``location`` names the place in the user's
     file (``messages[3].content[1]``, ``input[7]``, ``before messages[4]``) and no reason
     names condense's internal keys. Write the result back with
-    ``conversation.dump(result.messages)``.
+    ``conversation.dump(result.messages)``. A native list or request body (Anthropic,
+    Responses, Gemini, Bedrock …) is read the same way, and the result answers in its
+    shape (``result.messages`` native, ``result.native`` the whole request; see
+    :mod:`condense.formats.native`).
     """
+    native = read_native(messages)
+    if native is not None:
+        healed = repair(native, provider=provider, model=model)
+        listed, whole = answer(native, healed.messages)
+        return replace(healed, messages=listed, native=whole)
     if isinstance(messages, Conversation):
         conversation = messages
         check_history(conversation.messages)

@@ -16,6 +16,7 @@ from typing import Any
 
 from condense._input import check_history
 from condense.formats import Conversation
+from condense.formats.native import read_native
 from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
 from condense.validate.blocks import block_violations
 from condense.validate.chains import chain_violations
@@ -64,8 +65,11 @@ def validate(
     also chooses the profile (an Anthropic file gets Anthropic's rules), and each
     violation's ``location`` names the place in the user's file (``messages[3].content[1]``,
     ``input[7]``), its ``provider_error`` uses that file's paths when the file is in the
-    provider's own format, and no text names condense's internal keys.
+    provider's own format, and no text names condense's internal keys. A native list
+    or request body (Anthropic, Responses, Gemini, Bedrock …) is read the same way
+    (:mod:`condense.formats.native`).
     """
+    messages = read_native(messages) or messages
     check_history(
         messages.messages if isinstance(messages, Conversation) else messages, need_message=False
     )
