@@ -8,6 +8,7 @@ import copy
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -171,13 +172,54 @@ def test_compressing_a_gemini_request_returns_one_gemini_accepts(
     result = condense.compress(request, budget=budget)
     assert isinstance(result.native, dict) and result.messages == result.native["contents"]
     assert gemini_problems(result.native, ids_allowed=ids) == []
-    last_ask = max(
-        i
-        for i, t in enumerate(request["contents"])
-        if t["role"] == "user" and "text" in t["parts"][0]
-    )
-    turn = request["contents"][last_ask:]
-    assert result.native["contents"][-len(turn) :] == turn  # the current turn as it came
+
+
+def _call(args: dict[str, Any] | None = None, signature: str | None = None) -> dict[str, Any]:
+    part: dict[str, Any] = {"functionCall": {"name": "read_file", "args": args or {}}}
+    return {**part, "thoughtSignature": signature} if signature else part
+
+
+def _response(output: str = "ok") -> dict[str, Any]:
+    return {"functionResponse": {"name": "read_file", "response": {"output": output}}}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="depends on helper 'turns' (issue 16: the current turn, from the last user "
+    "text on, is untouchable); today its earlier steps are summarized into the ask",
+)
+def test_compress_keeps_the_current_gemini_turn_as_it_came() -> None:
+    turn = [  # a shape hypothesis found (budget 300): the turn's first steps are summarized
+        {"role": "user", "parts": [{"text": ":"}]},
+        {"role": "model", "parts": [{"text": '"b:}', "thought": True}, _call({}, "0000"), _call()]},
+        {"role": "user", "parts": [_response(":"), _response(":")]},
+        {"role": "model", "parts": [_call({"path": "a", "cmd": "a", "n": "a"}, "0000")]},
+        {"role": "user", "parts": [_response(":")]},
+        {"role": "model", "parts": [{"text": ":}a\n:}"}]},
+    ]
+    earlier = [
+        {"role": "user", "parts": [{"text": ":"}]},
+        {"role": "model", "parts": [{"text": ":"}]},
+        {"role": "user", "parts": [{"text": ":"}]},
+        {"role": "model", "parts": [_call({}, "0000"), _call()]},
+        {"role": "user", "parts": [_response(":"), _response(":")]},
+        {"role": "model", "parts": [{"text": ":", "thought": True}, _call({}, "0000")]},
+        {"role": "user", "parts": [_response(":")]},
+        {"role": "model", "parts": [{"text": ":"}]},
+    ]
+    request = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "read the big file"}]},
+            {"role": "model", "parts": [_call({"path": "big"}, "A==")]},
+            {"role": "user", "parts": [_response(BULK)]},
+            {"role": "model", "parts": [{"text": "read it"}]},
+            *earlier,
+            *turn,
+        ]
+    }
+    result = condense.compress(request, budget=300)
+    assert gemini_problems(result.native) == []
+    assert result.native["contents"][-len(turn) :] == turn
 
 
 def test_gemini_places_are_named_in_the_users_file() -> None:
