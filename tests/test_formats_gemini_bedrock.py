@@ -471,3 +471,43 @@ def test_compressing_a_converse_request_returns_one_converse_accepts(
     result = condense.compress(body, budget=budget)
     assert bedrock_problems(result.native) == []
     assert result.messages == result.native["messages"]
+
+
+def test_gemini_signatures_on_parts_of_their_own_stay_where_they_came() -> None:
+    """Shapes Gemini streams end with: a signature on an empty text part, a part holding
+    only a signature after the calls, a signed thought without text."""
+    model = {
+        "role": "model",
+        "parts": [
+            {"thought": True, "thoughtSignature": "ZW5j"},
+            {"functionCall": {"name": "fs_read", "args": {"p": 1}}},
+            {"functionCall": {"name": "fs_read", "args": {}}},
+            {"thoughtSignature": "Yg=="},
+        ],
+    }
+    request = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "go"}]},
+            model,
+            {"role": "user", "parts": [_response("1"), _response("2")]},
+            {
+                "role": "model",
+                "parts": [{"text": "Final answer."}, {"text": "", "thoughtSignature": "c2ln"}],
+            },
+            {"role": "user", "parts": [{"text": "next"}]},
+        ]
+    }
+    conversation = condense.load(request)
+    assert conversation.dump() == request
+    assert condense.validate(conversation) == []
+    from condense.units import carries_replay
+
+    assert carries_replay(conversation.messages[1]) and carries_replay(conversation.messages[4])
+    for budget in (60, 10_000):
+        result = condense.compress(request, budget=budget)
+        out = json.dumps(result.native["contents"])
+        for turn in (model, request["contents"][3]):  # kept as it came, or left out whole
+            signatures = [p["thoughtSignature"] for p in turn["parts"] if "thoughtSignature" in p]
+            kept = turn in result.native["contents"]
+            assert kept or not any(f'"{s}"' in out for s in signatures)
+        assert gemini_problems(result.native) == []

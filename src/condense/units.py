@@ -76,8 +76,10 @@ class Unit:
 
 def carries_replay(message: Any) -> bool:
     """True when ``message`` holds state its provider needs replayed unchanged: thinking
-    blocks, Responses items (reasoning items, an item ``id``), ``reasoning_content``, or a
-    tool call carrying a thought signature or an item id.
+    blocks, Responses items (reasoning items, an item ``id``), ``reasoning_content``, a
+    tool call carrying a thought signature or an item id, or a content part carrying a
+    Gemini thought signature (read from a native Gemini part, which must go back as it
+    came and where it came).
 
     Such a message is kept as the same object or left out with its whole unit: condense
     never edits it, never merges text into it and never shrinks its calls (Anthropic
@@ -88,9 +90,24 @@ def carries_replay(message: Any) -> bool:
     if not REPLAY_KEYS.isdisjoint(message) or ITEM_ID in message:
         return True
     calls = message.get("tool_calls")
-    return isinstance(calls, list) and any(
+    if isinstance(calls, list) and any(
         isinstance(call, dict) and (EXTRA_CONTENT in call or ITEM_ID in call) for call in calls
+    ):
+        return True
+    content = message.get("content")
+    return isinstance(content, list) and any(
+        isinstance(part, dict)
+        and (
+            not _SIGNATURE_KEYS.isdisjoint(part)
+            or (isinstance(part.get("part"), dict) and not _SIGNATURE_KEYS.isdisjoint(part["part"]))
+        )
+        for part in content
     )
+
+
+_SIGNATURE_KEYS = frozenset({"thoughtSignature", "thought_signature"})
+"""A Gemini part's signature, on a content part read from a native part (``part`` holds
+a part with no chat form, see ``condense.formats.gemini``)."""
 
 
 def _responses_turn(message: Any) -> bool:
