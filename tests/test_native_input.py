@@ -177,3 +177,37 @@ def test_lists_that_read_as_openai_chat_stay_canonical(history: list[Any]) -> No
 def test_a_single_message_passed_alone_is_still_a_clear_error() -> None:
     with pytest.raises(condense.InputError, match="wrap a single message in a list"):
         condense.count_tokens({"role": "user", "content": "x"})  # type: ignore[arg-type]
+
+
+def test_canonical_messages_carrying_another_formats_blocks_stay_canonical() -> None:
+    """Canonical messages read from an Anthropic file keep its thinking under the
+    adapters' own key and its server-tool blocks in their content: passed back as a list
+    they are the canonical form, not an Anthropic list to read again."""
+    canonical = condense.load(
+        {
+            "messages": [
+                {"role": "user", "content": "search"},
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "thinking", "thinking": "t", "signature": "c2ln"},
+                        {
+                            "type": "server_tool_use",
+                            "id": "srvtoolu_1",
+                            "name": "web_search",
+                            "input": {},
+                        },
+                        {
+                            "type": "web_search_tool_result",
+                            "tool_use_id": "srvtoolu_1",
+                            "content": [],
+                        },
+                        {"type": "text", "text": "found"},
+                    ],
+                },
+            ]
+        }
+    ).messages
+    assert "thinking_blocks" in canonical[1]
+    healed = condense.repair(canonical, provider="anthropic")
+    assert healed.native is None and healed.messages[1] is canonical[1]

@@ -7,7 +7,9 @@ Anthropic blocks (``tool_use``, ``tool_result``, ``thinking``, image ``source``)
 top-level ``system``, or Bedrock Converse blocks (typeless one-member unions: ``{"text"}``,
 ``{"toolUse"}``, ``{"toolResult"}``, ``{"reasoningContent"}`` …, or the request keys
 ``toolConfig``/``inferenceConfig``). A list of plain text messages reads the same in
-every role-based format and is called ``openai``.
+every role-based format and is called ``openai``, and so is a list whose messages carry
+the adapters' own keys (``thinking_blocks``, ``responses_items``, ``item_id``): it is the
+canonical form, whatever blocks of another format its content carries.
 
 To add a format, add its name to ``FORMATS``, what marks it to ``_signals`` (an item) or
 ``_body_hint`` (a request body), and its place in ``_decide``.
@@ -21,6 +23,7 @@ from typing import Any
 from condense.exceptions import FormatError
 from condense.formats._common import describe
 from condense.formats.bedrock import BODY_KEYS, is_block
+from condense.formats.locate import EXTENSION_KEYS
 
 FORMATS = ("openai", "anthropic", "responses", "sharegpt", "gemini", "bedrock")
 
@@ -97,6 +100,8 @@ def _decide(signals: set[str]) -> str:
         if "chat" in signals:
             raise FormatError("mixes Gemini turns ('parts') with chat messages" + _HINT)
         return "gemini"
+    if "canonical" in signals:  # the adapters' own keys: canonical messages, whatever
+        return "openai"  # blocks of another format they carry in their content
     if "bedrock" in signals:
         if signals & {"openai-structure", "anthropic"}:
             raise FormatError(
@@ -129,6 +134,8 @@ def _signals(items: list[Any]) -> Iterator[str]:
             yield "gemini"
         elif "role" in item:
             yield "chat"
+            if not EXTENSION_KEYS.isdisjoint(item):
+                yield "canonical"
             role = item["role"]
             if (isinstance(role, str) and role in _OPENAI_ROLES) or not _OPENAI_KEYS.isdisjoint(
                 item

@@ -177,13 +177,13 @@ def _pairing_by_id(messages: Sequence[Any], profile: Profile) -> Iterator[Violat
             open_calls[ids[0]] = index
             answered.discard(ids[0])
             aliases.update((alias, ids[0]) for alias in ids[1:])
-        canonical = {ident for ids in id_sets for ident in ids}
-        unchecked.update(i for i in calls_made(message) if i not in canonical)
-        for ident in answers(message):
-            if not isinstance(message, dict) or message.get("role") != "tool":
-                open_calls.pop(aliases.get(ident, ident), None)  # an output item
+        is_tool = isinstance(message, dict) and message.get("role") == "tool"
+        if not is_tool:  # Responses call and output items this message carries
+            canonical = {ident for ids in id_sets for ident in ids}
+            unchecked.update(i for i in calls_made(message) if i not in canonical)
+            for ident in answers(message):
+                open_calls.pop(aliases.get(ident, ident), None)
                 unchecked.discard(ident)
-        if not isinstance(message, dict) or message.get("role") != "tool":
             continue
         result = result_id(message)
         answering = aliases.get(result, result) if result is not None else None
