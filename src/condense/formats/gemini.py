@@ -37,7 +37,8 @@ byte. Fresh turns: leading system/developer messages become ``systemInstruction`
 later one a user turn); an assistant turn is its thought parts, content, then
 ``functionCall`` parts (each with its signature); tool results, and the user text right
 after them, make one user turn of ``functionResponse`` parts (then the text), as Gemini
-wants every response right after its call turn. A string result is written as
+wants every response right after its call turn; a response is named after the call it
+answers when the tool message has no ``name``. A string result is written as
 ``{"output": text}`` unless it is a JSON object's text, which is written as that object.
 ``id`` is written on calls and responses only when the record's own calls carried ids
 (some Gemini endpoints refuse it: ``Unknown name "id" at 'contents[3].parts[1].
@@ -338,9 +339,20 @@ def layout(messages: Sequence[Any]) -> tuple[Any, tuple[Place | None, ...]]:
 
 
 class _Style:
-    """How fresh parts are written for a record: key spelling, and whether ids go out."""
+    """How fresh parts are written for a record: key spelling, whether ids go out, and
+    the name of each call by id (a response names the function it answers)."""
 
-    def __init__(self, record: object) -> None:
+    def __init__(self, record: object, messages: Sequence[Any]) -> None:
+        self.names = {
+            call["id"]: call["function"]["name"]
+            for message in messages
+            if isinstance(message, dict) and isinstance(message.get("tool_calls"), list)
+            for call in message["tool_calls"]
+            if isinstance(call, dict)
+            and isinstance(call.get("id"), str)
+            and isinstance(call.get("function"), dict)
+            and isinstance(call["function"].get("name"), str)
+        }
         turns = _get(record, "contents") if isinstance(record, dict) else record
         parts = [
             part
@@ -362,7 +374,7 @@ class _Style:
 def _write(
     record: object, groups: Sequence[Group], messages: Sequence[Any], *, lenient: bool = False
 ) -> tuple[Any, tuple[Place | None, ...]]:
-    style = _Style(record)
+    style = _Style(record, messages)
     lead = 0
     while lead < len(messages) and _role(messages[lead]) in _SYSTEM_ROLES:
         lead += 1
@@ -493,7 +505,10 @@ def _response_part(message: Any, style: _Style) -> dict[str, Any]:
     response: dict[str, Any] = {}
     if style.ids and isinstance(message.get("tool_call_id"), str):
         response["id"] = message["tool_call_id"]
-    response["name"] = message.get("name") if isinstance(message.get("name"), str) else "tool"
+    name = message.get("name")
+    if not isinstance(name, str):
+        name = style.names.get(message.get("tool_call_id"), "tool")
+    response["name"] = name
     response["response"] = _response_value(message.get("content"))
     return {style.key("functionResponse"): response}
 
