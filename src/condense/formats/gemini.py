@@ -53,17 +53,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from condense.exceptions import FormatError
 from condense.formats._common import (
-    Fresh,
     Group,
     Parsed,
     describe,
     dump_json,
     extras,
+    joined,
     parse_arguments,
     plan,
     require_dict,
@@ -382,7 +382,7 @@ def _write(
     turn_groups = [group for group in groups if group.kind != "system"]
     turns: list[Any] = []
     places: list[Place | None] = []
-    for run in _joined(plan(messages[lead:], turn_groups)):
+    for run in joined(plan(messages[lead:], turn_groups)):
         if isinstance(run, Group):
             turns.extend(run.native)
             places.extend([None] * len(run.messages))  # their places are the record's own
@@ -406,28 +406,6 @@ def _write(
         return turns, tuple(places)
     out["contents"] = turns
     return out, tuple(places)
-
-
-def _joined(runs: Iterable[Group | Fresh]) -> list[Group | Fresh]:
-    """``runs`` with an unchanged turn of responses made fresh when a fresh response
-    follows it: every response to a call turn goes in the one turn after it."""
-    out: list[Group | Fresh] = []
-    position = 0
-    for run in runs:
-        start = run.start if isinstance(run, Fresh) else position
-        position = start + len(run.messages)
-        previous = out[-1] if out else None
-        if (
-            isinstance(run, Fresh)
-            and isinstance(previous, Group)
-            and _role(run.messages[0]) == "tool"
-            and _role(previous.messages[-1]) in ("tool", "user")
-        ):
-            out.pop()
-            start -= len(previous.messages)
-            run = Fresh(start, [*previous.messages, *run.messages])
-        out.append(run)
-    return out
 
 
 def _turns(
