@@ -8,7 +8,6 @@ import copy
 import json
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -183,11 +182,6 @@ def _response(output: str = "ok") -> dict[str, Any]:
     return {"functionResponse": {"name": "read_file", "response": {"output": output}}}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="depends on helper 'turns' (issue 16: the current turn, from the last user "
-    "text on, is untouchable); today its earlier steps are summarized into the ask",
-)
 def test_compress_keeps_the_current_gemini_turn_as_it_came() -> None:
     turn = [  # a shape hypothesis found (budget 300): the turn's first steps are summarized
         {"role": "user", "parts": [{"text": ":"}]},

@@ -47,6 +47,7 @@ from enum import StrEnum
 from typing import Any
 
 from condense.providers.base import EXTRA_CONTENT, ITEM_ID, REPLAY_KEYS, RESPONSES_ITEMS
+from condense.turns import carries_compaction
 from condense.types import RawMessage
 
 
@@ -154,7 +155,7 @@ def segment(messages: Sequence[Any]) -> list[Unit]:
             and stop < total
             and _kind_of(messages[stop]) in (reply, exchange)
             and (_responses_turn(messages[stop - 1]) or _responses_turn(messages[stop]))
-            and not (_compaction(messages[stop - 1]) or _compaction(messages[stop]))
+            and not (carries_compaction(messages[stop - 1]) or carries_compaction(messages[stop]))
         ):
             kind = _kind_of(messages[stop])
             stop += 1
@@ -202,19 +203,6 @@ def _reach(
 
 def _is_tool(message: Any) -> bool:
     return type(message) is dict and message.get("role") == "tool"
-
-
-def _compaction(message: Any) -> bool:
-    """An assistant message holding a Responses ``compaction`` item."""
-    items = message.get(RESPONSES_ITEMS) if type(message) is dict else None
-    return isinstance(items, list) and any(
-        isinstance(item, dict) and item.get("type") in COMPACTION_ITEMS for item in items
-    )
-
-
-COMPACTION_ITEMS = frozenset({"compaction", "compaction_summary"})
-"""Responses item types that stand for the history before them (Codex reads
-``compaction_summary`` as an alias of ``compaction``)."""
 
 
 def calls_made(message: object) -> tuple[str, ...]:

@@ -78,11 +78,19 @@ def answer(conversation: Conversation, messages: Sequence[RawMessage]) -> tuple[
     :func:`read_native`: the whole form as ``conversation.dump`` writes it, and the
     message list in it."""
     native = conversation.dump(messages)
+    return answer_messages(conversation, native, messages), native
+
+
+def answer_messages(
+    conversation: Conversation, native: Any, messages: Sequence[RawMessage]
+) -> list[Any]:
+    """The message list of ``native``, a form written for ``conversation`` from the
+    canonical ``messages``."""
     if not isinstance(native, dict):
-        return list(native), native
+        return list(native)
     key = list_key(native) if conversation.format == "openai" else ROOTS[conversation.format]
     found = native.get(key)
     if isinstance(found, list):
-        return found, native
+        return found
     # a Responses body whose ``input`` is one string: its items, as a fresh write makes them
-    return list(Conversation(messages=list(messages), format=conversation.format).dump()), native
+    return list(Conversation(messages=list(messages), format=conversation.format).dump())

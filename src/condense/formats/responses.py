@@ -85,12 +85,12 @@ from condense.formats._common import (
     tool_call_parts,
 )
 from condense.formats.locate import ITEM_ID_KEY, ITEMS_KEY, Path, Place
+from condense.turns import COMPACTION_TYPES
 from condense.types import RawMessage
 
 ROOT = "input"
 _TEXT_PARTS = ("input_text", "output_text")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
-_COMPACTION = ("compaction", "compaction_summary")  # Codex reads the old name as an alias
 
 
 def from_responses(obj: object) -> list[RawMessage]:
@@ -157,7 +157,7 @@ class _Reader:
         elif kind in _OUTPUTS:
             self.close(alone=True)
             self.emit(_tool_message(item), [(index, item)], Place((ROOT, index)))
-        elif kind in _COMPACTION:  # a message of its own, with what waited before it
+        elif kind in COMPACTION_TYPES:  # a message of its own, with what waited before it
             self.close()
             self.pending.append((index, item))
             self.close(alone=True)

@@ -26,7 +26,7 @@ from typing import Any
 
 from condense.providers import Profile
 from condense.providers.base import RESPONSES_ITEMS
-from condense.units import COMPACTION_ITEMS
+from condense.turns import COMPACTION_TYPES
 from condense.validate.report import Violation, violation
 
 
@@ -36,7 +36,7 @@ def foreign_reasoning(messages: Sequence[Any]) -> dict[int, list[int]]:
     newest: tuple[int, int] | None = None
     for index, message in enumerate(messages):
         for position, item in enumerate(_items(message)):
-            if item.get("type") in COMPACTION_ITEMS:
+            if item.get("type") in COMPACTION_TYPES:
                 newest = (index, position)
     if newest is None:
         return {}
