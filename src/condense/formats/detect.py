@@ -78,6 +78,14 @@ def _body_hint(body: dict[str, Any]) -> str | None:
 
 
 def _from_items(items: list[Any], *, hint: str | None = None) -> str:
+    from condense.formats.transcripts import first_kind
+
+    transcript = first_kind(items[:1])
+    if transcript is not None:  # events of a session, not messages: never misread them
+        raise FormatError(
+            f"holds {transcript} transcript events, not messages; "
+            "read it with condense.load(), which rebuilds its requests"
+        )
     signals = set(_signals(items))
     if hint is not None:
         signals.add(hint)

@@ -16,7 +16,9 @@ format condense reads, passed as it is:
 - a loaded ``Conversation``: as it is.
 
 A list is native when :func:`~condense.formats.detect_format` says so; a list it calls
-``openai``, or cannot tell (a history of junk, left to ``repair``), is canonical.
+``openai``, or cannot tell (a history of junk, left to ``repair``), is canonical. A list
+of transcript events (Claude Code, Codex rollout) is refused with a FormatError: read it
+with ``condense.load``, which rebuilds its requests.
 
 The answer comes back in the input's shape (:func:`answer`): for native input the
 result's ``messages`` is the native message list (the list under the body's key for a
@@ -33,6 +35,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from condense.exceptions import FormatError
+from condense.formats import transcripts
 from condense.formats.conversation import ROOTS, Conversation
 from condense.formats.detect import detect_format
 from condense.formats.openai import list_key
@@ -59,6 +62,8 @@ def read_native(history: object) -> Conversation | None:
     try:
         name = detect_format(history)
     except FormatError:
+        if transcripts.first_kind(history[:1]) is not None:
+            raise  # a session's events: condense.load() rebuilds its requests
         return None  # not one format's list: the canonical path reports what is wrong
     if name == "openai":
         return None
