@@ -68,7 +68,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--concurrency", type=positive, default=16, help="LLM summaries at once (default: 16)"
     )
     parser.add_argument(
-        "--workers", type=count, help="worker processes (default: all cores; 0: none)"
+        "--workers",
+        type=count,
+        help="worker processes (default: one per core for an input of 64 MB or more, "
+        "none below; 0: none)",
     )
     parser.add_argument(
         "--resume", action="store_true", help="continue an interrupted run into the same -o"
@@ -247,8 +250,7 @@ def summary_table(report: dict[str, Any]) -> Table:
     if ratio["p50"] is not None:
         rows.append(
             (
-                f"ratio after/before{' ≈' if _about(tokens, 'before') else ''} "
-                "min·p10·p50·p90·max",
+                f"ratio after/before{' ≈' if _about(tokens, 'before') else ''} min·p10·p50·p90·max",
                 " · ".join(f"{ratio[k]:.2f}" for k in ("min", "p10", "p50", "p90", "max")),
             )
         )
