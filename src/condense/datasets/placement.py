@@ -106,28 +106,45 @@ def trainable_span(
 
     The first candidate (see :func:`_candidates`) where a summary can stand wins; only
     when none has such a place is a span that may merely be left out taken, and with
-    ``text_fits=False`` (no room for any text) only such a span. ``slack``: the tokens
-    the kept part may still grow by and leave the same room (``unit_tokens(i)`` counts
-    unit ``i``)."""
+    ``text_fits=False`` (no room for any text) only such a span. A candidate that keeps
+    units of ``span`` must leave the same room: they may add ``slack`` tokens at most
+    (``unit_tokens(i)`` counts unit ``i``, only for a candidate that keeps the order)."""
     silent: tuple[range, list[Placement]] | None = None
-    for candidate in _candidates(plan, span, slack, unit_tokens):
+    too_far = len(plan.units)  # keeping units from here on exceeds the slack
+    for candidate, kept in _candidates(plan, span):
+        if kept.stop > too_far:
+            continue
         found = placements(kinds, plan.messages_of(candidate), role)
-        if text_fits and found and found[0] is not Placement.LEFT_OUT:
+        written = text_fits and bool(found) and found[0] is not Placement.LEFT_OUT
+        if not written and (silent is not None or Placement.LEFT_OUT not in found):
+            continue
+        if kept and (over := _beyond(kept, slack, unit_tokens)) is not None:
+            too_far = over
+            continue
+        if written:
             return candidate, found
-        if silent is None and Placement.LEFT_OUT in found:
-            if not text_fits:
-                return candidate, [Placement.LEFT_OUT]
-            silent = candidate, found
+        if not text_fits:
+            return candidate, [Placement.LEFT_OUT]
+        silent = candidate, found
     return silent
 
 
-def _candidates(
-    plan: Plan, span: range, slack: int, unit_tokens: Callable[[int], int]
-) -> Iterator[range]:
-    """``span``, then spans that replace more of the middle after it, then spans that
-    keep more of its start (within ``slack``), then spans that begin earlier, in the
-    protected head after the first ask; last, those spans reaching into the protected
-    tail (never its last unit: the record still ends on its final response)."""
+def _beyond(units: range, slack: int, unit_tokens: Callable[[int], int]) -> int | None:
+    """The first of ``units`` by which they add up to more than ``slack`` (counted in
+    order, none past it), or ``None`` when they all fit in it."""
+    for unit in units:
+        slack -= unit_tokens(unit)
+        if slack < 0:
+            return unit
+    return None
+
+
+def _candidates(plan: Plan, span: range) -> Iterator[tuple[range, range]]:
+    """Spans to try, each with the units of ``span`` it keeps: ``span``, then spans that
+    replace more of the middle after it, then spans that keep more of its start, then
+    spans that begin earlier, in the protected head after the first ask; last, those
+    spans reaching into the protected tail (never its last unit: the record still ends
+    on its final response)."""
     end = span.stop
     while end < plan.layout.tail_start and plan.layout.reducible(end):
         end += 1  # the reducible units right after the span
@@ -140,18 +157,15 @@ def _candidates(
         if plan.units[start].kind is UnitKind.SYSTEM:
             break
         earlier.append(start)
+    none = range(0)
     for stop in ends:
-        yield range(span.start, stop)
-    kept = 0
+        yield range(span.start, stop), none
     for start in range(span.start + 1, span.stop):
-        kept += unit_tokens(start - 1)
-        if kept > slack:
-            break
         for stop in ends:
-            yield range(start, stop)
+            yield range(start, stop), range(span.start, start)
     for start in earlier:
         for stop in ends:
-            yield range(start, stop)
+            yield range(start, stop), none
     for start in (span.start, *earlier):
         for stop in range(end + 1, len(plan.units)):
-            yield range(start, stop)
+            yield range(start, stop), none
