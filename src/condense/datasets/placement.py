@@ -111,7 +111,7 @@ def trainable_span(
     (``unit_tokens(i)`` counts unit ``i``, only for a candidate that keeps the order)."""
     silent: tuple[range, list[Placement]] | None = None
     too_far = len(plan.units)  # keeping units from here on exceeds the slack
-    for candidate, kept in _candidates(plan, span):
+    for candidate, kept in _candidates(plan, span, kinds):
         if kept.stop > too_far:
             continue
         found = placements(kinds, plan.messages_of(candidate), role)
@@ -139,16 +139,19 @@ def _beyond(units: range, slack: int, unit_tokens: Callable[[int], int]) -> int 
     return None
 
 
-def _candidates(plan: Plan, span: range) -> Iterator[tuple[range, range]]:
+def _candidates(plan: Plan, span: range, kinds: Sequence[str]) -> Iterator[tuple[range, range]]:
     """Spans to try, each with the units of ``span`` it keeps: ``span``, then spans that
     replace more of the middle after it, then spans that keep more of its start, then
     spans that begin earlier, in the protected head after the first ask; last, those
     spans reaching into the protected tail (never its last unit: the record still ends
-    on its final response)."""
+    on its final response). Whether a span keeps the order depends only on the kinds of
+    the turns around it, so of the ends with one kind after them only the first is
+    tried."""
     end = span.stop
     while end < plan.layout.tail_start and plan.layout.reducible(end):
         end += 1  # the reducible units right after the span
-    ends = range(span.stop, end + 1)
+    ends = _first_of_each_kind(plan, range(span.stop, end + 1), kinds)
+    into_tail = _first_of_each_kind(plan, range(end + 1, len(plan.units)), kinds)
     first_ask = next(
         (i for i, unit in enumerate(plan.units) if unit.kind is UnitKind.USER), span.start
     )
@@ -167,5 +170,18 @@ def _candidates(plan: Plan, span: range) -> Iterator[tuple[range, range]]:
         for stop in ends:
             yield range(start, stop), none
     for start in (span.start, *earlier):
-        for stop in range(end + 1, len(plan.units)):
+        for stop in into_tail:
             yield range(start, stop), none
+
+
+def _first_of_each_kind(plan: Plan, stops: range, kinds: Sequence[str]) -> list[int]:
+    """Of ``stops`` (unit indices a span may end before), the first followed by each
+    kind of turn (or by the end of the record), in order."""
+    seen: set[str | None] = set()
+    first: list[int] = []
+    for stop in stops:
+        after = kinds[plan.units[stop].start] if stop < len(plan.units) else None
+        if after not in seen:
+            seen.add(after)
+            first.append(stop)
+    return first
