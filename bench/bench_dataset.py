@@ -27,7 +27,8 @@ load", with one busy process per core running beside both tools (``--load``).
 
 hermes-agent is never a dependency of condense: it is installed into a throwaway venv
 under the data directory (``pip install hermes-agent==0.19.0``) the first time, and run
-there with a tiktoken shim as its tokenizer. ``--no-hermes`` skips it. Generated data is
+there with plain tiktoken as its tokenizer, o200k_base read offline from a tiktoken
+cache made of the copy condense ships. ``--no-hermes`` skips it. Generated data is
 cached in the data directory (default: the system temp dir) and reused.
 """
 
@@ -35,6 +36,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gzip
+import hashlib
 import json
 import math
 import multiprocessing
@@ -181,13 +184,12 @@ _HERMES_RUNNER = textwrap.dedent(
     """
     import asyncio, json, sys, time
     from pathlib import Path
-    sys.path.insert(0, sys.argv[1])           # condense/src, for the offline o200k_base
-    from condense.tokens import get_encoding
+    import tiktoken                            # o200k_base from TIKTOKEN_CACHE_DIR, offline
     import trajectory_compressor as tc
 
     source, target, latency = sys.argv[2], Path(sys.argv[3]), float(sys.argv[4])
     summary = int(sys.argv[6])
-    encoding = get_encoding("o200k_base")
+    encoding = tiktoken.get_encoding("o200k_base")
 
     class Shim:                                # hermes calls tokenizer.encode(text)
         def encode(self, text):
@@ -222,6 +224,21 @@ _HERMES_RUNNER = textwrap.dedent(
 )
 
 
+_O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+
+
+def tiktoken_cache(directory: Path) -> Path:
+    """A ``TIKTOKEN_CACHE_DIR`` holding o200k_base (condense's shipped copy of the same
+    file): hermes loads it with plain tiktoken, offline, and imports nothing of condense."""
+    cache = directory / "tiktoken-cache"
+    path = cache / hashlib.sha1(_O200K_URL.encode()).hexdigest()  # tiktoken's cache key
+    if not path.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        shipped = ROOT / "src" / "condense" / "tokens" / "data" / "o200k_base.tiktoken.gz"
+        path.write_bytes(gzip.decompress(shipped.read_bytes()))
+    return cache
+
+
 def hermes_python(directory: Path) -> Path:
     """The python of a throwaway venv with hermes-agent installed (made once)."""
     venv = directory / "hermes-venv"
@@ -243,6 +260,7 @@ def run_hermes(python: Path, data: Path, out: Path, *, target: int, llm: float) 
         runner = Path(home) / "run_hermes.py"
         runner.write_text(_HERMES_RUNNER)
         env = {**os.environ, "HERMES_HOME": home, "TERM": "dumb"}
+        env["TIKTOKEN_CACHE_DIR"] = str(tiktoken_cache(data.parent))
         done = subprocess.run(
             [
                 str(python),
@@ -351,6 +369,7 @@ def ratios(args: argparse.Namespace) -> None:
                 out = args.data_dir / "ratio-out"
                 env = {**os.environ, "HERMES_HOME": home, "TERM": "dumb"}
                 env["PYTHONPATH"] = str(ROOT / "src")
+                env["TIKTOKEN_CACHE_DIR"] = str(tiktoken_cache(args.data_dir))
                 ours = condense_command(data, out, target=args.target)
                 theirs = hermes_command(python, home_path, data, out, target=args.target)
                 timed(ours, env=env, cwd=home_path, out=out)  # warm the file cache
@@ -375,7 +394,7 @@ def ratios(args: argparse.Namespace) -> None:
             )
             ratio = statistics.median(walls)
             print(f"  {records:,} records, {condition}: {ratio:.2f}×", flush=True)
-    Console().print(table)
+    Console(width=120).print(table)
 
 
 # --- main -------------------------------------------------------------------------------

@@ -22,8 +22,10 @@ response, so the placement is chosen per record, from the turns around the span:
 When no placement keeps the order around the span the planner chose,
 :func:`trainable_span` moves the span by whole units: it replaces more of the middle,
 or keeps more of its start while the kept part still leaves the same room, or gives up
-the end of the protected head (never the first ask); when nothing works the record is
-kept as it was and flagged.
+the end of the protected head (never the first ask), and last the start of the
+protected tail (never its last unit). In a run of tool calls no human turn may stand
+after the first tool turn, so there the span begins right after the first ask and the
+summary closes it. When nothing works the record is kept as it was and flagged.
 """
 
 from __future__ import annotations
