@@ -25,14 +25,18 @@ from condense.exceptions import CondenseError, UpstreamRefusal
 from condense.retry import RetryPolicy
 from condense.server.codec import BodyDecodingError, decode
 from condense.server.prepare import Prepared, dump_body
-from condense.server.replay import compression_keeps_replay, repair_keeps_replay
+from condense.server.replay import (
+    compression_keeps_replay,
+    repair_keeps_replay,
+    replay_only_dropped,
+)
 from condense.server.windows import LearnedWindows
 from condense.tokens import count_tokens
 from condense.types import RawMessage
 
 __all__ = ["Retry", "UpstreamRefusal", "plan_retry"]
 
-_CHANGEABLE = frozenset({Action.REPAIR, Action.COMPRESS, Action.REDUCE_OUTPUT})
+_CHANGEABLE = frozenset({Action.REPAIR, Action.DROP_REPLAY, Action.COMPRESS, Action.REDUCE_OUTPUT})
 _SIZE = frozenset({Category.CONTEXT_OVERFLOW, Category.OUTPUT_LIMIT, Category.PAYLOAD_TOO_LARGE})
 
 
@@ -92,7 +96,10 @@ def plan_retry(
     if attempt.action is Action.COMPRESS and diagnosis.category not in _SIZE:
         return None  # an unexplained refusal is no reason to cut the history
     messages = result.messages
-    keeps = repair_keeps_replay if attempt.action is Action.REPAIR else compression_keeps_replay
+    keeps = {
+        Action.REPAIR: repair_keeps_replay,
+        Action.DROP_REPLAY: replay_only_dropped,  # the provider refused that state
+    }.get(attempt.action or Action.COMPRESS, compression_keeps_replay)
     if not keeps(prepared.messages, messages):
         return None  # the provider would refuse edited replay state anyway
     try:
