@@ -9,7 +9,11 @@ fetched from a URL or written to a cache directory: :func:`tiktoken.get_encoding
 called, because it downloads.
 
 Loading takes a few hundred milliseconds, so it happens on first use, once per encoding
-per process, under a lock.
+per process, under a lock. Most of it went into parsing the rank file, so the parsed
+ranks ship too, pickled (``<name>.ranks.pickle.gz``, written by :func:`pickled_ranks`
+from the rank file and tagged with its SHA-256): reading them costs a third. A cache
+that is missing, damaged or made from another rank file is ignored, and the rank file
+is parsed as before.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import binascii
 import functools
 import gzip
 import hashlib
+import pickle
 import threading
 import zlib
 from dataclasses import dataclass
@@ -54,6 +59,10 @@ class _Spec:
     sha256: str
     pat_str: str
     special_tokens: dict[str, int]
+
+    @property
+    def cache(self) -> str:
+        return f"{self.name}.ranks.pickle.gz"
 
 
 _SPECS: dict[str, _Spec] = {
@@ -181,19 +190,46 @@ def load_encoding(name: str, *, data: bytes | None = None) -> tiktoken.Encoding:
     vocabulary is refused). The decompressed bytes must match the pinned SHA-256.
     """
     spec = _spec(name)
-    raw = _decompress(spec, _read_resource(spec) if data is None else data)
+    ranks = _pickled(spec) if data is None else None
+    if ranks is None:
+        ranks = _parse_ranks(spec, _checked(spec, _read_resource(spec) if data is None else data))
+    return tiktoken.Encoding(
+        spec.name,
+        pat_str=spec.pat_str,
+        mergeable_ranks=ranks,
+        special_tokens=dict(spec.special_tokens),
+    )
+
+
+def pickled_ranks(name: str) -> bytes:
+    """The ranks cache of ``name`` (see the module docstring), made from its rank file."""
+    spec = _spec(name)
+    ranks = _parse_ranks(spec, _checked(spec, _read_resource(spec)))
+    return gzip.compress(pickle.dumps((spec.sha256, ranks), protocol=5), mtime=0)
+
+
+def _pickled(spec: _Spec) -> dict[bytes, int] | None:
+    """The shipped ranks cache when it is there, whole and made from this rank file."""
+    try:
+        blob = (resources.files("condense.tokens") / "data" / spec.cache).read_bytes()
+        source, ranks = pickle.loads(gzip.decompress(blob))  # condense's own file
+    except Exception:  # any damage: parse the rank file instead
+        return None
+    if source != spec.sha256 or not isinstance(ranks, dict):
+        return None
+    return ranks
+
+
+def _checked(spec: _Spec, data: bytes) -> bytes:
+    """The decompressed rank file, refused unless it has the pinned SHA-256."""
+    raw = _decompress(spec, data)
     digest = hashlib.sha256(raw).hexdigest()
     if digest != spec.sha256:
         raise CondenseRuntimeError(
             f"the {spec.name} vocabulary shipped with condense is damaged "
             f"(sha256 {digest}, expected {spec.sha256}); reinstall condense"
         )
-    return tiktoken.Encoding(
-        spec.name,
-        pat_str=spec.pat_str,
-        mergeable_ranks=_parse_ranks(spec, raw),
-        special_tokens=dict(spec.special_tokens),
-    )
+    return raw
 
 
 def _spec(name: str) -> _Spec:
