@@ -22,7 +22,7 @@ out with its whole unit; it is never shrunk, merged into or split from its calls
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from condense._input import check_history
@@ -71,7 +71,9 @@ from condense.summarizers import Summarizer, get_summarizer
 from condense.tokens import TokenCounter, encoding_for_model
 from condense.tokens.counting import shared_counter
 from condense.tokens.estimate import upper_bound_message
+from condense.tokens.families import tokenizer_for_model
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
+from condense.tokens.request import Room, parts_tokens, plan_room, request_parts
 from condense.types import RawMessage
 from condense.units import segment
 from condense.validate.replay import running_loop_turn
@@ -92,6 +94,7 @@ def compress(
     keep_bound_thinking: bool = False,
     reductions: Sequence[ReductionStep] = DEFAULT_REDUCTIONS,
     protection: Protection | None = None,
+    tools: Sequence[Any] | None = None,
 ) -> CompressionResult:
     """Return ``messages`` reduced to at most ``budget`` tokens, valid for ``provider``.
 
@@ -123,6 +126,14 @@ def compress(
     (``condense.load(path)``): its format then also chooses the profile, and each repair
     in the report names its place in the user's file. The result is in the canonical
     form; write it back with ``conversation.dump(result.messages)``.
+
+    The budget is for the whole request: what a loaded request sends besides its messages
+    (``tools``, Responses ``instructions``, a structured-output schema) and the tool
+    definitions passed as ``tools`` are counted against it (``condense.tokens.request``).
+    When ``model`` names a family whose tokenizer condense does not ship (Claude, Gemini,
+    open-weight models), the budget is taken in that provider's tokens and planned below
+    by the family's measured error (``condense.tokens.families``); ``report.room`` says
+    how the budget was shared out.
     """
     conversation: Conversation | None
     given: Sequence[Any]
@@ -140,6 +151,10 @@ def compress(
             raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
     check_protection(protection)
     summarizer = get_summarizer(summarizer)  # an unknown name fails now, not at first summary
+    if tools is not None and (
+        isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Sequence)
+    ):
+        raise InputError(f"tools must be a list of tool definitions, not {type(tools).__name__}")
     choice = choose_provider(
         provider,
         messages=given,
@@ -149,13 +164,16 @@ def compress(
     profile = choice.profile
     media = media_billing(profile)
     counter = shared_counter(encoding or encoding_for_model(model), media=media)
+    room = _room(budget, conversation, tools, model, counter.encoding)
+    budget = room.messages  # what the messages may take, in condense's tokens
     work, incremental = resume_from(previous, given, budget, profile, counter.encoding)
     # the user's own file, when the work is it: its repairs are named in its terms
     source = conversation if conversation is not None and work is given else work
     repaired = repair(source, provider=choice)
     history: list[RawMessage] = repaired.messages
     report_base: dict[str, Any] = {
-        "budget": budget,
+        "budget": room.budget,
+        "room": room,
         "encoding": counter.encoding,
         "provider": profile.name,
         "provider_reason": choice.reason,
@@ -335,6 +353,24 @@ def compress(
     return finish(
         _result(gated.messages, summary, report, previous, budget, profile.name, counter.encoding)
     )
+
+
+def _room(
+    budget: int,
+    conversation: Conversation | None,
+    tools: Sequence[Any] | None,
+    model: str | None,
+    encoding: str,
+) -> Room:
+    """The budget less what the request sends besides its messages, planned below by the
+    tokenizer's measured error for ``model``."""
+    record = conversation._record if conversation is not None else None
+    parts = request_parts(record) if isinstance(record, Mapping) else {}
+    if tools is not None:
+        parts["tools"] = tools
+    tokenizer = tokenizer_for_model(model)
+    fixed = parts_tokens(parts, encoding=encoding, tokenizer=tokenizer)
+    return plan_room(budget, ratio=tokenizer.ratio, fixed=fixed, tokenizer=tokenizer.name)
 
 
 def _bounded_by(history: Sequence[RawMessage], budget: int, media: MediaBilling) -> bool:

@@ -2,7 +2,8 @@
 
 A window comes, first match wins, from the route's configuration (``--context-window`` or
 the config file), from what an overflow error of that upstream stated for that model
-(:class:`LearnedWindows`), or from :func:`builtin_window`, a table of well-known models.
+(:class:`LearnedWindows`), or from :func:`builtin_window`, the table of well-known models in
+:mod:`condense.tokens.families`.
 Unknown models have no window: their requests are never compressed up front, and the
 first overflow error teaches the proxy their window.
 """
@@ -10,62 +11,18 @@ first overflow error teaches the proxy their window.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from condense.server.routing import model_family
+from condense.tokens.families import context_window
 
-__all__ = ["BUILTIN_WINDOWS", "Learned", "LearnedWindows", "builtin_window"]
-
-# Longest prefix wins. Prompt-token limits as the providers document them (mid-2026).
-BUILTIN_WINDOWS: Mapping[str, int] = {
-    "claude": 200_000,
-    "gpt-5": 272_000,
-    "gpt-4.1": 1_047_576,
-    "gpt-4o": 128_000,
-    "gpt-4-turbo": 128_000,
-    "gpt-4-32k": 32_768,
-    "gpt-4": 8_192,
-    "gpt-3.5-turbo": 16_385,
-    "o1": 200_000,
-    "o3": 200_000,
-    "o4": 200_000,
-    "codex-mini": 200_000,
-    "gemini-1.5-pro": 2_097_152,
-    "gemini": 1_048_576,
-    "mistral-large": 131_072,
-    "mistral-medium": 131_072,
-    "mistral-small": 131_072,
-    "magistral": 131_072,
-    "devstral": 131_072,
-    "codestral": 262_144,
-    "deepseek": 131_072,
-    "kimi-k2": 262_144,
-    "moonshot-v1-8k": 8_192,
-    "moonshot-v1-32k": 32_768,
-    "moonshot-v1-128k": 131_072,
-    "minimax-m1": 1_000_000,
-    "minimax-m2": 204_800,
-    "qwen3-coder": 262_144,
-    "glm-4.6": 200_000,
-    "glm-4.5": 131_072,
-    "grok-4": 256_000,
-    "grok-code": 256_000,
-}
-_ONE_MILLION_BETA = "context-1m"  # anthropic-beta flag that opens Claude's 1M window
+__all__ = ["Learned", "LearnedWindows", "builtin_window"]
 
 
 def builtin_window(model: str | None, *, anthropic_beta: str | None = None) -> int | None:
-    """The window of a well-known ``model`` (``None`` when unknown)."""
-    family = model_family(model)
-    if not family:
-        return None
-    if family.startswith("claude") and anthropic_beta and _ONE_MILLION_BETA in anthropic_beta:
-        return 1_000_000
-    best = max(
-        (prefix for prefix in BUILTIN_WINDOWS if family.startswith(prefix)), key=len, default=None
-    )
-    return BUILTIN_WINDOWS[best] if best is not None else None
+    """The window of a well-known ``model`` (``None`` when unknown), from the model table
+    the library shares (:func:`condense.tokens.families.context_window`)."""
+    return context_window(model, anthropic_beta=anthropic_beta)
 
 
 @dataclass(frozen=True, kw_only=True)
