@@ -1,6 +1,10 @@
 """Per request: read the history, repair what the provider would refuse, compress what
 is over the window, and decide the exact bytes to send upstream.
 
+The window is the provider's, counted its way: ``budget`` turns it into condense's tokens
+for the whole request (the tools and instructions it sends besides its history, the
+output it asks for, the provider's count ratio, learned or measured per model family).
+
 A request that is already valid and within its window leaves here as the very bytes the
 client sent (``Prepared.changed`` is False): never re-serialized, so prompt caches keep
 hitting. Otherwise the history is repaired for the upstream's profile
@@ -15,7 +19,6 @@ Work here is CPU-bound; the app runs it in a worker thread.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,26 +28,25 @@ from condense.compress import CompressionState, compress
 from condense.exceptions import BadRequest, CondenseError, FormatError
 from condense.formats import Conversation
 from condense.formats._common import Group
+from condense.providers import get_profile, media_billing
 from condense.repair import repair
 from condense.server.apis import Api
+from condense.server.budget import Budget, plan_budget, requested_output
 from condense.server.codec import BodyDecodingError, decode
 from condense.server.config import ProxySettings, Upstream
 from condense.server.memory import ConversationMemory, Entry, conversation_key
 from condense.server.replay import compression_keeps_replay, repair_keeps_replay
 from condense.server.routing import choose_provider
 from condense.server.windows import LearnedWindows, builtin_window
-from condense.tokens import count_text, count_tokens, encoding_for_model
+from condense.tokens import encoding_for_model, request_parts
 from condense.types import RawMessage
 from condense.validate import validate
 
-__all__ = ["HEADROOM", "BadRequest", "Prepared", "Preparer", "dump_body"]
+__all__ = ["HEADROOM", "BadRequest", "Prepared", "Preparer", "dump_body", "keeps_ask", "latest_ask"]
 
 HEADROOM = 0.75
 """A compressed history is made to fit this share of the room, so the next turns can be
 appended to the same compressed head before it has to be compressed again."""
-LEARNED_MARGIN = 0.1
-"""The margin kept below a window learned from an overflow error (our count differs)."""
-_OUTPUT_KEYS = ("max_completion_tokens", "max_tokens", "max_output_tokens")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,7 +55,9 @@ class Prepared:
 
     ``body`` is the client's bytes when ``changed`` is False. ``conversation`` is the
     history as read (``None`` when it was not read: a pass-through) and ``messages`` the
-    canonical history sent. Token counts are condense's (``None`` when not counted).
+    canonical history sent. Token counts are condense's, of the whole request (``None``
+    when not counted); ``budget`` is how the request was planned and ``key`` the
+    conversation's place in the memory.
     """
 
     api: Api
@@ -71,6 +75,8 @@ class Prepared:
     compressed: bool = False
     reused: bool = False
     notes: tuple[str, ...] = ()
+    budget: Budget | None = None
+    key: str | None = None
 
 
 class Preparer:
@@ -101,24 +107,23 @@ class Preparer:
         except FormatError as error:
             raise BadRequest(400, f"{api.history_key}: {error}") from None
         messages = conversation.messages
-        extra = _extra_tokens(api, body, model)
-        before = _count(messages, model, extra)
-        window = self._window(upstream, model, beta)
-        limit = budget = None
-        if window is not None:
-            limit, budget = self._room(upstream, model, window, _output(api, body))
-        key = conversation_key(upstream.url, provider, messages) if limit is not None else None
+        budget = self._budget(api, body, upstream, provider, model, beta)
+        before = budget.count(messages)
+        room = budget.room(len(messages))
+        key = conversation_key(upstream.url, provider, messages) if room is not None else None
         entry = self.memory.recall(key, messages) if key is not None else None
         invalid = bool(validate(messages, provider=provider))
         as_sent = dataclasses.replace(  # the request goes as it came
             base,
             conversation=conversation,
             messages=messages,
-            window=window,
+            window=budget.window,
             tokens_before=before,
             tokens_after=before,
+            budget=budget,
+            key=key,
         )
-        if entry is None and not invalid and (limit is None or before <= limit):
+        if entry is None and not invalid and (room is None or before <= room.request):
             return as_sent
         work = Work(conversation, messages)
         if entry is not None:
@@ -134,35 +139,27 @@ class Preparer:
             work = Work(conversation, messages)
             if entry is not None:
                 work.reuse(entry)
-        after = _count(work.messages, model, extra)
+        after = budget.count(work.messages)
         state = entry.state if entry is not None else None
-        if limit is not None and budget is not None and after > limit:
-            if entry is not None and entry.budget <= limit:
-                budget = entry.budget
-            try:
-                result = compress(
-                    work.messages,
-                    budget=max(1, budget - extra),
-                    provider=provider,
-                    model=model,
-                    previous=state,
-                )
-            except CondenseError as error:
-                notes.append(f"compression failed: {error}")
-            else:
-                if compression_keeps_replay(work.messages, result.messages):
-                    work.messages, state = result.messages, result.state
-                    work.compressed = True
-                    after = _count(work.messages, model, extra)
-                else:
-                    notes.append("compression not applied: it would edit replay state")
+        target: int | None = None
+        if room is not None and after > room.request:
+            target = max(1, int(room.messages * HEADROOM))
+            if entry is not None and entry.budget <= room.messages:
+                target = entry.budget  # the same budget: the previous summary is folded in
+            fitted = _fit(work.messages, messages, target, provider, budget, state, notes)
+            if fitted is not None:
+                work.messages, state = fitted
+                work.compressed = True
+                after = budget.count(work.messages)
+        elif entry is not None:
+            target = entry.budget
         if (
             key is not None
-            and budget is not None
+            and target is not None
             and api.name != "count_tokens"
             and (work.compressed or entry is not None)
         ):
-            self.memory.remember(key, work.entry(messages, state, budget, len(raw)))
+            self.memory.remember(key, work.entry(messages, state, target, len(raw)))
         if not work.changed(messages):
             return dataclasses.replace(as_sent, notes=tuple(notes))
         return dataclasses.replace(
@@ -177,26 +174,127 @@ class Preparer:
             notes=tuple(notes),
         )
 
-    def _window(self, upstream: Upstream, model: str | None, beta: str | None) -> int | None:
-        if upstream.context_window is not None:
-            return upstream.context_window
-        learned = self.learned.get(upstream.url, model)
-        if learned is not None:
-            return learned.window
-        return builtin_window(model, anthropic_beta=beta)
+    def remember(
+        self,
+        prepared: Prepared,
+        messages: list[RawMessage],
+        state: CompressionState | None,
+        target: int,
+    ) -> None:
+        """Remember what a retry sent for ``prepared``'s conversation, so the next turn
+        starts from it."""
+        conversation = prepared.conversation
+        if prepared.key is None or conversation is None or prepared.api.name == "count_tokens":
+            return
+        work = Work(conversation, messages)
+        entry = work.entry(conversation.messages, state, target, len(prepared.body))
+        self.memory.remember(prepared.key, entry)
 
-    def _room(
-        self, upstream: Upstream, model: str | None, window: int, output: int
-    ) -> tuple[int, int]:
-        """(the most tokens of ours a request may have, the budget to compress to)."""
+    def _budget(
+        self,
+        api: Api,
+        body: dict[str, Any],
+        upstream: Upstream,
+        provider: str,
+        model: str | None,
+        beta: str | None,
+    ) -> Budget:
         learned = self.learned.get(upstream.url, model)
-        margin, ratio = self.settings.margin, 1.0
-        if learned is not None and upstream.context_window is None:
-            margin, ratio = max(margin, LEARNED_MARGIN), learned.ratio
-        if output >= window:
-            output = 0
-        limit = max(1, int((window - output) * (1 - margin) / ratio))
-        return limit, max(1, int(limit * HEADROOM))
+        window, window_learned = upstream.context_window, False
+        if window is None and learned is not None and learned.window is not None:
+            window, window_learned = learned.window, True
+        if window is None:
+            window = builtin_window(model, anthropic_beta=beta)
+        profile = get_profile(provider)
+        return plan_budget(
+            parts=request_parts(body),
+            provider=provider,
+            model=model,
+            encoding=encoding_for_model(model),
+            media=media_billing(profile),
+            window=window,
+            output=requested_output(body) if api.name != "count_tokens" else 0,
+            learned=learned,
+            margin=self.settings.margin,
+            window_learned=window_learned,
+        )
+
+
+def latest_ask(messages: Sequence[Any]) -> Any:
+    """The latest user message that carries text (the ask the turn answers), or ``None``."""
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user" and _texts(message):
+            return message
+    return None
+
+
+def keeps_ask(ask: Any, messages: Sequence[Any]) -> bool:
+    """Whether every text of the user message ``ask`` arrives verbatim in ``messages``
+    (a summary may share its message: the text need only be inside a user message)."""
+    if ask is None:
+        return True
+    wanted = _texts(ask)
+    sent = [
+        text
+        for m in messages
+        if isinstance(m, dict) and m.get("role") == "user"
+        for text in _texts(m)
+    ]
+    return all(any(text in other for other in sent) for text in wanted)
+
+
+def _texts(message: dict[str, Any]) -> list[str]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [content] if content.strip() else []
+    if not isinstance(content, list):
+        return []
+    return [
+        part["text"]
+        for part in content
+        if isinstance(part, dict)
+        and part.get("type") in ("text", "input_text")
+        and isinstance(part.get("text"), str)
+        and part["text"].strip()
+    ]
+
+
+def _fit(
+    messages: list[RawMessage],
+    source: list[RawMessage],
+    target: int,
+    provider: str,
+    budget: Budget,
+    state: CompressionState | None,
+    notes: list[str],
+) -> tuple[list[RawMessage], CompressionState | None] | None:
+    """``messages`` compressed to ``target`` tokens of condense's, keeping the latest ask
+    verbatim; when the session's compressed head would lose it, the client's whole
+    history ``source`` is compressed afresh instead."""
+    attempts = [(messages, state)]
+    if messages is not source:
+        attempts.append((source, None))
+    ask = latest_ask(source)
+    for history, previous in attempts:
+        try:
+            result = compress(
+                history,
+                budget=target,
+                provider=provider,
+                encoding=budget.encoding,
+                previous=previous,
+            )
+        except CondenseError as error:
+            notes.append(f"compression failed: {error}")
+            continue
+        if not compression_keeps_replay(history, result.messages):
+            notes.append("compression not applied: it would edit replay state")
+            continue
+        if not keeps_ask(ask, result.messages):
+            notes.append("compressed head dropped the latest ask: compressed afresh")
+            continue
+        return result.messages, result.state
+    return None
 
 
 class Work:
@@ -290,33 +388,3 @@ def _has_history(api: Api, body: dict[str, Any]) -> bool:
         if isinstance(last, dict) and last.get("type") == "compaction_trigger":
             return False
     return history is not None
-
-
-def _output(api: Api, body: dict[str, Any]) -> int:
-    if api.name == "count_tokens":
-        return 0
-    for key in _OUTPUT_KEYS:
-        value = body.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-    return 0
-
-
-def _count(messages: Sequence[Any], model: str | None, extra: int) -> int:
-    try:
-        return count_tokens(messages, model=model) + extra
-    except (CondenseError, TypeError, ValueError, AttributeError):
-        return extra
-
-
-def _extra_tokens(api: Api, body: dict[str, Any], model: str | None) -> int:
-    """Tokens of what the request sends besides its history (tools, instructions, …)."""
-    skip = {api.history_key, "system"} if api.format == "anthropic" else {api.history_key}
-    rest = {key: value for key, value in body.items() if key not in skip}
-    text = json.dumps(rest, ensure_ascii=False, sort_keys=True, default=repr)
-    return _text_tokens(text, encoding_for_model(model))
-
-
-@functools.lru_cache(maxsize=512)
-def _text_tokens(text: str, encoding: str) -> int:
-    return count_text(text, encoding=encoding)
