@@ -183,7 +183,7 @@ class Proxy:
                 with anyio.CancelScope(shield=True):
                     await reply.aclose()
                 theirs = None
-                if tap is not None and error is None:
+                if tap is not None:  # a count stated before a break is still the count
                     encoding = reply.headers.get("content-encoding")
                     theirs = tap.prompt_tokens(content_type=content_type, content_encoding=encoding)
                     self._learn_count(outcome, theirs)

@@ -293,6 +293,11 @@ def _fit(
         if not keeps_ask(ask, result.messages):
             notes.append("compressed head dropped the latest ask: compressed afresh")
             continue
+        if not result.report.fits:
+            notes.append(
+                f"still over the room ({result.report.tokens_after} tokens for the messages, "
+                f"{target} planned): what may not be reduced is larger"
+            )
         return result.messages, result.state
     return None
 

@@ -202,15 +202,20 @@ def _refusal(status: int, raw: bytes, headers: Mapping[str, str]) -> UpstreamRef
 
 
 def _learn(prepared: Prepared, diagnosis: Diagnosis, learned: LearnedWindows) -> None:
-    """What an overflow error says about the upstream: its window, and its count of the
-    refused request against condense's."""
-    if diagnosis.category not in _SIZE or diagnosis.allowed_tokens is None:
+    """What an overflow error says about the upstream: its window (or, when it states
+    none and none is known, that the window is below the refused request), and its count
+    of the refused request against condense's."""
+    if diagnosis.category not in _SIZE:
         return
     if diagnosis.category is Category.OUTPUT_LIMIT and diagnosis.requested_tokens is None:
         return  # a cap on the output alone says nothing about the window
     ours, theirs = prepared.tokens_after, diagnosis.input_tokens
     ratio = theirs / ours if ours and theirs else None
-    window = (
-        diagnosis.allowed_tokens if diagnosis.category is not Category.PAYLOAD_TOO_LARGE else None
-    )
-    learned.learn(prepared.upstream.url, prepared.model, window=window, ratio=ratio)
+    upstream, model = prepared.upstream.url, prepared.model
+    if diagnosis.category is Category.PAYLOAD_TOO_LARGE:
+        learned.learn(upstream, model, ratio=ratio)  # a limit on bytes, not tokens
+    elif diagnosis.allowed_tokens is not None:
+        learned.learn(upstream, model, window=diagnosis.allowed_tokens, ratio=ratio)
+    elif ours and prepared.budget is not None:
+        below = int(ours * prepared.budget.ratio * UNSTATED_SHARE)
+        learned.learn(upstream, model, ceiling=below, ratio=ratio)

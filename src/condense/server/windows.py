@@ -81,15 +81,19 @@ class LearnedWindows:
         *,
         window: int | None = None,
         ratio: float | None = None,
+        ceiling: int | None = None,
     ) -> None:
-        """Remember a window stated by the provider and/or one observed count ratio
-        (the provider's tokens over condense's, for the same request)."""
+        """Remember a window stated by the provider, a ``ceiling`` the window must be below
+        (a refusal for size that stated no window), and/or one observed count ratio (the
+        provider's tokens over condense's, for the same request)."""
         key = (upstream, model_family(model))
         with self._lock:
             entry = self._known.pop(key, None) or _Entry()
             self._known[key] = entry
             if window is not None and window > 0:
                 entry.window = window
+            if ceiling is not None and ceiling > 0:
+                entry.window = min(entry.window or ceiling, ceiling)
             if ratio is not None and ratio > 0:
                 entry.ratios.append(ratio)
                 entry.seen += 1
