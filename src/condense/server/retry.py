@@ -85,6 +85,8 @@ def plan_retry(
         or prepared.conversation is None
     ):
         return None
+    if diagnosis.category is Category.OUTPUT_LIMIT and diagnosis.requested_tokens is None:
+        return None  # a cap on max_tokens alone: no history is short enough to help
     if diagnosis.category in _SIZE:
         return _smaller(prepared, diagnosis, learned)
     return _recovered(prepared, diagnosis, refusal)
@@ -96,11 +98,7 @@ def _smaller(prepared: Prepared, diagnosis: Diagnosis, learned: LearnedWindows) 
     if budget is None or conversation is None or prepared.tokens_after is None:
         return None
     sent = prepared.tokens_after
-    window = budget.window
-    if diagnosis.allowed_tokens is not None and (
-        diagnosis.category is not Category.OUTPUT_LIMIT or diagnosis.requested_tokens is not None
-    ):
-        window = diagnosis.allowed_tokens  # the context window (not a cap on the output)
+    window = diagnosis.allowed_tokens if diagnosis.allowed_tokens is not None else budget.window
     output = diagnosis.output_tokens if diagnosis.output_tokens is not None else budget.output
     known = learned.get(prepared.upstream.url, prepared.model)
     ratio = known.ratio if known is not None and known.ratio is not None else budget.ratio
@@ -133,7 +131,7 @@ def _smaller(prepared: Prepared, diagnosis: Diagnosis, learned: LearnedWindows) 
         body=body,
         messages=result.messages,
         diagnosis=diagnosis,
-        detail=f"compressed to {after} tokens (budget {target} for the messages)",
+        detail=f"compressed to {after} tokens ({target} planned for the messages)",
         repairs=len(result.report.repairs),
         tokens_after=after,
         compressed=True,
