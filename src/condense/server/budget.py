@@ -28,7 +28,7 @@ from condense.exceptions import CondenseError
 from condense.providers import PROVIDERS
 from condense.server.windows import Learned
 from condense.tokens.counting import shared_counter
-from condense.tokens.families import TOKENIZERS, Tokenizer, tokenizer_for_model
+from condense.tokens.families import Tokenizer, tokenizer_for_model
 from condense.tokens.media import Media
 from condense.tokens.request import Room, parts_tokens, plan_room
 
@@ -97,8 +97,7 @@ def plan_budget(
 ) -> Budget:
     """The budget of a request to ``provider``'s ``model``: ``parts`` are what it sends
     besides its history (``request_parts``), ``output`` its ``max_tokens``."""
-    # a request that names no model is planned for as one of an unknown family
-    tokenizer = tokenizer_for_model(model) if model else TOKENIZERS["other"]
+    tokenizer = tokenizer_for_model(model)
     ratio = learned.ratio if learned is not None and learned.ratio is not None else None
     known = PROVIDERS.get(provider)
     counts_output = known is None or known.refusals.output_limit is not None

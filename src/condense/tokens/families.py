@@ -39,11 +39,12 @@ tokenizer       ratio   evidence
                         5–10 % more than o200k on English; alehatsman/dex #183 corrects
                         o200k by ×1.08. Gemini's SentencePiece vocabulary splits every
                         digit, where o200k groups up to three: numeric output costs more.
-``other``       1.20    Open-weight and unknown tokenizers (Llama, Qwen, DeepSeek, Mistral,
-                        GLM, Kimi, MiniMax …). A 100k-vocabulary BPE (cl100k) counts
-                        0–1 % more than o200k on the corpus's English agent traces and 35 %
-                        more on Chinese (glaive zh): 1.20 covers English and code; the
-                        proxy learns the rest from each response's ``usage``.
+``other``       1.00    Open-weight and unknown tokenizers (Llama, Qwen, DeepSeek, Mistral,
+                        GLM, Kimi, MiniMax …): not measured, so not planned for — counted
+                        as condense counts. For scale: a 100k-vocabulary BPE (cl100k)
+                        counts 0–1 % more than o200k on the corpus's English agent traces
+                        and 35 % more on Chinese (glaive zh). The proxy learns the real
+                        ratio from the first answer's ``usage``.
 ==============  ======  =================================================================
 
 A model no row matches belongs to ``other``; ``model=None`` to no family (ratio 1: the
@@ -95,7 +96,7 @@ TOKENIZERS: dict[str, Tokenizer] = {
         Tokenizer(name="claude", ratio=1.30, tools_prompt=530),
         Tokenizer(name="claude-2026", ratio=1.70, tools_prompt=530),
         Tokenizer(name="gemini", ratio=1.25, tools_prompt=0),
-        Tokenizer(name="other", ratio=1.20, tools_prompt=0),
+        Tokenizer(name="other", ratio=1.0, tools_prompt=0),
     )
 }
 NO_FAMILY = Tokenizer(name="none", ratio=1.0)
