@@ -32,13 +32,12 @@ from condense.tokens.families import Tokenizer, tokenizer_for_model
 from condense.tokens.media import Media
 from condense.tokens.request import Room, parts_tokens, plan_room
 
-__all__ = ["SLACK_PER_MESSAGE", "Budget", "plan_budget", "requested_output"]
+__all__ = ["SLACK_PER_MESSAGE", "Budget", "plan_budget"]
 
 SLACK_PER_MESSAGE = 2
 """Condense tokens kept free per message for a provider's heavier framing."""
 LEARNED_MARGIN = 0.1
 """The margin kept below a window learned from an overflow error (not configured)."""
-_OUTPUT_KEYS = ("max_completion_tokens", "max_tokens", "max_output_tokens")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -111,12 +110,3 @@ def plan_budget(
         ratio=ratio if ratio is not None else tokenizer.ratio,
         margin=max(margin, LEARNED_MARGIN) if window_learned else margin,
     )
-
-
-def requested_output(body: Mapping[str, Any]) -> int:
-    """The output a request asks room for (``max_tokens`` and its spellings), or 0."""
-    for key in _OUTPUT_KEYS:
-        value = body.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-    return 0

@@ -31,7 +31,7 @@ from condense.formats._common import Group
 from condense.providers import get_profile, media_billing
 from condense.repair import repair
 from condense.server.apis import Api
-from condense.server.budget import Budget, plan_budget, requested_output
+from condense.server.budget import Budget, plan_budget
 from condense.server.codec import BodyDecodingError, decode
 from condense.server.config import ProxySettings, Upstream
 from condense.server.memory import ConversationMemory, Entry, conversation_key
@@ -39,6 +39,7 @@ from condense.server.replay import compression_keeps_replay, repair_keeps_replay
 from condense.server.routing import choose_provider
 from condense.server.windows import LearnedWindows, builtin_window
 from condense.tokens import encoding_for_model, request_parts
+from condense.tokens.request import requested_output
 from condense.types import RawMessage
 from condense.validate import validate
 
@@ -293,6 +294,11 @@ def _fit(
         if not keeps_ask(ask, result.messages):
             notes.append("compressed head dropped the latest ask: compressed afresh")
             continue
+        # Seam (issue 16): once ``compress`` can return the request settings that make
+        # Anthropic drop thinking blocks bound to an edited prefix (``thinking.block_binding
+        # .prefix_mismatch_behavior: "drop_block"`` and its beta header), the proxy sends
+        # them by default: take them from ``result`` here, merge them into the body written
+        # by ``dump_body`` and the ``anthropic-beta`` header ``app.Proxy.forward`` sends.
         if not result.report.fits:
             notes.append(
                 f"still over the room ({result.report.tokens_after} tokens for the messages, "

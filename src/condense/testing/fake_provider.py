@@ -54,6 +54,7 @@ from typing import Any
 from condense.providers import Refusals, get_provider
 from condense.testing import wire
 from condense.testing.counting import ProviderCount
+from condense.tokens.request import requested_output
 
 __all__ = [
     "Delay",
@@ -133,7 +134,6 @@ Validator = Callable[[dict[str, Any]], tuple[int, dict[str, Any]] | None]
 TokenCounter = Callable[[dict[str, Any]], int]
 """A counter of a Chat Completions body (other APIs are handed their history as chat
 messages); a :class:`ProviderCount` is given every API's native body instead."""
-_OUTPUT_KEYS = ("max_completion_tokens", "max_tokens", "max_output_tokens")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -312,7 +312,7 @@ class FakeProvider:
             return None
         refusals = self._refusals(api)
         prompt = self._count(api, body)
-        output = _requested_output(body) if api != "count_tokens" else 0
+        output = requested_output(body) if api != "count_tokens" else 0
         figures = {"prompt": prompt, "window": window, "output": output, "total": prompt + output}
         if prompt > window:
             reason, text = "context_overflow", refusals.overflow.format(**figures)
@@ -529,15 +529,6 @@ def _decoded(raw: bytes, coding: str | None) -> bytes:
 
         return bytes(zstandard.ZstdDecompressor().stream_reader(raw).read())
     return raw
-
-
-def _requested_output(body: Mapping[str, Any]) -> int:
-    """The output the request asks room for (``max_tokens`` and its spellings), or 0."""
-    for key in _OUTPUT_KEYS:
-        value = body.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-    return 0
 
 
 def _bearer(header: str | None) -> str | None:

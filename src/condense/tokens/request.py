@@ -36,12 +36,14 @@ from condense.tokens.counting import shared_counter
 from condense.tokens.families import NO_FAMILY, Tokenizer
 
 __all__ = [
+    "OUTPUT_KEYS",
     "PROMPT_PARTS",
     "TOKENS_PER_TOOL",
     "Room",
     "parts_tokens",
     "plan_room",
     "request_parts",
+    "requested_output",
 ]
 
 PROMPT_PARTS = (
@@ -57,6 +59,8 @@ PROMPT_PARTS = (
 )
 """Top-level request keys, besides the history, whose content reaches the model."""
 TOKENS_PER_TOOL = 8
+OUTPUT_KEYS = ("max_completion_tokens", "max_tokens", "max_output_tokens")
+"""The keys that ask room for the output (Chat Completions, Anthropic, Responses)."""
 _INSTRUCTIONS = frozenset({"instructions", "systemInstruction", "system_instruction"})
 _TOOLS = frozenset({"tools", "functions"})
 _MEMO_SIZE = 4096
@@ -66,6 +70,16 @@ def request_parts(body: Mapping[str, Any]) -> dict[str, Any]:
     """The parts of ``body`` (a native request) that reach the model besides its history;
     empty values are left out."""
     return {key: body[key] for key in PROMPT_PARTS if body.get(key) not in (None, "", [], {})}
+
+
+def requested_output(body: Mapping[str, Any]) -> int:
+    """The output ``body`` asks room for (``max_tokens`` and its spellings), or 0; a
+    provider that counts it refuses prompt + output over the window."""
+    for key in OUTPUT_KEYS:
+        value = body.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return 0
 
 
 def parts_tokens(
