@@ -265,6 +265,40 @@ PROVIDER_RULES = [
         id="gateway-arguments-object",
         message_index=70,
     ),
+    # provider-rules.md (reasoning replay state; the 2026 replay-identity refusals)
+    # anthropic thinking blocks
+    row(
+        "messages.1.content.0: Invalid `signature` in `thinking` block",
+        C.REPLAY_IDENTITY,
+        id="anthropic-thinking-signature",
+        message_index=1,
+    ),
+    row(
+        "Invalid 'data' in 'redacted_thinking' block",
+        C.REPLAY_IDENTITY,
+        id="anthropic-redacted-thinking-data",
+    ),
+    # opencode #48637
+    row(
+        "messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a "
+        "different conversation. Remove the block, or set `thinking.block_binding."
+        'prefix_mismatch_behavior` to "drop_block".',
+        C.REPLAY_IDENTITY,
+        id="anthropic-bound-to-a-different-conversation",
+        message_index=1,
+    ),
+    # opencode #7724
+    row(
+        "Item with id 'rs_…' not found. Items are not persisted when `store` is set to false.",
+        C.REPLAY_IDENTITY,
+        id="responses-reasoning-not-stored",
+    ),
+    # anomalyco/opencode #48942 (was read as auth: "authenticated")
+    row(
+        "Conflicting authenticated continuation identities",
+        C.REPLAY_IDENTITY,
+        id="responses-continuation-identities",
+    ),
 ]
 
 # --- context overflow and output limits -------------------------------------------------
@@ -1737,6 +1771,32 @@ LOCAL_OVERFLOW = [
 ]
 
 MISREADS = [
+    # --- a 404 that names no model: the base URL is wrong, not the model
+    # chatanywhere/GPT_API_free#258 (nginx in front of the API)
+    row(
+        "NotFoundError: 404 <html>\n<head><title>404 Not Found</title></head>\n<body>\n"
+        "<center><h1>404 Not Found</h1></center>\n<hr><center>nginx</center>\n</body>\n"
+        "</html>",
+        C.NOT_FOUND,
+        id="nginx-404-wrong-base-url",
+        status_code=404,
+    ),
+    # anthropics/claude-code#50229 (a base URL that is not Anthropic's)
+    row("Error: 404 404 page not found", C.NOT_FOUND, id="404-page-not-found", status_code=404),
+    # ... while a 404 that names the model is the model's: continuedev/continue#11538,
+    # anthropics/claude-code#41120
+    row(
+        '404 {"type":"not_found_error","message":"model: claude-3-7-sonnet-latest"}',
+        C.MODEL_NOT_FOUND,
+        id="anthropic-404-model",
+    ),
+    row(
+        'Error: 404 {"type":"error","error":{"type":"not_found_error","message":"model '
+        '\'claude-haiku-4-5-20251001\' not found"},"request_id":"req_f8e3e09c9db9db59aa1f846a"}',
+        C.MODEL_NOT_FOUND,
+        id="anthropic-404-model-not-found",
+        status_code=404,
+    ),
     # --- TLS broken mid-stream: back off and try again
     # mistralai/mistral-vibe#508
     row(

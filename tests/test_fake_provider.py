@@ -97,7 +97,7 @@ def test_fail_sends_status_body_and_headers(fake_provider: FakeProvider) -> None
     )
     status, headers, body = post(fake_provider, CHAT)
     assert (status, headers["retry-after"], headers["retry-after-ms"]) == (429, "1", "1000")
-    assert json.loads(body)["error"]["type"] == "rate_limit_error"
+    assert json.loads(body)["error"]["type"] == "requests"  # OpenAI's, not Anthropic's type
     assert json.loads(post(fake_provider, CHAT)[2]) == {
         "error": {"message": "custom", "code": "bad"}
     }

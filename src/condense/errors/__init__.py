@@ -3,10 +3,11 @@
 ``classify(error)`` reads an SDK exception, an HTTP response or plain text and returns a
 :class:`Diagnosis`: a :class:`Category`, whether a retry can succeed, and the
 :class:`Action` to take first (repair the history, compress it, lower ``max_tokens``,
-back off, or fail). ``recover(call, messages)`` (and ``arecover``) applies it around any
-model call; ``guard(client)`` applies it to every ``chat.completions.create`` of an
-``openai`` client. :class:`RetryPolicy` (from :mod:`condense.retry`) sets their
-back-off waits.
+drop replay state bound to another conversation, back off, or fail). ``recover(call,
+messages)`` (and ``arecover``) applies it around any model call; ``guard(client)`` applies
+it to every call of an ``openai`` or ``anthropic`` client that sends a history (Chat
+Completions, Responses, Messages; raw, streamed and helper forms). :class:`RetryPolicy`
+(from :mod:`condense.retry`) sets their back-off waits.
 """
 
 from condense.errors.classify import classify

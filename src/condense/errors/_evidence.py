@@ -81,7 +81,8 @@ _STATUS_IN_TEXT = (
     re.compile(r"\berror code:?\s*(\d{3})\b", re.IGNORECASE),
     re.compile(r"\bstatus(?:[ _]code)?[:=]?\s*(\d{3})\b", re.IGNORECASE),
     re.compile(r"\bhttp(?:/\d(?:\.\d)?)?[ _:]*(\d{3})\b", re.IGNORECASE),
-    re.compile(r"^\W*(?:api error\W*|error\W*)?(\d{3})(?=[\s:{(\-]|$)", re.IGNORECASE),
+    # "404 …", "API Error: 404 …", "NotFoundError: 404 <html>…" (an SDK's class name first)
+    re.compile(r"^\W*(?:api error\W*|[\w.]*error\W*)?(\d{3})(?=[\s:{(<\-]|$)", re.IGNORECASE),
 )
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")

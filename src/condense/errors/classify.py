@@ -10,7 +10,12 @@ Three sources are weighed, in this order:
    the status (llama.cpp reports a context overflow as 500, some gateways relay 400s as
    502) but never on what the words mean.
 3. The HTTP status, which settles everything else: 402 is billing even when worded as a
-   quota, a 429 with ``insufficient_quota`` is billing too, other 429s are rate limits.
+   quota (unless the text says the limit resets: "usage limit exceeded, try again later"
+   is a rate limit), a 429 with ``insufficient_quota`` is billing too, other 429s are rate
+   limits, 503 is an overloaded server, and a 404 that names no model is a wrong path.
+
+Replay-identity refusals (reasoning state bound to another conversation or chain) are
+read first, whatever the status: their words say what the only fix is.
 
 The action follows the category, with three exceptions read from the text: a rate limit
 that one request alone exceeds, or that asks for a long-context tier, is met by
@@ -23,7 +28,12 @@ import re
 from collections.abc import Sequence
 
 from condense.errors._evidence import Evidence, gather
-from condense.errors._families import long_context_tier, standard_window, text_category
+from condense.errors._families import (
+    long_context_tier,
+    periodic_limit,
+    standard_window,
+    text_category,
+)
 from condense.errors._figures import (
     TokenFigures,
     message_index,
@@ -35,6 +45,7 @@ from condense.errors.diagnosis import DEFAULT_ACTIONS, Action, Category, Diagnos
 
 _CONTENT_WINS = frozenset(
     {
+        Category.REPLAY_IDENTITY,
         Category.TOOL_PAIRING,
         Category.TOOL_ARGUMENTS,
         Category.CONTEXT_OVERFLOW,
@@ -142,6 +153,8 @@ def _decide(
         worded = Category.CONTEXT_OVERFLOW  # the figures alone say a size limit was hit
     if worded in (Category.CONTEXT_OVERFLOW, Category.OUTPUT_LIMIT):
         worded = _overflow_or_output(worded, figures, context_window)
+    if (status in (402, 403) or worded is Category.BILLING) and periodic_limit(text):
+        return Category.RATE_LIMIT  # "usage limit exceeded, try again later"
     if status == 402 or worded is Category.BILLING:
         return Category.BILLING
     if worded in _CONTENT_WINS:
@@ -158,12 +171,16 @@ def _by_status(status: int, worded: Category | None, ev: Evidence) -> Category:
         if status == 403 and worded in _LIMITED:
             return worded  # OpenRouter's per-key limits, gateways' rate limits
         return Category.AUTH
+    if status == 404:  # a model the provider names, else a path the server does not have
+        return worded if worded is Category.MODEL_NOT_FOUND else Category.NOT_FOUND
+    if status == 429 and worded is Category.OVERLOADED:
+        return worded  # Z.AI answers a busy server with a 429
     fixed = {
-        404: Category.MODEL_NOT_FOUND,
         408: Category.TIMEOUT,
         409: Category.SERVER_ERROR,
         413: Category.PAYLOAD_TOO_LARGE,
         429: Category.RATE_LIMIT,
+        503: Category.OVERLOADED,
         529: Category.OVERLOADED,
     }
     if status in fixed:

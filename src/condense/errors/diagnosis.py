@@ -19,6 +19,7 @@ class Category(StrEnum):
     TOOL_PAIRING = "tool_pairing"
     TOOL_ARGUMENTS = "tool_arguments"
     MESSAGE_FORMAT = "message_format"
+    REPLAY_IDENTITY = "replay_identity"
     CONTEXT_OVERFLOW = "context_overflow"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     OUTPUT_LIMIT = "output_limit"
@@ -31,6 +32,7 @@ class Category(StrEnum):
     BILLING = "billing"
     CONTENT_FILTER = "content_filter"
     MODEL_NOT_FOUND = "model_not_found"
+    NOT_FOUND = "not_found"
     UNKNOWN = "unknown"
 
 
@@ -38,6 +40,7 @@ class Action(StrEnum):
     """What condense does before trying again (or that it does not try again)."""
 
     REPAIR = "repair"
+    DROP_REPLAY = "drop_replay"
     COMPRESS = "compress"
     BACKOFF = "backoff"
     REDUCE_OUTPUT = "reduce_output"
@@ -49,6 +52,7 @@ DEFAULT_ACTIONS: Mapping[Category, Action] = MappingProxyType(
         Category.TOOL_PAIRING: Action.REPAIR,
         Category.TOOL_ARGUMENTS: Action.REPAIR,
         Category.MESSAGE_FORMAT: Action.REPAIR,
+        Category.REPLAY_IDENTITY: Action.DROP_REPLAY,
         Category.CONTEXT_OVERFLOW: Action.COMPRESS,
         Category.PAYLOAD_TOO_LARGE: Action.COMPRESS,
         Category.OUTPUT_LIMIT: Action.REDUCE_OUTPUT,
@@ -61,6 +65,7 @@ DEFAULT_ACTIONS: Mapping[Category, Action] = MappingProxyType(
         Category.BILLING: Action.FAIL,
         Category.CONTENT_FILTER: Action.FAIL,
         Category.MODEL_NOT_FOUND: Action.FAIL,
+        Category.NOT_FOUND: Action.FAIL,
         Category.UNKNOWN: Action.FAIL,
     }
 )
@@ -71,6 +76,7 @@ _WHAT: Mapping[Category, str] = MappingProxyType(
         Category.TOOL_PAIRING: "tool calls and tool results do not pair up",
         Category.TOOL_ARGUMENTS: "a tool call's arguments are not a JSON object",
         Category.MESSAGE_FORMAT: "the provider rejected the shape of the messages",
+        Category.REPLAY_IDENTITY: "replayed reasoning state is bound to another conversation",
         Category.CONTEXT_OVERFLOW: "the prompt does not fit the context window",
         Category.PAYLOAD_TOO_LARGE: "the request body is too large",
         Category.OUTPUT_LIMIT: "max_tokens does not fit what the model allows",
@@ -83,6 +89,7 @@ _WHAT: Mapping[Category, str] = MappingProxyType(
         Category.BILLING: "out of credit or quota",
         Category.CONTENT_FILTER: "the provider's content filter refused the request",
         Category.MODEL_NOT_FOUND: "the model does not exist or is not available",
+        Category.NOT_FOUND: "the server has no such endpoint",
         Category.UNKNOWN: "unrecognised error",
     }
 )
@@ -93,6 +100,7 @@ _FAIL_HINT: Mapping[Category, str] = MappingProxyType(
         Category.BILLING: "add credits or raise the quota",
         Category.CONTENT_FILTER: "the content itself has to change",
         Category.MODEL_NOT_FOUND: "check the model name and the endpoint",
+        Category.NOT_FOUND: "check the base URL: the answer names no model, so the path is wrong",
         Category.UNKNOWN: "the error was not recognised",
     }
 )
@@ -177,6 +185,8 @@ class Diagnosis:
     def _plan(self) -> str:
         if self.action is Action.REPAIR:
             return "condense will repair the history and retry"
+        if self.action is Action.DROP_REPLAY:
+            return "condense will drop the reasoning state bound elsewhere and retry"
         if self.action is Action.COMPRESS:
             if self.allowed_tokens is not None:
                 limit = self.allowed_tokens

@@ -5,6 +5,11 @@ says why, and the diagnosis's action decides what changes before the next attemp
 
 - ``repair`` (tool pairing, tool arguments, message format): repair the history for the
   profile; if that changes nothing new, repair it for ``strict``; then compress it;
+- ``drop_replay`` (reasoning state bound to another conversation or chain): drop the
+  bound thinking blocks or foreign reasoning items (:mod:`condense.errors.replay`), or,
+  where the running turn must keep its thinking, send Anthropic's own ``drop_block``
+  setting instead — when ``call`` declares a ``prefix_mismatch_behavior`` keyword, recover
+  passes it, and ``RecoveryResult.prefix_mismatch_behavior`` says to keep sending it;
 - ``compress`` (context overflow, 413): compress to the room the provider states (the
   window minus the output reservation, scaled by how the provider counts against us,
   less a safety margin); without figures, to 70% of the budget or of the current size;
@@ -15,14 +20,15 @@ says why, and the diagnosis's action decides what changes before the next attemp
 - ``backoff`` (rate limit, overload, server error, timeout, connection): wait as long as
   ``Retry-After`` asks (plus jitter), or an exponential backoff with jitter, then send the
   same request again — a transient failure does not condemn the payload;
-- ``fail`` (auth, billing, content filter, unknown model, unrecognised): stop at once.
+- ``fail`` (auth, billing, content filter, unknown model, a path the server does not
+  have, unrecognised): stop at once.
 
 A payload the provider refused for its content is never sent again: every attempt's
-messages and ``max_tokens`` are fingerprinted, and a change that leads back to a refused
-fingerprint counts as no change, so the next step of the ladder is tried instead. When a
-``budget`` is given, any history recover rewrites is also made to fit it. Attempts are
-bounded by ``max_attempts``; the last failure raises :class:`RecoveryError`, which
-carries every diagnosis and the last history sent.
+messages, ``max_tokens`` and ``drop_block`` setting are fingerprinted, and a change that
+leads back to a refused fingerprint counts as no change, so the next step of the ladder is
+tried instead. When a ``budget`` is given, any history recover rewrites is also made to
+fit it. Attempts are bounded by ``max_attempts``; the last failure raises
+:class:`RecoveryError`, which carries every diagnosis and the last history sent.
 """
 
 from __future__ import annotations
@@ -32,13 +38,14 @@ import inspect
 import json
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from condense.compress import CompressionReport, compress
 from condense.errors.classify import classify
 from condense.errors.diagnosis import Action, Diagnosis
+from condense.errors.replay import replay_heals
 from condense.exceptions import CondenseError, InputError, InvalidOutputError
 from condense.exceptions import RecoveryError as RecoveryError  # its home before exceptions.py
 from condense.providers import (
@@ -77,6 +84,7 @@ class Attempt:
     wait: float = 0.0
     max_tokens: int | None = None
     fingerprint: str | None = None
+    prefix_mismatch_behavior: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,7 +93,10 @@ class RecoveryResult(Generic[T]):
 
     ``messages`` is the history of the attempt that succeeded: persist it, so the next
     turn starts from the healed session (it is the caller's list, copied, when nothing
-    had to change). ``max_tokens`` is the override recover passed, or ``None``.
+    had to change). ``max_tokens`` is the override recover passed, or ``None``;
+    ``prefix_mismatch_behavior`` is the Anthropic setting recover turned on (``"drop_block"``),
+    to be sent with every later request of this conversation, or ``None``. ``repairs``
+    lists every change recover made to the history, replay state it dropped included.
     """
 
     value: T
@@ -93,6 +104,7 @@ class RecoveryResult(Generic[T]):
     attempts: tuple[Attempt, ...]
     changed: bool
     max_tokens: int | None = None
+    prefix_mismatch_behavior: str | None = None
     repairs: tuple[Change, ...] = ()
     compressions: tuple[CompressionReport, ...] = ()
 
@@ -123,6 +135,7 @@ def recover(
     max_tokens: int | None = None,
     context_window: int | None = None,
     margin: float = 0.1,
+    thinking: Mapping[str, Any] | None = None,
     backoff: RetryPolicy | None = None,
     sleep: Callable[[float], object] = time.sleep,
     rng: random.Random | None = None,
@@ -134,7 +147,9 @@ def recover(
     rewrites. ``call`` may take a ``max_tokens`` keyword: recover passes it only to
     lower the output budget (``max_tokens`` here is the caller's own value, used when the
     error does not state it). ``context_window`` fills in a limit the error omits.
-    ``margin`` is the share of the stated room left unused. ``backoff`` sets the waits
+    ``margin`` is the share of the stated room left unused. ``thinking`` is the request's
+    Anthropic ``thinking`` setting, as sent: under budgeted thinking (``"enabled"``) the
+    running turn keeps the thinking it must open with. ``backoff`` sets the waits
     (``max_retry_wait``: a longer ``Retry-After`` fails at once); ``sleep`` and ``rng``
     are injectable for tests. Raises :class:`RecoveryError` when it gives up.
     """
@@ -152,6 +167,7 @@ def recover(
             max_tokens=max_tokens,
             context_window=context_window,
             margin=margin,
+            thinking=thinking,
             backoff=backoff,
             rng=rng,
         ),
@@ -180,6 +196,7 @@ async def arecover(
     max_tokens: int | None = None,
     context_window: int | None = None,
     margin: float = 0.1,
+    thinking: Mapping[str, Any] | None = None,
     backoff: RetryPolicy | None = None,
     sleep: Callable[[float], Awaitable[object]] | None = None,
     rng: random.Random | None = None,
@@ -204,6 +221,7 @@ async def arecover(
             max_tokens=max_tokens,
             context_window=context_window,
             margin=margin,
+            thinking=thinking,
             backoff=backoff,
             rng=rng,
         ),
@@ -233,6 +251,7 @@ class _Settings:
     max_tokens: int | None
     context_window: int | None
     margin: float
+    thinking: Mapping[str, Any] | None
     backoff: RetryPolicy
     rng: random.Random | None
 
@@ -250,6 +269,7 @@ class _Settings:
         max_tokens: int | None,
         context_window: int | None,
         margin: float,
+        thinking: Mapping[str, Any] | None,
         backoff: RetryPolicy | None,
         rng: random.Random | None,
     ) -> _Settings:
@@ -271,6 +291,7 @@ class _Settings:
             max_tokens=max_tokens,
             context_window=context_window,
             margin=margin,
+            thinking=thinking,
             backoff=backoff or RetryPolicy(max_attempts=max_attempts),
             rng=rng,
         )
@@ -286,14 +307,22 @@ class _Candidate:
     detail: str
     repairs: tuple[Change, ...] = ()
     compression: CompressionReport | None = None
+    prefix_mismatch_behavior: str | None = None
+
+    @property
+    def alters_history(self) -> bool:
+        """Whether the history changes (not only a setting sent with it)."""
+        return self.action is not Action.REDUCE_OUTPUT and self.prefix_mismatch_behavior is None
 
 
 class _Run:
     def __init__(self, call: Callable[..., object], messages: Sequence[Any], s: _Settings) -> None:
         self.s = s
         self.takes_max_tokens = _takes_keyword(call, "max_tokens")
+        self.takes_drop_block = _takes_keyword(call, "prefix_mismatch_behavior", declared=True)
         self.messages: Sequence[Any] = messages
         self.max_tokens: int | None = None
+        self.prefix_mismatch: str | None = None
         self.changed = False
         self.attempts: list[Attempt] = []
         self.refused: set[str] = set()
@@ -304,11 +333,18 @@ class _Run:
         self._fingerprint: str | None = None
 
     def overrides(self) -> dict[str, Any]:
-        return {} if self.max_tokens is None else {"max_tokens": self.max_tokens}
+        extra: dict[str, Any] = {}
+        if self.max_tokens is not None:
+            extra["max_tokens"] = self.max_tokens
+        if self.prefix_mismatch is not None:
+            extra["prefix_mismatch_behavior"] = self.prefix_mismatch
+        return extra
 
     def fingerprint(self) -> str:
         if self._fingerprint is None:
-            self._fingerprint = fingerprint(self.messages, self.max_tokens)
+            self._fingerprint = fingerprint(
+                self.messages, self.max_tokens, prefix_mismatch_behavior=self.prefix_mismatch
+            )
         return self._fingerprint
 
     def succeeded(self, value: T) -> RecoveryResult[T]:
@@ -320,6 +356,7 @@ class _Run:
                 detail="succeeded",
                 max_tokens=self.max_tokens,
                 fingerprint=self.fingerprint() if self.attempts else None,
+                prefix_mismatch_behavior=self.prefix_mismatch,
             )
         )
         return RecoveryResult(
@@ -328,6 +365,7 @@ class _Run:
             attempts=tuple(self.attempts),
             changed=self.changed,
             max_tokens=self.max_tokens,
+            prefix_mismatch_behavior=self.prefix_mismatch,
             repairs=tuple(self.repairs),
             compressions=tuple(self.compressions),
         )
@@ -343,18 +381,26 @@ class _Run:
         if diagnosis.action is Action.BACKOFF:
             return self._back_off(error, diagnosis)
         self.refused.add(self.fingerprint())
+        offered = False
         for candidate in self._candidates(diagnosis):
-            digest = fingerprint(candidate.messages, candidate.max_tokens)
+            offered = True
+            setting = candidate.prefix_mismatch_behavior or self.prefix_mismatch
+            digest = fingerprint(
+                candidate.messages, candidate.max_tokens, prefix_mismatch_behavior=setting
+            )
             if digest in self.refused:
                 continue
             self._record(diagnosis, candidate.action, candidate.detail)
             self.messages, self.max_tokens = candidate.messages, candidate.max_tokens
+            self.prefix_mismatch = setting
             self._fingerprint = digest
-            self.changed = self.changed or candidate.action is not Action.REDUCE_OUTPUT
+            self.changed = self.changed or candidate.alters_history
             self.repairs.extend(candidate.repairs)
             if candidate.compression is not None:
                 self.compressions.append(candidate.compression)
             return 0.0
+        if not offered:
+            raise self._give_up(error, diagnosis, "no change condense can make heals this")
         raise self._give_up(error, diagnosis, "every change condense can make was already refused")
 
     # -- steps -------------------------------------------------------------------------
@@ -371,6 +417,7 @@ class _Run:
                 wait=wait,
                 max_tokens=self.max_tokens,
                 fingerprint=self.fingerprint(),
+                prefix_mismatch_behavior=self.prefix_mismatch,
             )
         )
 
@@ -402,6 +449,8 @@ class _Run:
             if self.s.profile.name != "strict":
                 yield from self._repaired(get_profile("strict"), escalated=True)
             yield from self._compressed(diagnosis, self._size_target(diagnosis))
+        elif diagnosis.action is Action.DROP_REPLAY:
+            yield from self._unbound(diagnosis)
         elif diagnosis.action is Action.COMPRESS:
             yield from self._compressed(diagnosis, self._size_target(diagnosis))
         elif diagnosis.action is Action.REDUCE_OUTPUT:
@@ -437,6 +486,23 @@ class _Run:
                 )
                 return
         yield _Candidate(result.messages, self.max_tokens, Action.REPAIR, detail, result.changes)
+
+    def _unbound(self, diagnosis: Diagnosis) -> Iterator[_Candidate]:
+        """The history without the replay state the provider says is bound elsewhere."""
+        for heal in replay_heals(
+            plain(self.messages),
+            diagnosis.message,
+            thinking=self.s.thinking,
+            drop_block=self.takes_drop_block,
+        ):
+            yield _Candidate(
+                heal.messages,
+                self.max_tokens,
+                Action.DROP_REPLAY,
+                heal.detail,
+                heal.changes,
+                prefix_mismatch_behavior=heal.prefix_mismatch_behavior,
+            )
 
     def _compressed(self, diagnosis: Diagnosis, target: int | None) -> Iterator[_Candidate]:
         """Compress to ``target``, then tighter, until the result is new."""
@@ -523,10 +589,19 @@ class _Run:
 # -- helpers -------------------------------------------------------------------------------
 
 
-def fingerprint(messages: Sequence[Any], max_tokens: int | None = None) -> str:
-    """A digest of what a request sends: its messages (as JSON) and ``max_tokens``."""
+def fingerprint(
+    messages: Sequence[Any],
+    max_tokens: int | None = None,
+    *,
+    prefix_mismatch_behavior: str | None = None,
+) -> str:
+    """A digest of what a request sends: its messages (as JSON), ``max_tokens`` and the
+    Anthropic ``prefix_mismatch_behavior`` setting (when one is sent)."""
+    sent: list[Any] = [plain(messages), max_tokens]
+    if prefix_mismatch_behavior is not None:
+        sent.append(prefix_mismatch_behavior)
     text = json.dumps(
-        [plain(messages), max_tokens],
+        sent,
         sort_keys=True,
         ensure_ascii=False,
         separators=(",", ":"),
@@ -549,14 +624,16 @@ def plain(messages: Sequence[Any]) -> list[Any]:
     return out
 
 
-def _takes_keyword(call: Callable[..., object], name: str) -> bool:
+def _takes_keyword(call: Callable[..., object], name: str, *, declared: bool = False) -> bool:
+    """Whether ``call`` accepts keyword ``name``; with ``declared``, only when it names it
+    (a ``**kwargs`` that forwards to an SDK would pass on a keyword the SDK refuses)."""
     try:
         parameters = inspect.signature(call).parameters.values()
     except (TypeError, ValueError):
         return False
     return any(
         (p.name == name and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
-        or p.kind is p.VAR_KEYWORD
+        or (p.kind is p.VAR_KEYWORD and not declared)
         for p in parameters
     )
 

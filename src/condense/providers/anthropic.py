@@ -31,6 +31,27 @@ LONG_CONTEXT_TIER_WORDINGS = (
     # long context requests.", anthropics/claude-code#42616)
     r"extra usage is required for long context",
 )
+BILLING_WORDINGS = (
+    # a 400 invalid_request_error when a subscription's extra usage is spent: "You're out of
+    # extra usage. Add more at claude.ai/settings/usage and keep going." (NousResearch/
+    # hermes-agent tests/agent/test_error_classifier.py, issues #11736, #13170)
+    r"out of extra usage",
+)
+REPLAY_IDENTITY_WORDINGS = (
+    # preserved thinking (2026): a thinking block whose prefix changed after it was made,
+    # "messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a
+    # different conversation. Remove the block, or set
+    # `thinking.block_binding.prefix_mismatch_behavior` to "drop_block". …" (opencode #48637;
+    # Anthropic docs, "Fix a thinking block bound to a different conversation")
+    r"bound to a different conversation",
+    r"prefix_mismatch_behavior",
+    # the same block failing its signature check for any other reason: "thinking block has
+    # invalid signature" (NousResearch/hermes-agent tests/agent/test_error_classifier.py);
+    # "Invalid `signature` in `thinking` block" (provider-rules.md)
+    r"invalid\W{0,2}signature\W{0,2} in\W{0,2}(?:redacted_)?thinking\W{0,2} block",
+    r"thinking block has (?:an )?invalid signature",
+    r"invalid\W{0,2}data\W{0,2} in\W{0,2}redacted_thinking\W{0,2} block",
+)
 TEXT_BLOCK_KEYS = frozenset({"type", "text", "cache_control", "citations"})
 """The keys a text block may have."""
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
@@ -168,7 +189,11 @@ PROVIDER = Provider(
             529: "Overloaded",
         },
     ),
-    wordings={"long_context_tier": LONG_CONTEXT_TIER_WORDINGS},
+    wordings={
+        "long_context_tier": LONG_CONTEXT_TIER_WORDINGS,
+        "billing": BILLING_WORDINGS,
+        "replay_identity": REPLAY_IDENTITY_WORDINGS,
+    },
     models=("claude-", "claude_"),
     hosts=("api.anthropic.com", "bedrock-runtime", "aiplatform.googleapis.com/anthropic"),
     media="anthropic",

@@ -23,6 +23,24 @@ from condense.providers.base import (
 
 _ITEM_KEYS = frozenset({ITEM_ID, "status"})
 
+REPLAY_IDENTITY_WORDINGS = (
+    # reasoning minted in another chain (a compaction's or a sub-agent's encrypted_content)
+    # replayed into this one, OpenAI and Azure Foundry: "Conflicting authenticated
+    # continuation identities" (anomalyco/opencode #48942, users call the session
+    # "permanently dead")
+    r"conflicting authenticated continuation identit",
+    # encrypted reasoning this deployment cannot verify: "The encrypted content for item
+    # rs_… could not be verified." (openai/codex #3573, an Azure resource switch); "The
+    # encrypted content gAAA...= could not be verified. Reason: Encrypted content could not
+    # be decrypted or parsed." with code invalid_encrypted_content (anomalyco/opencode
+    # #29879, lidge-jun/opencodex #5583)
+    r"encrypted content\b[^\n]{0,200}\bcould not be (?:verified|decrypted)",
+    r"invalid_encrypted_content",
+    # a reasoning item replayed by id into a store that never held it: "Item with id 'rs_…'
+    # not found. Items are not persisted when `store` is set to false." (opencode #7724)
+    r"item with id '?rs_[^\s']*'? not found",
+)
+
 PROFILE = dataclasses.replace(
     openai.PROFILE,
     name="responses",
@@ -55,6 +73,7 @@ PROFILE = dataclasses.replace(
 
 PROVIDER = Provider(
     profile=PROFILE,
+    wordings={"replay_identity": REPLAY_IDENTITY_WORDINGS},
     refusals=dataclasses.replace(
         OPENAI_REFUSALS,
         overflow="Your input exceeds the context window of this model. Please adjust your "

@@ -8,7 +8,9 @@ repair or compression that alters it turns an accepted request into a refused on
 ``repair`` and ``compress`` keep it for the provider they work for; as a second line of
 defence the proxy checks each rewrite before it goes out: a repair must keep all of it,
 byte for byte; a compression may leave out earlier turns' state whole but must keep the
-latest assistant turn's, and may change none. A rewrite that fails the check is not sent.
+latest assistant turn's, and may change none; after a replay-identity refusal, the state
+the provider refused may be left out, any turn's. A rewrite that fails the check is not
+sent.
 """
 
 from __future__ import annotations
@@ -20,7 +22,12 @@ from typing import Any
 
 from condense.providers.base import EXTRA_CONTENT, REPLAY_KEYS
 
-__all__ = ["compression_keeps_replay", "repair_keeps_replay", "replay_state"]
+__all__ = [
+    "compression_keeps_replay",
+    "repair_keeps_replay",
+    "replay_only_dropped",
+    "replay_state",
+]
 
 _MESSAGE_KEYS = tuple(sorted(REPLAY_KEYS))
 _CALL_KEYS = (EXTRA_CONTENT,)
@@ -61,3 +68,9 @@ def compression_keeps_replay(before: Sequence[Any], after: Sequence[Any]) -> boo
         (m for m in reversed(before) if isinstance(m, dict) and m.get("role") == "assistant"), None
     )
     return Counter(_blobs(latest)) <= kept
+
+
+def replay_only_dropped(before: Sequence[Any], after: Sequence[Any]) -> bool:
+    """After a replay-identity refusal, state may be left out (the provider refused it),
+    never changed."""
+    return replay_state(after) <= replay_state(before)

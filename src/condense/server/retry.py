@@ -13,8 +13,9 @@ the refused body again.
   with the ratio learned so far, or the model family's, and a retry at most 75 % of the
   refused request.
 - Any other fixable refusal goes to :func:`condense.recover` — the same ladder (repair for
-  the profile, then for ``strict``) and the same "never re-send a refused payload" rule as
-  for library users — run here without I/O: its first "call" replays the refusal that
+  the profile, then for ``strict``; replay state the provider refused as another
+  conversation's left out) and the same "never re-send a refused payload" rule as for
+  library users — run here without I/O: its first "call" replays the refusal that
   already happened and its second records the history it would send.
 
 An overflow error also teaches the proxy the window and the count ratio of that upstream
@@ -34,13 +35,17 @@ from condense.exceptions import CondenseError, UpstreamRefusal
 from condense.retry import RetryPolicy
 from condense.server.codec import BodyDecodingError, decode
 from condense.server.prepare import HEADROOM, Prepared, dump_body, keeps_ask, latest_ask
-from condense.server.replay import compression_keeps_replay, repair_keeps_replay
+from condense.server.replay import (
+    compression_keeps_replay,
+    repair_keeps_replay,
+    replay_only_dropped,
+)
 from condense.server.windows import LearnedWindows
 from condense.types import RawMessage
 
 __all__ = ["Retry", "UpstreamRefusal", "plan_retry"]
 
-_CHANGEABLE = frozenset({Action.REPAIR, Action.COMPRESS, Action.REDUCE_OUTPUT})
+_CHANGEABLE = frozenset({Action.REPAIR, Action.DROP_REPLAY, Action.COMPRESS, Action.REDUCE_OUTPUT})
 _SIZE = frozenset({Category.CONTEXT_OVERFLOW, Category.OUTPUT_LIMIT, Category.PAYLOAD_TOO_LARGE})
 TIGHTER = 0.95
 """A retry's messages are at most this share of the refused request's, whatever the room."""
@@ -141,7 +146,8 @@ def _smaller(prepared: Prepared, diagnosis: Diagnosis, learned: LearnedWindows) 
 
 
 def _recovered(prepared: Prepared, diagnosis: Diagnosis, refusal: UpstreamRefusal) -> Retry | None:
-    """The repaired history :func:`condense.recover` would send next."""
+    """The repaired history (or the one without the replay state the provider refused)
+    :func:`condense.recover` would send next."""
     assert prepared.messages is not None and prepared.conversation is not None
     calls: list[list[Any]] = []
 
@@ -168,7 +174,11 @@ def _recovered(prepared: Prepared, diagnosis: Diagnosis, refusal: UpstreamRefusa
     if attempt.action is Action.COMPRESS:
         return None  # an unexplained refusal is no reason to cut the history
     messages = result.messages
-    if not repair_keeps_replay(prepared.messages, messages):
+    keeps = {
+        Action.REPAIR: repair_keeps_replay,
+        Action.DROP_REPLAY: replay_only_dropped,  # the provider refused that state
+    }.get(attempt.action or Action.COMPRESS, compression_keeps_replay)
+    if not keeps(prepared.messages, messages):
         return None  # the provider would refuse edited replay state anyway
     try:
         body = dump_body(prepared.conversation, messages)

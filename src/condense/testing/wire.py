@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from condense.providers import anthropic
+from condense.providers.base import openai_error_body
 
 __all__ = [
     "APIS",
@@ -36,14 +37,6 @@ __all__ = [
 
 APIS = ("chat", "anthropic", "responses", "count_tokens")
 
-_OPENAI_ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-}
 _ANTHROPIC_STOP = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
 
 
@@ -76,8 +69,9 @@ def error_body(
     """An error body in ``api``'s provider shape."""
     if api in ("anthropic", "count_tokens"):
         return anthropic.error_body(status, message, code, param)
-    kind = _OPENAI_ERROR_TYPES.get(status, "server_error")
-    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+    # OpenAI types a 401 ``invalid_request_error`` (continuedev/continue #10294) and a 429 by
+    # the limit hit, ``requests`` or ``tokens`` (TheR1D/shell_gpt #653): not Anthropic's types
+    return openai_error_body(status, message, code, param)
 
 
 def answer(
