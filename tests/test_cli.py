@@ -18,6 +18,8 @@ import condense
 from condense import validate
 from condense.testing.sessions import synthetic_session
 
+NEXT_ASK = {"role": "user", "content": "Thanks. What is left to do?"}
+
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN = ROOT / "examples" / "broken.json"
 GOOD = {"messages": [{"role": "user", "content": "hi"}]}
@@ -227,7 +229,8 @@ def test_repair_streams_one_record_at_a_time() -> None:
 
 def test_compress_keeps_the_input_format_and_reports_everything(tmp_path: Path) -> None:
     source = tmp_path / "s.json"
-    source.write_text(json.dumps(synthetic_session(120, seed=4)))
+    # a new ask ends the loop: a running turn is never reduced (condense.turns)
+    source.write_text(json.dumps([*synthetic_session(120, seed=4), NEXT_ASK]))
     out = tmp_path / "out.json"
     done = run("compress", str(source), "--budget", "6000", "-o", str(out))
     assert done.returncode == 0, done.stderr
@@ -261,7 +264,7 @@ def test_compress_repairs_are_change_records_with_the_message() -> None:
 
 
 def test_compress_jsonl_streams_and_ends_with_one_total(tmp_path: Path) -> None:
-    big = {"messages": synthetic_session(80, seed=2)}
+    big = {"messages": [*synthetic_session(80, seed=2), NEXT_ASK]}
     source = tmp_path / "in.jsonl"
     source.write_text(jsonl(GOOD, big, '{"messages": "no list"}', GOOD))
     out = tmp_path / "out.jsonl"

@@ -17,9 +17,16 @@ ENCRYPTED = "gAAAAABo_c2Q" * 200
 BULK = "line of build output\n" * 300
 
 
+NEXT_ASK = "Good, go on with the remaining steps."
+"""Asked after step 3: the steps before it are an earlier turn, which may be reduced."""
+
+
 def _anthropic() -> dict[str, Any]:
     turns: list[Any] = [{"role": "user", "content": "Find why the build fails."}]
     for n in range(6):
+        if n == 4:
+            turns.append({"role": "assistant", "content": "Steps 0-3 done."})
+            turns.append({"role": "user", "content": NEXT_ASK})
         turns.append(
             {
                 "role": "assistant",
@@ -42,6 +49,8 @@ def _anthropic() -> dict[str, Any]:
 def _responses() -> dict[str, Any]:
     items: list[Any] = [{"role": "user", "content": "Find why the build fails."}]
     for n in range(6):
+        if n == 4:
+            items.append({"role": "user", "content": NEXT_ASK})
         items.append(
             {
                 "type": "reasoning",
@@ -67,6 +76,9 @@ def _responses() -> dict[str, Any]:
 def _chat(replay: str) -> dict[str, Any]:
     messages: list[Any] = [{"role": "user", "content": "Find why the build fails."}]
     for n in range(6):
+        if n == 4:
+            messages.append({"role": "assistant", "content": "Steps 0-3 done."})
+            messages.append({"role": "user", "content": NEXT_ASK})
         call: dict[str, Any] = {
             "id": f"call_{n}",
             "type": "function",
@@ -84,8 +96,9 @@ def _chat(replay: str) -> dict[str, Any]:
 FILES = {
     "anthropic": (_anthropic, "anthropic", "Anthropic Messages format"),
     "responses": (_responses, "responses", "OpenAI Responses format"),
-    "gemini": (lambda: _chat("gemini"), "gemini-openai", "thought signatures"),
-    "deepseek": (lambda: _chat("deepseek"), "deepseek", "reasoning_content"),
+    # replay state several providers send tells what to keep, not whose rules apply
+    "gemini": (lambda: _chat("gemini"), "strict", "thought signatures is kept"),
+    "deepseek": (lambda: _chat("deepseek"), "strict", "reasoning_content is kept"),
 }
 
 

@@ -125,8 +125,13 @@ def _merged_with_summary(message: dict[str, Any], latest: dict[str, Any]) -> boo
     return content != message.get("content") and content == str(original).strip()
 
 
+NEXT_ASK = {"role": "user", "content": "Thanks. What is left to do?"}
+"""Ends a session's running loop: a running turn is never reduced (condense.turns), so the
+tests about reducing a long loop ask something after it."""
+
+
 def test_fits_a_long_session_and_keeps_the_head_byte_identical() -> None:
-    session = synthetic_session(400, seed=7)
+    session = [*synthetic_session(400, seed=7), NEXT_ASK]
     result = compress(session, budget=20_000)
     assert result.report.fits
     assert result.report.tokens_after <= 20_000
@@ -166,10 +171,10 @@ def test_parallel_tool_exchanges_stay_whole() -> None:
 
 
 def test_iterative_summary_folds_the_previous_one() -> None:
-    session = synthetic_session(300, seed=5)
+    session = [*synthetic_session(300, seed=5), NEXT_ASK]
     first = compress(session, budget=15_000)
     grown = [*first.messages]
-    grown += synthetic_session(200, seed=6)[2:]
+    grown += [*synthetic_session(200, seed=6)[2:], NEXT_ASK]
     second = compress(grown, budget=15_000, previous=first.state)
     summaries = [find_summary(m) for m in second.messages]
     assert sum(1 for s in summaries if s is not None) == 1
@@ -197,7 +202,7 @@ def test_strict_budget_raises_with_the_best_effort_attached() -> None:
 
 
 def test_failing_summarizer_falls_back_and_says_so() -> None:
-    session = synthetic_session(200, seed=2)
+    session = [*synthetic_session(200, seed=2), NEXT_ASK]
     result = compress(session, budget=10_000, summarizer=DeterministicSummarizer(fail=True))
     assert result.report.summarizer_fell_back
     assert result.report.fallback_reason

@@ -39,6 +39,11 @@ def _exchange(n: int, output: str) -> list[dict[str, Any]]:
     ]
 
 
+NEXT_ASK = {"role": "user", "content": "Good. Now look at the last module."}
+"""Opens the current turn, which is never reduced (condense.turns): what the tests reduce
+is the earlier turn."""
+
+
 def _eight_exchanges() -> list[dict[str, Any]]:
     output = OUTPUT_LINE * 380  # about 7k tokens each
     history: list[dict[str, Any]] = [
@@ -46,6 +51,8 @@ def _eight_exchanges() -> list[dict[str, Any]]:
         {"role": "user", "content": "Find why the orders page is slow."},
     ]
     for n in range(8):
+        if n == 7:
+            history.append(NEXT_ASK)
         history += _exchange(n, output)
     return history
 
@@ -130,6 +137,7 @@ def _thinking_loop() -> dict[str, Any]:
             },
         ]
     final_input = {"path": "app/checkout.py", "content": "x = compute_total(cart)\n" * 60}
+    turns.append({"role": "user", "content": "Now write the fix."})
     turns.append(
         {
             "role": "assistant",
@@ -152,7 +160,8 @@ def test_anthropic_thinking_loop_at_1500_keeps_the_in_flight_call_and_stops_at_f
     history = Conversation.read(_thinking_loop()).messages
     before = count_tokens(history)
     assert before > 1_500
-    result = compress(history, budget=1_500, provider="anthropic")
+    # a model without preserved thinking: the thinking after the edit stays valid
+    result = compress(history, budget=1_500, provider="anthropic", model="claude-sonnet-4-5")
     assert result.report.fits
     assert result.messages[-2] is history[-2], "the in-flight call was edited"
     assert result.messages[-1] is history[-1]
@@ -285,7 +294,7 @@ def _vision_history() -> list[dict[str, Any]]:
             {"type": "text", "text": f"Screenshot of the dashboard, view {n}"},
             shot,
         ]
-    history += _exchange(9, "done")
+    history += [NEXT_ASK, *_exchange(9, "done")]
     return history
 
 
@@ -443,7 +452,8 @@ def test_a_message_the_walk_left_uncounted_is_counted_before_reducing() -> None:
     path = Path(__file__).parent / "data" / "regressions" / "uncounted_original.json.gz"
     case = json.loads(gzip.decompress(path.read_bytes()))
     budget = case["budget"]
-    result = compress(case["messages"], budget=budget, provider="deepseek", tail_tokens=budget // 4)
+    messages = [*case["messages"], NEXT_ASK]  # the loop an earlier turn: it may be reduced
+    result = compress(messages, budget=budget, provider="deepseek", tail_tokens=budget // 4)
     assert result.report.protected_tokens < budget
     assert result.report.fits and result.report.tokens_after <= budget
 

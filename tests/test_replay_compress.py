@@ -29,10 +29,14 @@ def _thinking(text: str) -> dict[str, Any]:
 
 
 def _loop(steps: int, *, final_argument: str = "small") -> dict[str, Any]:
-    """An Anthropic thinking tool loop that is still running: the last assistant turn
-    interleaves thinking, text and a write call whose argument is ``final_argument``."""
-    turns: list[dict[str, Any]] = [{"role": "user", "content": "Fix the failing checkout."}]
+    """An Anthropic thinking session whose current turn is a running tool loop: ``steps``
+    finished turns (an ask, a thinking step that reads a file, its result, a reply), then
+    the last ask and a step that interleaves thinking, text and a write call whose
+    argument is ``final_argument``, with its result."""
+    turns: list[dict[str, Any]] = []
     for n in range(steps):
+        ask = "Fix the failing checkout." if n == 0 else f"Now check file {n}."
+        turns.append({"role": "user", "content": ask})
         turns.append(
             {
                 "role": "assistant",
@@ -51,6 +55,8 @@ def _loop(steps: int, *, final_argument: str = "small") -> dict[str, Any]:
                 ],
             }
         )
+        turns.append({"role": "assistant", "content": f"File {n} reads fine."})
+    turns.append({"role": "user", "content": "Now write the fix."})
     turns.append(
         {
             "role": "assistant",
@@ -77,7 +83,11 @@ def _loop(steps: int, *, final_argument: str = "small") -> dict[str, Any]:
 
 
 def _final_tokens(conversation: Conversation) -> int:
-    return count_tokens(conversation.messages[-2:]) + count_tokens(conversation.messages[:2])
+    return count_tokens(conversation.messages[-3:]) + count_tokens(conversation.messages[:2])
+
+
+OLDER_MODEL = "claude-opus-4-6"
+"""A model without preserved thinking: thinking after an edit stays valid."""
 
 
 @pytest.mark.parametrize("margin", [40, 150, 400])
@@ -85,8 +95,9 @@ def test_the_running_turn_comes_back_byte_identical(margin: int) -> None:
     body = _loop(8, final_argument="x = 1\n" * 400)
     conversation = Conversation.read(body)
     budget = _final_tokens(conversation) + margin  # a little above the running loop
-    result = compress(conversation.messages, budget=budget)
+    result = compress(conversation.messages, budget=budget, model=OLDER_MODEL)
     assert result.report.provider == "anthropic"
+    assert result.report.thinking is not None and result.report.thinking.action == "keep"
     assert validate(result.messages, provider="anthropic") == []
     dumped = conversation.dump(result.messages)
     assert json.dumps(dumped["messages"][-2:]) == json.dumps(body["messages"][-2:])
@@ -99,41 +110,49 @@ def test_the_running_turn_comes_back_byte_identical(margin: int) -> None:
 def test_a_running_turn_larger_than_the_budget_is_kept_and_reported() -> None:
     body = _loop(3, final_argument="y" * 20_000)
     conversation = Conversation.read(body)
-    result = compress(conversation.messages, budget=800)
-    assert not result.report.fits
-    assert result.report.protected_tokens > 800
-    assert result.messages[-2] is conversation.messages[-2]
-    assert result.messages[-1] is conversation.messages[-1]
-    assert validate(result.messages, provider="anthropic") == []
+    for options in ({"model": OLDER_MODEL}, {}):  # kept; or held: the mode is unknown
+        result = compress(conversation.messages, budget=800, **options)
+        assert not result.report.fits
+        assert result.report.protected_tokens > 800
+        assert result.messages[-2] is conversation.messages[-2]
+        assert result.messages[-1] is conversation.messages[-1]
+        assert validate(result.messages, provider="anthropic") == []
 
 
 def test_edited_history_loses_later_thinking_and_reports_each_turn() -> None:
     conversation = Conversation.read(_loop(8))
     messages = conversation.messages
-    result = compress(messages, budget=count_tokens(messages) // 2)
+    budget = count_tokens(messages) // 2
+    result = compress(messages, budget=budget, thinking="adaptive")
+    assert result.report.thinking is not None and result.report.thinking.action == "remove"
     removed = result.report.replay_removed
     assert removed, result.report.describe()
     edited = removed[0].edited_at
     assert all(r.edited_at == edited for r in removed)
     assert result.messages[edited] is not messages[edited]
-    running = len(result.messages) - 2
-    for index, message in enumerate(result.messages):
-        if index > edited and index != running:
+    for index, message in enumerate(result.messages):  # the running turn's too
+        if index > edited:
             assert "thinking_blocks" not in message
-    assert result.messages[running]["thinking_blocks"] is messages[-2]["thinking_blocks"]
+    running = len(result.messages) - 2
+    assert running in {r.index for r in removed}
+    assert {k: v for k, v in messages[-2].items() if k != "thinking_blocks"} == result.messages[
+        running
+    ]
+    assert result.messages[-1] is messages[-1]
     for removal in removed:  # each removal names its turn and carries the blocks
         assert "thinking_blocks" not in result.messages[removal.index]
         assert removal.blocks and all(b["type"] == "thinking" for b in removal.blocks)
         assert "bound to an edited prefix" in removal.reason
     assert "thinking removed from" in result.report.describe()
-    kept = compress(messages, budget=count_tokens(messages) // 2, keep_bound_thinking=True)
+    kept = compress(messages, budget=budget, thinking="adaptive", keep_bound_thinking=True)
     assert kept.report.replay_removed == ()
     assert any("thinking_blocks" in m for m in kept.messages[:-2])
 
 
 def test_thinking_before_the_first_edit_and_after_a_resumed_prefix_stays() -> None:
     messages = Conversation.read(_loop(8)).messages
-    first = compress(messages, budget=count_tokens(messages) // 2)
+    first = compress(messages, budget=count_tokens(messages) // 2, thinking="adaptive")
+    assert first.report.replay_removed
     # the agent ran on the compressed history: new turns are bound to that prefix
     grown = [
         *first.messages,
@@ -144,23 +163,26 @@ def test_thinking_before_the_first_edit_and_after_a_resumed_prefix_stays() -> No
         },
         {"role": "user", "content": "Thanks, now add a test."},
     ]
-    second = compress(grown, budget=count_tokens(grown) + 100)
+    second = compress(grown, budget=count_tokens(grown) + 100, thinking="adaptive")
     assert all(a is b for a, b in zip(second.messages, grown, strict=True))
     assert second.report.replay_removed == ()
 
 
-def test_strip_and_unbind_spare_the_final_turn_and_fill_an_empty_turn() -> None:
+def test_strip_and_unbind_fill_an_empty_turn_and_keep_the_unedited_prefix() -> None:
     only_thinking = {"role": "assistant", "content": None, "thinking_blocks": [_thinking("a")]}
     final = {"role": "assistant", "content": "done", "thinking_blocks": [_thinking("b")]}
     history = [{"role": "user", "content": "go"}, only_thinking, {"role": "user", "content": "?"}]
     stripped, found = strip_thinking([*history, final], 0)
     assert stripped[1] == {"role": "assistant", "content": EMPTY_TURN}
-    assert stripped[3] is final  # a final assistant message keeps its thinking
-    assert [blocks for _, blocks in found.values()] == [tuple(only_thinking["thinking_blocks"])]
-    edited = [{"role": "user", "content": "go!"}, *history[1:], final]
+    assert stripped[3] == {"role": "assistant", "content": "done"}  # the final turn's too
+    assert [blocks for _, blocks in found.values()] == [
+        tuple(only_thinking["thinking_blocks"]),
+        tuple(final["thinking_blocks"]),
+    ]
+    edited = [*history[:2], {"role": "user", "content": "?!"}, final]
     out, removed = unbind_thinking(edited, [*history, final])
-    assert [r.index for r in removed] == [1] and removed[0].edited_at == 0
-    assert out[3] is final
+    assert [r.index for r in removed] == [3] and removed[0].edited_at == 2
+    assert out[1] is only_thinking  # before the edit: its prefix is unchanged
     same, none = unbind_thinking([*history, final], [*history, final])
     assert none == () and all(a is b for a, b in zip(same, [*history, final], strict=True))
 
@@ -235,8 +257,11 @@ def test_responses_items_pass_through_whole() -> None:
 
 
 def _chat(replay: str) -> list[dict[str, Any]]:
+    """Eight steps of writes over two turns (the second ask after the sixth step)."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": "Fix it."}]
     for n in range(8):
+        if n == 6:
+            messages.append({"role": "user", "content": "Go on."})
         call: dict[str, Any] = {
             "id": f"call_{n}",
             "type": "function",
@@ -252,11 +277,19 @@ def _chat(replay: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize(
-    ("replay", "provider"), [("gemini", "gemini-openai"), ("deepseek", "deepseek")]
+    ("replay", "provider", "options"),
+    [
+        ("gemini", "strict", {}),  # auto: replay state tells what to keep, not whose rules
+        ("gemini", "gemini-openai", {"model": "gemini-3-pro"}),
+        ("deepseek", "strict", {}),
+        ("deepseek", "deepseek", {"model": "deepseek-reasoner"}),
+    ],
 )
-def test_reasoning_turns_are_never_shrunk(replay: str, provider: str) -> None:
+def test_reasoning_turns_are_never_shrunk(
+    replay: str, provider: str, options: dict[str, Any]
+) -> None:
     messages = _chat(replay)
-    result = compress(messages, budget=count_tokens(messages) * 2 // 3)
+    result = compress(messages, budget=count_tokens(messages) * 2 // 3, **options)
     assert result.report.provider == provider
     assert "shrunk" not in result.report.actions
     assert validate(result.messages, provider=provider) == []
@@ -305,11 +338,15 @@ def test_session_reports_removed_thinking_and_keeps_it_on_request(tmp_path: Path
     report = json.loads(done.stderr.strip().splitlines()[-1])
     assert report["provider"] == "anthropic"
     assert report["replay_removed"] and all(
-        entry["blocks"] == 1 and "bound to an edited prefix" in entry["reason"]
+        entry["blocks"] >= 1 and "bound to an edited prefix" in entry["reason"]
         for entry in report["replay_removed"]
     )
     written = json.loads(out.read_text(encoding="utf-8"))
-    assert written["messages"][-2:] == body["messages"][-2:]
+    running = body["messages"][-2]  # no thinking setting: adaptive; the running turn's goes too
+    assert written["messages"][-2]["content"] == [
+        block for block in running["content"] if block["type"] != "thinking"
+    ]
+    assert written["messages"][-1] == body["messages"][-1]
     kept = _run("session", str(source), "--budget", budget, "--json", "--keep-bound-thinking")
     assert kept.returncode == 0, kept.stderr
     assert json.loads(kept.stderr.strip().splitlines()[-1])["replay_removed"] == []

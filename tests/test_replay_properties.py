@@ -1,6 +1,7 @@
 """compress on reasoning-model histories, for each provider: the output validates, replay
-state of kept units is byte-identical, the running turn is untouched, nothing is lost
-without a report entry, and the reported tokens are the tokens of what is returned."""
+state of kept units is byte-identical, the current turn is untouched (Anthropic thinking
+bound to an edited prefix aside, removed whole and reported), nothing is lost without a
+report entry, and the reported tokens are the tokens of what is returned."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from condense.providers.base import THINKING_BLOCKS
 from condense.reduce.summary import find_summary
 from condense.reduce.thinking import EMPTY_TURN
 from condense.tokens import count_tokens
+from condense.turns import current_turn
 from condense.units import carries_replay
-from condense.validate.replay import running_loop_turn
 from reasoning_strategies import (
     anthropic_bodies,
     gemini_histories,
@@ -83,22 +84,19 @@ def _replay_state_kept_whole(messages: Sequence[Any], result: CompressionResult)
         assert all(message[k] is rest[k] or message[k] == EMPTY_TURN for k in rest)
 
 
-def _final_turn(messages: Sequence[Any]) -> int | None:
-    """The running loop's turn, or a final assistant message that carries replay state."""
-    running = running_loop_turn(messages)
-    if running is None and carries_replay(messages[-1]):
-        return len(messages) - 1
-    return running
-
-
 def _running_turn_untouched(messages: Sequence[Any], result: CompressionResult) -> None:
-    """The running loop's turn and its results come back as the same objects, in order."""
-    final = _final_turn(messages)
-    if final is None:
+    """The current turn comes back as the same objects, in order; a message whose
+    thinking was removed (reported) is the same message without it."""
+    tail = list(messages[current_turn(messages).start :])
+    if not tail:
         return
-    tail = list(messages[final:])
-    assert list(result.messages[-len(tail) :]) == tail
-    assert all(map(_same, result.messages[-len(tail) :], tail))
+    out = result.messages[-len(tail) :]
+    removed = {r.index - (len(result.messages) - len(tail)) for r in result.report.replay_removed}
+    for position, (got, sent) in enumerate(zip(out, tail, strict=True)):
+        if position in removed:
+            assert {k: v for k, v in sent.items() if k != THINKING_BLOCKS}.keys() <= got.keys()
+        else:
+            assert got is sent
 
 
 def _nothing_lost_without_an_entry(messages: Sequence[Any], result: CompressionResult) -> None:
@@ -168,14 +166,17 @@ def test_anthropic_thinking_histories(body: dict[str, Any], fraction: float) -> 
         blocks = turn["content"] if isinstance(turn["content"], list) else []
         if any(b.get("type") in ("thinking", "redacted_thinking") for b in blocks):
             assert _present(turn, turns)
-    final = _final_turn(messages)
-    if final is not None:  # the final native turns, byte for byte
+    binding = result.report.thinking
+    running = current_turn(messages).first_assistant is not None
+    if running and not result.report.replay_removed:  # the final native turns, byte for byte
         tail = len(turns) - [i for i, t in enumerate(turns) if t["role"] == "assistant"][-1]
         assert json.dumps(dumped[-tail:]) == json.dumps(turns[-tail:])
+    if binding is not None and binding.action == "hold":
+        assert all(map(_same, result.messages, messages))  # nothing changed
     edited = [r.edited_at for r in result.report.replay_removed]
     assert len(set(edited)) <= 1
     for index, message in enumerate(result.messages):  # no thinking after the first edit
-        if edited and index > edited[0] and index != _final_turn(result.messages):
+        if edited and index > edited[0]:
             assert not message.get(THINKING_BLOCKS)
 
 
@@ -241,14 +242,15 @@ def test_responses_reasoning_items(items: list[dict[str, Any]], fraction: float)
 def test_gemini_thought_signatures(
     messages: list[dict[str, Any]], fraction: float, native: bool
 ) -> None:
-    provider = "gemini" if native else "gemini-openai"
-    options = {"provider": "gemini"} if native else {}  # auto: the signatures tell
+    provider = "gemini" if native else "strict"
+    options = {"provider": "gemini"} if native else {}  # auto: strict, the signatures kept
     _compress(messages, fraction, provider, **options)
 
 
 @PROPERTY
 @given(messages=thinking_chat_histories(), fraction=FRACTIONS, kimi=st.booleans())
 def test_reasoning_content(messages: list[dict[str, Any]], fraction: float, kimi: bool) -> None:
-    provider = "kimi" if kimi else "deepseek"
-    options = {"model": "kimi-k2-thinking"} if kimi else {}  # auto: reasoning_content tells
+    provider = "kimi" if kimi else "strict"
+    # auto: reasoning_content alone selects no provider (strict, the state kept)
+    options = {"model": "kimi-k2-thinking"} if kimi else {}
     _compress(messages, fraction, provider, **options)

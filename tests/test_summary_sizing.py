@@ -71,7 +71,9 @@ def test_compress_fits_and_the_summary_follows_the_room(budget: int, cap: int | 
 def test_the_next_turn_keeps_the_first_summary_s_facts() -> None:
     first = compress(SESSION, budget=8_000)
     assert first.summary is not None
-    grown = [*SESSION, *synthetic_session(40, seed=77)[1:]]
+    # the grown part ends with a new ask: its loop is an earlier turn (a running turn is
+    # never reduced, and would leave the summary less room than the test is about)
+    grown = [*SESSION, *synthetic_session(40, seed=77)[1:], {"role": "user", "content": "Next?"}]
     again = compress(grown, budget=8_000, previous=first.state)
     assert again.report.fits
     out = "\n".join(str(m.get("content")) for m in again.messages)

@@ -59,7 +59,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--keep-bound-thinking",
         action="store_true",
         help="keep Anthropic thinking blocks after the first edit (for accounts that do not "
-        "enforce thinking-block binding; by default they are removed and reported)",
+        "enforce the prefix check; same as --bound-thinking keep)",
+    )
+    parser.add_argument(
+        "--bound-thinking",
+        choices=("auto", "keep", "drop-block"),
+        default="auto",
+        help="Anthropic thinking an edit would unbind: decided per request (auto), kept "
+        "(keep), or kept with thinking.block_binding 'drop_block' written into the output "
+        "(drop-block; send the anthropic-beta header it prints)",
     )
     add_summarizer(parser)
     parser.add_argument(
@@ -101,7 +109,13 @@ def handle(args: argparse.Namespace) -> int:
                         rejects.add(done)
                         continue
                     result, provider, over = done
-                    output.write(item.dump(result.messages), jsonl=source.jsonl)
+                    written = item.dump(result.messages)
+                    settings = result.request_settings
+                    if settings is not None and isinstance(written, dict):
+                        written = settings.apply_body(written)
+                        headers = ", ".join(f"{k}: {v}" for k, v in settings.headers.items())
+                        progress.say(f"{where(item)}: send this request with {headers}")
+                    output.write(written, jsonl=source.jsonl)
                     tally.add(result, over=over)
                     _report(item, result, provider, args, progress, many=source.jsonl)
             output.commit(array=source.array)
@@ -149,6 +163,9 @@ def _compress(
             provider=provider_for(args, conversation),
             summarizer=summarizer,
             keep_bound_thinking=args.keep_bound_thinking,
+            bound_thinking="drop_block"
+            if args.bound_thinking == "drop-block"
+            else args.bound_thinking,
             tail_tokens=args.tail_tokens,
             summary_tokens=args.summary_tokens,
             strict_budget=args.strict_budget,
@@ -215,6 +232,14 @@ def _json_report(
             {"index": removal.index, "blocks": len(removal.blocks), "reason": removal.reason}
             for removal in report.replay_removed
         ],
+        "thinking": None if report.thinking is None else str(report.thinking),
+        "superseded": None if report.superseded is None else str(report.superseded),
+        "request_settings": None
+        if result.request_settings is None
+        else {
+            "body": result.request_settings.body,
+            "headers": result.request_settings.headers,
+        },
     }
 
 

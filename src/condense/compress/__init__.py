@@ -25,6 +25,7 @@ from condense.compress.result import (
     UnitOutcome,
 )
 from condense.exceptions import BudgetError
+from condense.reduce.thinking import Binding, BoundThinking, RequestSettings
 
 __all__ = [
     "DEDUPE",
@@ -33,6 +34,8 @@ __all__ = [
     "SHRINK",
     "STRIP_IMAGES",
     "SUMMARIZE",
+    "Binding",
+    "BoundThinking",
     "BudgetError",
     "CompressionReport",
     "CompressionResult",
@@ -42,6 +45,7 @@ __all__ = [
     "MessageReduction",
     "Protection",
     "ReductionStep",
+    "RequestSettings",
     "SessionProtection",
     "SpanSummary",
     "UnitAction",

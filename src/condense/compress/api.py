@@ -3,12 +3,15 @@
 The stages, one module each, in pipeline order (all functions over frozen values):
 
 1. ``plan`` — repair for the profile, segment into units, protect the system prompt, the
-   first and latest user asks, the latest reply, the newest tool exchange, the running
-   tool loop's exchange and a tail; the rest is reducible, oldest first.
+   first and latest user asks, the latest reply, the newest tool exchange, the current
+   turn (``condense.turns``), compaction state and a tail; the rest is reducible, oldest
+   first. Decide what to do with thinking the edits would unbind
+   (``condense.reduce.thinking``).
 2. ``reductions`` — the message reductions cheapest first (dedupe, strip images, mask,
    shrink), counted exactly, stopping as soon as the history fits.
 3. ``assemble`` — replace the oldest reducible units by a summary, or a one-line notice.
-4. ``gate`` — unbind Anthropic thinking, validate, count, never return a larger history.
+4. ``gate`` — remove unbound Anthropic thinking (where that is the decision), validate,
+   count, never return a larger history.
 5. ``incremental`` — reuse the previous call's output for a session that grew.
 
 The common case, a history that already fits, costs a repair (validation) pass and a
@@ -39,9 +42,11 @@ from condense.compress.measure import measure
 from condense.compress.plan import (
     Plan,
     Protection,
+    SessionProtection,
     check_protection,
+    compaction_units,
     make_plan,
-    running_exchange,
+    turn_units,
 )
 from condense.compress.reductions import (
     DEFAULT_REDUCTIONS,
@@ -64,8 +69,20 @@ from condense.providers import (
     choose_provider,
     media_billing,
 )
+from condense.providers.anthropic import request_thinking
 from condense.providers.base import MediaBilling
-from condense.reduce.thinking import Stripped, strip_thinking
+from condense.reduce.compaction import supersede
+from condense.reduce.thinking import (
+    BOUND_THINKING,
+    Binding,
+    BoundThinking,
+    RequestSettings,
+    Stripped,
+    bound_after,
+    decide,
+    drop_block_settings,
+    strip_thinking,
+)
 from condense.repair import repair
 from condense.summarizers import Summarizer, get_summarizer
 from condense.tokens import TokenCounter, encoding_for_model
@@ -74,9 +91,10 @@ from condense.tokens.estimate import upper_bound_message
 from condense.tokens.families import tokenizer_for_model
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.tokens.request import Room, parts_tokens, plan_room, request_parts
+from condense.turns import Turn, current_turn
 from condense.types import RawMessage
 from condense.units import segment
-from condense.validate.replay import running_loop_turn
+from condense.validate import check
 
 
 def compress(
@@ -92,6 +110,8 @@ def compress(
     summary_tokens: int | None = None,
     strict_budget: bool = False,
     keep_bound_thinking: bool = False,
+    bound_thinking: BoundThinking = "auto",
+    thinking: object = None,
     reductions: Sequence[ReductionStep] = DEFAULT_REDUCTIONS,
     protection: Protection | None = None,
     tools: Sequence[Any] | None = None,
@@ -117,23 +137,36 @@ def compress(
     (``fits`` is False) and ``strict_budget=True`` raises ``BudgetError``. The input is
     never mutated.
 
-    Under a profile with Anthropic's thinking rules, the thinking blocks of the turns
-    after the first edit are removed (and listed in ``report.replay_removed``), except
-    the running tool loop's turn, which comes back as it was; ``keep_bound_thinking=True``
-    keeps them, for accounts that do not enforce thinking-block binding.
+    The current turn (everything after the last user message that carries content,
+    ``condense.turns``) is never reduced: its messages come back as the same objects, in
+    order. ``thinking`` is the request's thinking setting (its ``thinking`` object, or
+    ``"enabled"``, ``"adaptive"``, ``"disabled"``; ``None``: unknown). Anthropic thinking
+    that an edit would unbind (models with preserved thinking check each block against
+    everything before it) is handled per request, as ``report.thinking`` says
+    (``condense.reduce.thinking``): kept where the model does not check; with
+    ``bound_thinking="drop_block"`` kept, and ``result.request_settings`` holds the body
+    fields and headers to send so that the API drops the blocks whose prefix changed;
+    removed (the running turn's too, each removal in ``report.replay_removed``) where no
+    turn needs thinking; else nothing before the current turn's opening thinking is
+    changed and the budget is reported as not met. ``bound_thinking="keep"`` (or
+    ``keep_bound_thinking=True``) keeps every block, for accounts that do not enforce
+    the check.
 
     ``messages`` may be a loaded :class:`~condense.formats.Conversation`
-    (``condense.load(path)``): its format then also chooses the profile, and each repair
-    in the report names its place in the user's file. The result is in the canonical
-    form; write it back with ``conversation.dump(result.messages)``.
+    (``condense.load(path)``): its format then also chooses the profile, its body's
+    ``thinking`` and ``model`` are the request's unless ``thinking``/``model`` say
+    otherwise, and each repair in the report names its place in the user's file. The
+    result is in the canonical form; write it back with
+    ``conversation.dump(result.messages)`` (and ``result.request_settings.apply_body``).
 
     The budget is for the whole request: what a loaded request sends besides its messages
     (``tools``, Responses ``instructions``, a structured-output schema) and the tool
     definitions passed as ``tools`` are counted against it (``condense.tokens.request``).
-    When ``model`` names a family whose tokenizer condense does not ship (Claude, Gemini,
-    open-weight models), the budget is taken in that provider's tokens and planned below
-    by the family's measured error (``condense.tokens.families``); ``report.room`` says
-    how the budget was shared out.
+    When ``model`` names a family whose tokenizer condense does not ship (Claude,
+    Gemini) and no ``encoding`` is given, the budget is taken in that provider's tokens
+    and planned below by the family's measured error (``condense.tokens.families``); an
+    explicit ``encoding`` means the budget is in that encoding's tokens. ``report.room``
+    says how the budget was shared out.
     """
     conversation: Conversation | None
     given: Sequence[Any]
@@ -150,21 +183,34 @@ def compress(
         ):
             raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
     check_protection(protection)
+    if bound_thinking not in BOUND_THINKING:
+        raise InputError(
+            f"bound_thinking must be one of {', '.join(BOUND_THINKING)}, not {bound_thinking!r}"
+        )
+    bound: BoundThinking = "keep" if keep_bound_thinking else bound_thinking
     summarizer = get_summarizer(summarizer)  # an unknown name fails now, not at first summary
     if tools is not None and (
         isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Sequence)
     ):
         raise InputError(f"tools must be a list of tool definitions, not {type(tools).__name__}")
+    record = conversation.record if conversation is not None else None
+    if thinking is None and conversation is not None:
+        thinking = request_thinking(record, format=conversation.format)
+    request_model = model
+    if request_model is None and isinstance(record, dict) and isinstance(record.get("model"), str):
+        request_model = record["model"]
     choice = choose_provider(
         provider,
         messages=given,
         format=conversation.format if conversation is not None else None,
         model=model,
+        thinking=thinking,
     )
     profile = choice.profile
     media = media_billing(profile)
     counter = shared_counter(encoding or encoding_for_model(model), media=media)
-    room = _room(budget, conversation, tools, model, counter.encoding)
+    planned_for = model if encoding is None else None  # an encoding given: its own tokens
+    room = _room(budget, conversation, tools, planned_for, counter.encoding)
     budget = room.messages  # what the messages may take, in condense's tokens
     work, incremental = resume_from(previous, given, budget, profile, counter.encoding)
     # the user's own file, when the work is it: its repairs are named in its terms
@@ -189,10 +235,14 @@ def compress(
         return result
 
     def unchanged(
-        tokens: int | None, plan: Plan | None, protected: int | None
+        tokens: int | None,
+        plan: Plan | None,
+        protected: int | None,
+        binding: Binding | None = None,
     ) -> CompressionResult:
         report = CompressionReport(
             **report_base,
+            thinking=binding,
             fits=True if tokens is None else tokens <= budget,
             units=_outcomes(plan, {})
             if plan is not None
@@ -210,13 +260,26 @@ def compress(
 
     if _bounded_by(history, budget, media):  # fits for every encoding
         return unchanged(None, None, None)
-    running = running_loop_turn(history)
+    whole = history  # the repaired input: what the output must stay below
+    # stage 1a: what a compaction block supersedes goes first (the API drops it itself)
+    cut, superseded = supersede(history, profile)
+    if superseded is not None and check(cut, profile):
+        cut, superseded = history, None
+    binding = decide(cut, profile=profile, model=request_model, choice=bound)
+    if binding is not None and binding.action == "hold":
+        # nothing before the current turn's opening thinking may change: hand it back
+        tokens = counter.messages(history)
+        return unchanged(tokens, None, tokens, binding)
+    if superseded is not None:
+        history = cut
+        report_base["superseded"] = superseded
+    turn = current_turn(history)
     tail = tail_tokens if tail_tokens is not None else budget // 4
-    plan = _plan(history, counter, tail, running, protection, budget)
+    plan = _plan(history, counter, tail, turn, protection, budget)
 
-    # stage 1b: under Anthropic's thinking rules, reducing unbinds the thinking of the
-    # turns after the oldest reducible unit's first message: plan on what will be sent
-    bind = profile.thinking_in_running_loop and not keep_bound_thinking
+    # stage 1b: reducing unbinds the thinking of the turns after the oldest reducible
+    # unit's first message; where it is to be removed, plan on what will be sent
+    bind = binding is not None and binding.action == "remove"
     summarizing = any(isinstance(step, SpanSummary) for step in reductions)
     measured = measure(
         history,
@@ -228,12 +291,15 @@ def compress(
         summarize=summarizing and not bind,
     )
     protected = measured.fixed + bridges_needed(history, plan, profile, counter)
-    if measured.first_kept is None and measured.lower_bound <= budget:
-        return unchanged(measured.lower_bound, plan, protected)
+    if measured.first_kept is None and measured.lower_bound <= budget and superseded is None:
+        return unchanged(measured.lower_bound, plan, protected, binding)
     current: list[RawMessage] = history
     stripped: Stripped = {}
-    if bind and plan.order:
-        current, stripped = strip_thinking(history, plan.units[plan.order[0]].start + 1)
+    edit_from = superseded.start if superseded is not None else None
+    if edit_from is None and plan.order:
+        edit_from = plan.units[plan.order[0]].start + 1
+    if bind and edit_from is not None:
+        current, stripped = strip_thinking(history, edit_from)
         measured = measure(
             current,
             plan=plan,
@@ -286,12 +352,12 @@ def compress(
 
         first = measured.first_kept
     # what the output must stay below: the repaired input, counted in full only if needed
-    input_size = InputSize(at_least=measured.lower_bound, count=lambda: counter.messages(history))
+    at_least = 0 if superseded is not None else measured.lower_bound
+    input_size = InputSize(at_least=at_least, count=lambda: counter.messages(whole))
     assembly: Assembly | None = None
     if after_cheap > budget and summarizing:
-        frozen = [message for message, _ in stripped.values()]
-        if running is not None:
-            frozen.insert(0, history[running])
+        kept_from = _kept_from(turn, protection)
+        frozen = [*history[kept_from:], *(message for message, _ in stripped.values())]
         carried = counter.text(previous.summary) if previous and previous.summary else 0
         assembly = assemble(
             output,
@@ -323,7 +389,7 @@ def compress(
         output = assembly.messages
     gated = gate(
         output,
-        repaired=history,
+        repaired=whole,
         input_size=input_size,
         original=given,
         profile=profile,
@@ -332,11 +398,18 @@ def compress(
         stripped=stripped,
     )
     if gated.reverted:
-        return unchanged(counter.messages(history), plan, protected)
+        report_base.pop("superseded", None)
+        history = whole
+        return unchanged(counter.messages(whole), None, protected, binding)
     if assembly is not None:
         actions.update((u, "summarized") for u in assembly.summarized)
+    settings: RequestSettings | None = None
+    dropping = binding is not None and binding.action == "drop_block"
+    if dropping and bound_after(gated.messages, given):
+        settings = drop_block_settings(thinking)
     report = CompressionReport(
         **report_base,
+        thinking=binding,
         fits=gated.tokens <= budget,
         units=_outcomes(plan, actions),
         summarizer=assembly.summarizer if assembly is not None else None,
@@ -351,7 +424,16 @@ def compress(
     )
     summary = assembly.summary if assembly is not None else None
     return finish(
-        _result(gated.messages, summary, report, previous, budget, profile.name, counter.encoding)
+        _result(
+            gated.messages,
+            summary,
+            report,
+            previous,
+            budget,
+            profile.name,
+            counter.encoding,
+            settings,
+        )
     )
 
 
@@ -364,7 +446,7 @@ def _room(
 ) -> Room:
     """The budget less what the request sends besides its messages, planned below by the
     tokenizer's measured error for ``model``."""
-    record = conversation._record if conversation is not None else None
+    record = conversation.record if conversation is not None else None
     parts = request_parts(record) if isinstance(record, Mapping) else {}
     if tools is not None:
         parts["tools"] = tools
@@ -388,12 +470,16 @@ def _plan(
     history: Sequence[RawMessage],
     counter: TokenCounter,
     tail_tokens: int,
-    running: int | None,
+    turn: Turn,
     protection: Protection | None,
     budget: int,
 ) -> Plan:
-    """Segment and plan; the tail is measured exactly from the newest unit back (only as
-    far as ``tail_tokens`` reaches)."""
+    """Segment and plan, the current turn and compaction state pinned; the tail is
+    measured exactly from the newest unit back (only as far as ``tail_tokens`` reaches).
+
+    Under the training-set policy (``HeadTailProtection``) only the running step (the
+    last assistant message and the results it awaits) is pinned of the current turn: a
+    trajectory has no next request, and the dataset path plans the same span."""
     units = segment(history)
     return make_plan(
         units,
@@ -402,8 +488,19 @@ def _plan(
         messages=history,
         budget=budget - REPLY_PRIMING_TOKENS,
         unit_tokens=lambda unit: sum(counter.counts(history[unit.start : unit.stop])),
-        pinned=running_exchange(units, running),
+        pinned=turn_units(units, _kept_from(turn, protection)) | compaction_units(units, history),
     )
+
+
+def _kept_from(turn: Turn, protection: Protection | None) -> int:
+    """Where the part of the current turn that is never reduced (nor merged into) starts:
+    the whole turn under the session policy; under the training-set policy only the
+    running step (a trajectory has no next request; the dataset path plans the same)."""
+    if protection is None or isinstance(protection, SessionProtection):
+        return turn.start
+    if turn.running and turn.last_assistant is not None:
+        return turn.last_assistant
+    return turn.stop
 
 
 def _outcomes(plan: Plan, actions: dict[int, str]) -> tuple[UnitOutcome, ...]:
@@ -421,6 +518,7 @@ def _result(
     budget: int,
     provider: str,
     encoding: str,
+    settings: RequestSettings | None = None,
 ) -> CompressionResult:
     carried = previous.summary if previous is not None else None
     state = CompressionState(
@@ -431,4 +529,6 @@ def _result(
         provider=provider,
         encoding=encoding,
     )
-    return CompressionResult(messages=output, summary=summary, report=report, state=state)
+    return CompressionResult(
+        messages=output, summary=summary, report=report, state=state, request_settings=settings
+    )

@@ -142,7 +142,8 @@ class SummaryInputs:
     """The user's cap on a summary (``summary_tokens``), if any (see :func:`summary_size`)."""
     previous: str | None
     frozen: Sequence[RawMessage]
-    """Messages a block is never merged into (the running loop's turn, stripped turns)."""
+    """Messages a block is never merged into nor joined with (the current turn, turns whose
+    thinking was removed)."""
     stripped: Sequence[RawMessage] = ()
     """The turns whose thinking was removed: never joined with another message."""
 
@@ -191,7 +192,7 @@ def assemble(
                 continue
             tried.add((k, attempt))
             built = _build(current, plan, spans, attempt, inputs)
-            if attempt == DROP and check(list(built.messages), inputs.profile):
+            if built is None or (attempt == DROP and check(list(built.messages), inputs.profile)):
                 continue  # leaving the span out would break the profile's rules
             tokens = inputs.counter.messages(built.messages)
             if (best is None or tokens < best[0]) and input_size.exceeds(tokens):
@@ -224,10 +225,11 @@ def _build(
     spans: Sequence[range],
     target: int,
     inputs: SummaryInputs,
-) -> Assembly:
+) -> Assembly | None:
     """Replace each span (newest first, so indices stay put) by a summary of ``target``
     tokens, by the notice when ``target`` is :data:`NOTICE` or the summary is not
-    smaller than the span, or by nothing when it is :data:`DROP`."""
+    smaller than the span, or by nothing when it is :data:`DROP` (``None`` when leaving
+    a span out would put two messages of one role side by side that cannot be joined)."""
     output = list(current)
     texts: list[str] = []
     left_out: list[LeftOut] = []
@@ -236,7 +238,10 @@ def _build(
         covered = plan.messages_of(span)
         if target == DROP:
             left_out.insert(0, LeftOut(start=covered.start, stop=covered.stop))
-            output = _joined(output[: covered.start], output[covered.stop :], inputs)
+            joined = _joined(output[: covered.start], output[covered.stop :], inputs)
+            if joined is None:
+                return None
+            output = joined
             continue
         block = notice(covered)
         if target > 0:
@@ -372,32 +377,35 @@ def bridges_needed(
 
 def _joined(
     before: list[RawMessage], after: list[RawMessage], inputs: SummaryInputs
-) -> list[RawMessage]:
-    """``before + after``; where that puts two messages of one role side by side (which
-    alternating profiles refuse), they become one message holding both texts, unchanged,
-    one after the other: the first must be plain text, the second may carry tool calls
-    (they stay its own). Messages with replay state, and turns whose thinking was
-    removed, are never joined (a running loop's turn without replay state may be: the
-    profile leaves no other way to keep what is protected)."""
-    stripped = inputs.stripped
+) -> list[RawMessage] | None:
+    """``before + after``; where that puts two messages of one role side by side, they
+    become one message holding both texts, unchanged, one after the other: the first must
+    be plain text, the second may carry tool calls (they stay its own). ``None`` when two
+    such messages cannot be joined — messages with replay state, turns whose thinking was
+    removed and the current turn are never joined — since no profile gets a same-role run
+    that condense made (see ``condense.reduce.summary.choose_placement``)."""
     if before and after and needs_bridge(before[-1], after[0], inputs.profile):
         return [*before, dict(TOOL_USER_BRIDGE), *after]
-    if before and after and inputs.profile.alternate:
-        first, second = before[-1], after[0]
-        texts = [m.get("content") for m in (first, second)]
-        joinable = (
-            all(text is None or isinstance(text, str) for text in texts)
-            and not first.get("tool_calls")
-            and all(mergeable(m) and not any(m is f for f in stripped) for m in (first, second))
-        )
-        if joinable and first.get("role") == second.get("role") in ("user", "assistant"):
-            # the filler repair opened or bridged with says nothing once real text follows
-            text = "\n\n".join(
-                t for t in texts if isinstance(t, str) and t and t not in _FILLERS
-            ) or "\n\n".join(t for t in texts if isinstance(t, str) and t)
-            joined = {**second, "content": text or None}
-            return [*before[:-1], joined, *after[1:]]
-    return [*before, *after]
+    if not before or not after:
+        return [*before, *after]
+    first, second = before[-1], after[0]
+    if first.get("role") != second.get("role") or first.get("role") not in ("user", "assistant"):
+        return [*before, *after]
+    untouchable = [*inputs.stripped, *inputs.frozen]
+    texts = [m.get("content") for m in (first, second)]
+    joinable = (
+        all(text is None or isinstance(text, str) for text in texts)
+        and not first.get("tool_calls")
+        and all(mergeable(m) and not any(m is f for f in untouchable) for m in (first, second))
+    )
+    if not joinable:
+        return None
+    # the filler repair opened or bridged with says nothing once real text follows
+    text = "\n\n".join(
+        t for t in texts if isinstance(t, str) and t and t not in _FILLERS
+    ) or "\n\n".join(t for t in texts if isinstance(t, str) and t)
+    joined = {**second, "content": text or None}
+    return [*before[:-1], joined, *after[1:]]
 
 
 def _place(

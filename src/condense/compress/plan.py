@@ -11,8 +11,10 @@ Two policies ship:
   ``tail_messages`` messages; while those alone exceed the budget, the protection weakens
   (the tail to the last message, then the head to the first system and user messages).
 
-Whatever the policy, the units in ``pinned`` (the running tool loop's exchange) are
-protected. Everything else is reducible, oldest first.
+Whatever the policy, the units in ``pinned`` are protected: ``compress`` pins the current
+turn (:func:`turn_units`: everything after the last user message that carries content,
+``condense.turns``) and every unit holding a compaction (:func:`compaction_units`).
+Everything else is reducible, oldest first.
 
 The span rule is one: replace the fewest oldest reducible units such that the kept part
 plus a reserve for what replaces them fits the budget. :func:`choose_span` applies it
@@ -31,6 +33,7 @@ from enum import StrEnum
 from typing import Any
 
 from condense.exceptions import InputError
+from condense.turns import carries_compaction
 from condense.types import RawMessage
 from condense.units import Unit, UnitKind, carries_replay
 
@@ -187,7 +190,7 @@ def layout(
 ) -> Layout:
     """The session policy: protect system units, the first and latest user asks, the
     latest assistant reply, the newest tool exchange, the units in ``pinned`` (the
-    running tool loop's exchange) and the longest suffix of units that fits in
+    current turn, compaction state) and the longest suffix of units that fits in
     ``tail_tokens``."""
     protected: set[int] = {i for i, u in enumerate(units) if u.kind is UnitKind.SYSTEM}
     protected.update(pinned)
@@ -373,12 +376,20 @@ def reducible_runs(units: Sequence[Unit], plan: Layout) -> list[range]:
     return runs
 
 
-def running_exchange(units: Sequence[Unit], running_turn: int | None) -> frozenset[int]:
-    """The unit holding ``running_turn`` (the assistant turn of a running tool loop, see
-    ``condense.validate.replay.running_loop_turn``), as a set of unit indices to pin."""
-    if running_turn is None:
-        return frozenset()
-    return frozenset(i for i, u in enumerate(units) if u.start <= running_turn < u.stop)
+def turn_units(units: Sequence[Unit], start: int) -> frozenset[int]:
+    """The units of the current turn, which starts at message ``start``
+    (``condense.turns.turn_start``): they are pinned, never reduced."""
+    return frozenset(i for i, unit in enumerate(units) if unit.stop > start)
+
+
+def compaction_units(units: Sequence[Unit], messages: Sequence[RawMessage]) -> frozenset[int]:
+    """The units holding a compaction (``condense.turns.carries_compaction``): they stand
+    for all the context before them and are pinned, never summarized or masked."""
+    return frozenset(
+        i
+        for i, unit in enumerate(units)
+        if any(carries_compaction(messages[j]) for j in range(unit.start, unit.stop))
+    )
 
 
 def tool_results(messages: Sequence[RawMessage], unit: Unit) -> list[int]:

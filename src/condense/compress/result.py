@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from condense.compress.assemble import LeftOut
 from condense.providers.base import MediaBilling
-from condense.reduce.thinking import ThinkingRemoval
+from condense.reduce.compaction import Superseded
+from condense.reduce.thinking import Binding, RequestSettings, ThinkingRemoval
 from condense.repair import Change
 from condense.tokens.counting import shared_counter
 from condense.tokens.request import Room
@@ -56,7 +57,15 @@ class CompressionReport:
     replay_removed: tuple[ThinkingRemoval, ...] = ()
     """Replay state left out whole: the thinking blocks removed from kept Anthropic
     turns after the first edit (each with its index in the output, the blocks and why)."""
+    thinking: Binding | None = None
+    """What was decided for Anthropic thinking an edit would unbind (``keep``,
+    ``drop_block``, ``remove``, ``hold``) and why; ``None`` when the history carries no
+    thinking or fit as it was."""
     incremental: bool
+    superseded: Superseded | None = None
+    """The messages before the newest Anthropic compaction block, left out first: the API
+    drops them itself (``condense.reduce.compaction``). ``units`` then index the history
+    without them."""
     left_out: tuple[LeftOut, ...] = ()
     """Spans replaced by the one-line notice because not even the shortest summary fit
     (messages ``start``–``stop - 1`` of the repaired input)."""
@@ -121,6 +130,8 @@ class CompressionReport:
                 line += f" (fell back: {self.fallback_reason})"
         if self.repairs:
             line += f"; {len(self.repairs)} repair(s)"
+        if self.superseded is not None:
+            line += f"; {self.superseded}"
         if self.left_out:
             line += f"; {sum(s.stop - s.start for s in self.left_out)} message(s) left out"
         if self.short_of_target:
@@ -130,6 +141,8 @@ class CompressionReport:
                 f"; thinking removed from {len(self.replay_removed)} turn(s) after the "
                 f"first edit (message {self.replay_removed[0].edited_at})"
             )
+        if self.thinking is not None and self.thinking.action in ("hold", "drop_block"):
+            line += f"; thinking {self.thinking}"
         return f"{line}; provider {self.provider} ({self.provider_reason})"
 
 
@@ -149,9 +162,14 @@ class CompressionState:
 @dataclass(frozen=True, kw_only=True)
 class CompressionResult:
     """The compressed history, the summary text (``None`` if nothing was summarized), the
-    report, and the state to pass as ``previous=`` on the next call."""
+    report, the state to pass as ``previous=`` on the next call, and the request settings
+    the messages must be sent with (``None``: none)."""
 
     messages: list[RawMessage]
     summary: str | None
     report: CompressionReport
     state: CompressionState
+    request_settings: RequestSettings | None = None
+    """With ``bound_thinking="drop_block"``, when an edit comes before kept thinking: the
+    body fields and headers to send (``apply_body``, ``apply_headers``) so that the API
+    drops the blocks whose prefix changed instead of refusing the request."""

@@ -41,16 +41,17 @@ from typing import Any, Literal
 
 from condense.formats.conversation import layout_locator
 from condense.formats.locate import top
+from condense.providers.anthropic import DROP_BLOCK_BETA
 from condense.providers.base import ITEM_ID, RESPONSES_ITEMS, THINKING_BLOCKS
-from condense.reduce.thinking import EMPTY_TURN, final_turn
+from condense.reduce.thinking import EMPTY_TURN
 from condense.repair.ledger import Change
+from condense.turns import current_turn, turn_start
 from condense.validate.messages import is_empty_content
-from condense.validate.replay import current_turn_start
 
 DROP_BLOCK = "drop_block"
 """The value of ``thinking.block_binding.prefix_mismatch_behavior`` that makes the API
 drop mismatching thinking blocks instead of refusing the request."""
-BINDING_BETA = "thinking-binding-controls-2026-08-01"
+BINDING_BETA = DROP_BLOCK_BETA
 """The ``anthropic-beta`` header value that enables ``thinking.block_binding``."""
 
 CODE = "replay_identity"
@@ -108,7 +109,9 @@ def _thinking_heals(
     messages: Sequence[Any], text: str, mode: str | None, drop_block: bool
 ) -> Iterator[ReplayHeal]:
     start, named = _bound_start(messages, text)
-    final = final_turn([m if isinstance(m, dict) else {} for m in messages])
+    # the running turn's last step (drop_block keeps the whole turn's thinking, which the
+    # turn rule accepts whichever step carries it)
+    final = current_turn(messages).last_assistant
     final_bound = final is not None and final >= start and bool(_thinking(messages[final]))
     # budgeted thinking: the running turn must open with its thinking; unknown mode: the
     # provider's own mechanism keeps it, where the caller can send it
@@ -192,7 +195,7 @@ def _reasoning_heals(messages: Sequence[Any], text: str) -> Iterator[ReplayHeal]
             changes=healed[1],
             detail=f"dropped the {_count(healed[2], 'reasoning item')} the error names",
         )
-    start = current_turn_start(messages)
+    start = turn_start(messages)
     healed = _without_reasoning(messages, lambda index, _: index < start)
     if healed is not None:
         yield ReplayHeal(

@@ -13,8 +13,12 @@ Reading (``from_anthropic``):
   ``content``.
 - A user turn's ``tool_result`` blocks become one tool message each, in order
   (``tool_use_id`` → ``tool_call_id``; ``content`` as is; ``is_error``, ``cache_control``
-  and any other key carried on the tool message), followed by one user message with the
-  rest of the turn, if there is any.
+  and any other key carried on the tool message); the other blocks between and after
+  them become one user message per run, where they were. So a turn that puts text
+  before its results (which the API refuses: "Did not find 1 `tool_result` block(s) at
+  the beginning of this message") reads as a user message between the call and its
+  results, which ``validate`` reports and ``repair`` heals; a well-formed turn reads as
+  its results, then one user message with the rest, if there is any.
 - When blocks moved out of a content list (tool_use, thinking, tool_result), what is left
   becomes ``None`` if empty, a string if it is exactly one plain text block, and a list
   otherwise. A content list nothing moved out of stays a list.
@@ -36,10 +40,10 @@ Writing (``to_anthropic``) inverts this. Normalizations (all invisible to
   value, possibly different spacing). Arguments that are not JSON raise FormatError.
 - Every tool result answering an assistant turn, and the user text among or right after
   them, make one user turn: all results first, in order, then the text (the API wants
-  every result in the next turn, before any text). A new result next to an unchanged
-  turn of results joins it, and that turn is then written fresh. An empty user message
-  stays a turn of its own. Other consecutive same-role messages stay separate turns (the
-  API merges them).
+  every result in the next turn, before any text). A new result or new user text next
+  to an unchanged turn of results joins it, and that turn is then written fresh. An
+  empty user message stays a turn of its own. Other consecutive same-role messages stay
+  separate turns (the API merges them).
 - A missing or null content is written as ``[]``.
 - Only what the Messages API accepts is written: a turn has ``role`` and ``content``; a
   ``tool_use`` block ``id``, ``name``, ``input``, ``cache_control``; a ``tool_result``
@@ -200,24 +204,37 @@ def _user_messages(turn: dict[str, Any], base: Path) -> list[tuple[RawMessage, P
     carried = extras(turn, ("role", "content"))
     if not isinstance(content, list):
         return [({"role": "user", "content": content, **carried}, Place(base))]
-    results: list[tuple[RawMessage, Place]] = []
+    if not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+        blocks = [block_to_part(block) for block in content]
+        parts = tuple((*base, "content", j) for j in range(len(content)))
+        return [({"role": "user", "content": blocks, **carried}, Place(base, parts=parts))]
+    made: list[tuple[RawMessage, Place]] = []
     rest: list[Any] = []
-    parts: list[Path] = []
+    spots: list[Path] = []
+
+    def flush(*, last: bool) -> None:
+        """The blocks gathered since the last result, as one user message (the turn's
+        own keys ride on the last one)."""
+        leftover = _leftover(list(rest))
+        if leftover is not None or (last and carried):
+            message = {"role": "user", "content": [] if leftover is None else leftover}
+            message.update(carried if last else {})
+            made.append((message, Place(base, parts=tuple(spots))))
+        rest.clear()
+        spots.clear()
+
     for position, block in enumerate(content):
         spot = (*base, "content", position)
         if isinstance(block, dict) and block.get("type") == "tool_result":
+            if rest:  # text before a result: kept where it was, for validate to see
+                flush(last=False)
             place = _place(spot, block.get("content"), (*spot, "content"))
-            results.append((_tool_message(block), place))
+            made.append((_tool_message(block), place))
         else:
             rest.append(block_to_part(block))
-            parts.append(spot)
-    if not results:
-        return [({"role": "user", "content": rest, **carried}, Place(base, parts=tuple(parts)))]
-    leftover = _leftover(rest)
-    if leftover is not None or carried:
-        message = {"role": "user", "content": [] if leftover is None else leftover, **carried}
-        results.append((message, Place(base, parts=tuple(parts))))
-    return results
+            spots.append(spot)
+    flush(last=True)
+    return made
 
 
 def _tool_message(block: dict[str, Any]) -> RawMessage:
@@ -348,7 +365,10 @@ def _joins(earlier: Group | Fresh, later: Group | Fresh) -> bool:
     if isinstance(earlier, Group) and isinstance(later, Group):
         return False  # an unchanged file stays as it was
     last, first = earlier.messages[-1], later.messages[0]
-    return _role_of(first) == "tool" and _role_of(last) in ("tool", "user")
+    if _role_of(first) == "tool":
+        return _role_of(last) in ("tool", "user")
+    # user text right after results belongs in their turn (else two user turns in a row)
+    return _role_of(first) == "user" and _role_of(last) == "tool" and _text(first)
 
 
 def _text(message: dict[str, Any]) -> bool:

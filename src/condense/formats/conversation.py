@@ -102,6 +102,13 @@ class Conversation:
         )
 
     @property
+    def record(self) -> Any:
+        """The native record as it was read (``None`` for a Conversation built by hand):
+        its request settings (``model``, ``thinking`` …) are read from here. Do not
+        mutate it."""
+        return self._record
+
+    @property
     def locator(self) -> Locator:
         """Where each of ``messages`` came from in the record, for reports that name the
         user's own file (``messages[3].content[1]``, ``input[7]``). A message that was not

@@ -2,16 +2,26 @@
 
 Rules beyond pairing: the first turn is the user's, roles alternate, ids match
 ``^[A-Za-z0-9_-]+$``, no empty text, a ``tool_result`` carries only its own fields (no
-``name``), blocks are of known types and a text block has no extra keys, at most four
-``cache_control`` breakpoints (a ``tool_use`` block may carry one). Replay state: the
-``thinking`` / ``redacted_thinking`` blocks of each assistant turn ride on the canonical
-message under ``thinking_blocks``; once a history has thinking, the assistant turn of a
-running tool loop must start with its thinking.
+``name``), a user turn answering calls starts with its ``tool_result`` blocks, a text
+block has no extra keys, at most four ``cache_control`` breakpoints (a ``tool_use``
+block may carry one), and each server tool use keeps its result in the same turn. Block
+types the API adds (server tools, MCP, compaction, …) are accepted as they come: real
+traffic is the judge. Replay state: the ``thinking`` / ``redacted_thinking`` blocks of
+each assistant turn ride on the canonical message under ``thinking_blocks``.
+
+Thinking is a request setting (:func:`thinking_mode`): under budgeted thinking
+(``{"type": "enabled", "budget_tokens": N}``) the first assistant message of the current
+turn must start with thinking; with ``{"type": "adaptive"}`` a turn may carry none.
+Models with preserved thinking (:func:`binds_thinking`) bind each thinking block to
+everything before it; :data:`DROP_BLOCK` is the API's own way to have mismatching blocks
+dropped instead of refused.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from condense.providers.base import (
     ANTHROPIC_ID,
@@ -56,22 +66,6 @@ TEXT_BLOCK_KEYS = frozenset({"type", "text", "cache_control", "citations"})
 """The keys a text block may have."""
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 SERVER_TOOL_USE_TYPES = frozenset({"server_tool_use", "mcp_tool_use"})
-BLOCK_TYPES = frozenset(
-    {
-        "text",
-        "image",
-        "image_url",  # the canonical form of an image block
-        "document",
-        "search_result",
-        "container_upload",
-        "tool_reference",
-        *SERVER_TOOL_USE_TYPES,
-        "mcp_tool_result",
-    }
-)
-"""Content block types the canonical form may carry for Anthropic, besides the
-``*_tool_result`` blocks of server tools (any type ending in ``_tool_result``)."""
-
 ERRORS = {
     "unanswered_tool_call": "messages.{index}: `tool_use` ids were found without "
     "`tool_result` blocks immediately after: {id}. Each `tool_use` block must have a "
@@ -107,6 +101,10 @@ ERRORS = {
     "without a corresponding `{name}_tool_result` block",
     "unknown_block_type": "messages.{index}.content.{block}: Input tag '{found}' found using "
     "'type' does not match any of the expected tags",
+    # apify/tester-mcp-client#12, anthropics/claude-code#37, anthropic-sdk-typescript#653
+    "text_before_tool_result": "messages.{index}: Did not find {found} `tool_result` block(s) "
+    "at the beginning of this message. Messages following `tool_use` blocks must begin with "
+    "a matching number of `tool_result` blocks.",
 }
 
 
@@ -138,9 +136,8 @@ PROFILE = Profile(
     no_empty_text=True,
     id_pattern=ANTHROPIC_ID,
     id_max_length=None,
-    thinking_in_running_loop=True,
+    thinking_start=True,
     blocks=BlockRules(
-        types=BLOCK_TYPES,
         text_keys=TEXT_BLOCK_KEYS,
         max_cache_breakpoints=MAX_CACHE_BREAKPOINTS,
         server_tool_types=SERVER_TOOL_USE_TYPES,
@@ -198,3 +195,72 @@ PROVIDER = Provider(
     hosts=("api.anthropic.com", "bedrock-runtime", "aiplatform.googleapis.com/anthropic"),
     media="anthropic",
 )
+
+
+# --- thinking: the request's mode, the models that bind, the API's drop_block -------------
+
+ThinkingMode = Literal["enabled", "adaptive", "disabled"]
+THINKING_MODES: tuple[ThinkingMode, ...] = ("enabled", "adaptive", "disabled")
+
+
+def thinking_mode(setting: object) -> ThinkingMode | None:
+    """The mode of a request's ``thinking`` setting: its ``thinking`` object
+    (``{"type": "enabled", "budget_tokens": N}``, ``{"type": "adaptive"}``,
+    ``{"type": "disabled"}``) or one of those type names. ``None``, and anything else (a
+    type condense does not know), is an unknown mode."""
+    kind = setting.get("type") if isinstance(setting, Mapping) else setting
+    for mode in THINKING_MODES:
+        if kind == mode:
+            return mode
+    return None
+
+
+def request_thinking(record: object, *, format: str | None) -> object:
+    """The thinking setting of a request body as it was read: its ``thinking`` object.
+
+    An Anthropic body without one sends the model's default, which never requires
+    thinking (off, or adaptive on models with preserved thinking: "models with preserved
+    thinking default to adaptive thinking", platform.claude.com/docs
+    build-with-claude/preserved-thinking/fix-bound-to-a-different-conversation), so it is
+    read as ``adaptive``. Anything else (a bare list, another format's body without the
+    field) says nothing: ``None``."""
+    if not isinstance(record, Mapping):
+        return None
+    if "thinking" in record:
+        return record["thinking"]
+    return {"type": "adaptive"} if format == "anthropic" else None
+
+
+_CLAUDE = re.compile(r"claude-(?:(?P<family>[a-z]+)-)?(?P<major>\d+)(?:[-.](?P<minor>\d+))?")
+_PRESERVED_FROM = {"fable": (5, 1), "mythos": (5, 1), "opus": (5, 5), "sonnet": (5, 5)}
+
+
+def binds_thinking(model: str | None) -> bool:
+    """Whether ``model`` checks each replayed thinking block against everything before it
+    (preserved thinking: Claude Fable and Mythos 5.1, Opus, Sonnet and Haiku 5.5, and
+    later; platform.claude.com/docs build-with-claude/preserved-thinking/prefix-checks).
+
+    Only a model known to be older is taken not to: an unknown model (or none) may
+    check, so it is taken to (the safe side). Older models (Claude 3, 4, Opus 5 …) accept
+    thinking after an edited prefix, as thinking of earlier turns always was."""
+    if not model:
+        return True
+    match = _CLAUDE.search(model.lower())
+    if match is None:
+        return True
+    major = int(match["major"])
+    minor_text = match["minor"] or "0"
+    minor = 0 if len(minor_text) > 2 else int(minor_text)  # a date suffix is no version
+    first = _PRESERVED_FROM.get(match["family"] or "", (5, 5))
+    return (major, minor) >= first
+
+
+DROP_BLOCK_BETA = "thinking-binding-controls-2026-08-01"
+"""The ``anthropic-beta`` value that unlocks ``thinking.block_binding``."""
+DROP_BLOCK: Mapping[str, Any] = {"block_binding": {"prefix_mismatch_behavior": "drop_block"}}
+"""What goes into the request's ``thinking`` object so that the API drops thinking blocks
+that fail the prefix check instead of refusing the request (the response's
+``input_transformations`` lists them); the ``anthropic-beta`` header must carry
+:data:`DROP_BLOCK_BETA`. Sent with every later request of the conversation: the API keeps
+no setting between requests (platform.claude.com/docs build-with-claude/preserved-thinking/
+fix-bound-to-a-different-conversation)."""

@@ -61,10 +61,10 @@ def keys_plus(
 
 @dataclass(frozen=True, kw_only=True)
 class BlockRules:
-    """Rules on the content blocks of a message (Anthropic's typed blocks)."""
+    """Rules on the content blocks of a message (Anthropic's typed blocks). Block types
+    are not among them: the API adds types (server tools, MCP, compaction, …) faster than
+    any list, and real traffic is the judge."""
 
-    types: frozenset[str]
-    """Block types accepted in content, besides any type ending in ``_tool_result``."""
     text_keys: frozenset[str]
     """The keys a text block may have."""
     max_cache_breakpoints: int
@@ -110,9 +110,15 @@ class Profile:
     reasoning_on_tool_calls: bool = False
     """Once a history carries ``reasoning_content``, every assistant message with tool
     calls must carry it too (DeepSeek and Kimi thinking mode)."""
-    thinking_in_running_loop: bool = False
-    """Once a history carries thinking blocks, the assistant turn of a running tool loop
-    (the history ends with its results) must start with its thinking (Anthropic)."""
+    thinking_start: bool = False
+    """Under budgeted thinking (``thinking_mode == "enabled"``), the first assistant
+    message of the current turn must start with its thinking (Anthropic; see
+    ``condense.turns``). Adaptive thinking may leave a whole turn without any."""
+    thinking_mode: str | None = None
+    """The request's thinking mode when it is known (``"enabled"``, ``"adaptive"``,
+    ``"disabled"``), else ``None``: a request setting, not the provider's, so
+    ``choose_provider(thinking=...)`` sets it per request. An unknown mode never reports
+    what one of the modes accepts."""
     thought_signatures: bool = False
     """Once a history carries a Gemini thought signature, the first call of every step
     of the current turn (after the latest user message) needs one."""

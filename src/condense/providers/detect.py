@@ -8,21 +8,32 @@ In order, the first signal wins:
 3. the model name (``claude-…``, ``gemini-…``, ``deepseek-…``, ``kimi-…``, ``mistral-…``,
    ``gpt-…`` / ``o3`` …), with any ``vendor/`` prefix of a gateway removed;
 4. the upstream's host name (the proxy knows where a request is going);
-5. replay state in the history itself: thinking blocks (Anthropic), reasoning items
-   (Responses), Gemini thought signatures, ``reasoning_content`` (DeepSeek/Kimi thinking
-   mode — their shared rule keeps it on every tool-call turn);
-6. nothing tells: ``strict``, the structural rules, which keep replay state too.
+5. the keys only condense's own readers write: ``thinking_blocks`` (the Anthropic
+   reader) and ``responses_items`` / ``item_id`` (the Responses reader) say which wire
+   format a list of canonical messages was read from, as a loaded file's format does;
+6. nothing tells: ``strict``, the structural rules (alternation included), which keep
+   replay state and enforce what it implies (see ``providers/strict.py``).
+
+A guess never loosens a rule: replay state that several providers send
+(``reasoning_content``: DeepSeek, Kimi, Qwen, GLM, vLLM and SGLang reasoning parsers;
+Gemini thought signatures on OpenAI-style calls, which gateways pass around) tells what to
+keep, never whose looser rules apply, so it leaves the choice at ``strict``.
+
+The request's thinking mode (``thinking=``, or the ``thinking`` object of a loaded
+Anthropic body; see ``providers.anthropic.thinking_mode``) is set on the chosen profile:
+it decides which thinking rules apply to this request.
 
 Every choice carries the reason, so reports can say which profile was used and why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from condense.providers.anthropic import thinking_mode
 from condense.providers.base import (
     EXTRA_CONTENT,
     ITEM_ID,
@@ -62,8 +73,28 @@ def choose_provider(
     format: str | None = None,
     model: str | None = None,
     upstream: str | None = None,
+    thinking: object = None,
 ) -> ProviderChoice:
-    """The profile for a history, following the signals in the module docstring."""
+    """The profile for a history, following the signals in the module docstring, with
+    the thinking mode of ``thinking`` (a request's ``thinking`` object or a mode name;
+    ``None``: unknown) set on it. A ``ProviderChoice`` is a choice already made: it keeps
+    a mode it has."""
+    if isinstance(provider, ProviderChoice) and provider.profile.thinking_mode is not None:
+        return provider
+    choice = _choose(provider, messages, format, model, upstream)
+    mode = thinking_mode(thinking)
+    if mode is None or choice.profile.thinking_mode == mode:
+        return choice
+    return ProviderChoice(profile=replace(choice.profile, thinking_mode=mode), reason=choice.reason)
+
+
+def _choose(
+    provider: str | Profile | ProviderChoice,
+    messages: Sequence[Any],
+    format: str | None,
+    model: str | None,
+    upstream: str | None,
+) -> ProviderChoice:
     from condense.providers import PROFILES, PROVIDERS, get_profile
 
     if isinstance(provider, ProviderChoice):
@@ -93,6 +124,9 @@ def choose_provider(
     why = "nothing in the history names its provider"
     if format == "sharegpt":
         why = "ShareGPT trajectories have no provider"
+    kept = _shared_state(messages)
+    if kept:
+        why += f" (its {kept} is kept, and names no provider)"
     return ProviderChoice(profile=PROFILES["strict"], reason=why)
 
 
@@ -123,36 +157,32 @@ def _host_path(url: str) -> str:
     return f"{parts.hostname or ''}{parts.path}".lower()
 
 
-_MARKERS = frozenset({THINKING_BLOCKS, RESPONSES_ITEMS, ITEM_ID, REASONING_CONTENT})
+_MARKERS = frozenset({THINKING_BLOCKS, RESPONSES_ITEMS, ITEM_ID})
 
 
 def _replay_signal(messages: Sequence[Any]) -> tuple[str, str] | None:
-    reasoning = False
+    """The wire format a canonical list was read from, told by the keys only condense's
+    readers write."""
     for message in messages:
         if type(message) is not dict or message.get("role") != "assistant":
             continue
         if not _MARKERS.isdisjoint(message):  # one set operation for the common message
             if THINKING_BLOCKS in message:
                 return "anthropic", "the history carries Anthropic thinking blocks"
-            if RESPONSES_ITEMS in message or ITEM_ID in message:
-                return "responses", "the history carries Responses items"
-            reasoning = reasoning or REASONING_CONTENT in message
-        calls = message.get("tool_calls")
-        if calls and _has_thought_signature(calls):
-            return "gemini-openai", "the history carries Gemini thought signatures"
-    if reasoning:
-        return "deepseek", "the history carries reasoning_content (DeepSeek/Kimi thinking)"
+            return "responses", "the history carries Responses items"
     return None
 
 
-def _has_thought_signature(calls: object) -> bool:
-    if not isinstance(calls, list):
-        return False
-    for call in calls:
-        if not isinstance(call, dict) or EXTRA_CONTENT not in call:
-            continue  # the common case, without the (slow) Mapping checks
-        extra = call[EXTRA_CONTENT]
-        google = extra.get("google") if isinstance(extra, Mapping) else None
-        if isinstance(google, Mapping) and "thought_signature" in google:
-            return True
-    return False
+def _shared_state(messages: Sequence[Any]) -> str | None:
+    """The replay state several providers send that the history carries, named."""
+    for message in messages:
+        if type(message) is not dict or message.get("role") != "assistant":
+            continue
+        if REASONING_CONTENT in message:
+            return "reasoning_content"
+        calls = message.get("tool_calls")
+        if isinstance(calls, list) and any(
+            isinstance(call, dict) and EXTRA_CONTENT in call for call in calls
+        ):
+            return "Gemini thought signatures"
+    return None

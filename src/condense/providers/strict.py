@@ -9,6 +9,12 @@ arguments. Keys are the union of what the providers accept, so replay state (thi
 blocks, reasoning items, ``reasoning_content``, thought signatures) is kept in place and
 never stripped; ``developer`` is part of the canonical form and is kept too. Mistral's
 9-character ids and its user-after-tool rule are provider quirks, left to its profile.
+
+Replay rules that only state present in the history triggers are enforced too: a Gemini
+thought signature on some call asks for one on every step of the current turn, and under
+budgeted thinking (a known ``enabled`` mode) the turn opens with thinking. DeepSeek's
+"``reasoning_content`` on every tool-call turn" is not among them: vLLM, SGLang, Qwen and
+GLM send the field too, without that rule.
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ def derive(sources: Sequence[Profile]) -> Profile:
         id_max_length=min(limits) if limits else None,
         unique_ids=any(s.unique_ids for s in sources),
         results_in_call_order=any(s.results_in_call_order for s in sources),
+        thinking_start=any(s.thinking_start for s in sources),
+        thought_signatures=any(s.thought_signatures for s in sources),
         allowed_keys={
             role: frozenset().union(*(s.allowed_keys.get(role, frozenset()) for s in sources))
             for role in sorted(roles)

@@ -21,6 +21,7 @@ from condense.reduce.base import (
     Cost,
     Reduction,
     has_images,
+    other_parts,
     replace_oldest_first,
     text_of,
 )
@@ -53,7 +54,9 @@ def mask_tool_outputs(
 ) -> Reduction:
     """Mask the tool results at ``candidates`` (oldest first) until ``need`` tokens are saved.
 
-    Results already masked, short, or carrying images are skipped.
+    Results already masked, short, or carrying images are skipped (images have their own
+    step). Blocks beside a result's text (documents, search results, …) go with the bulk;
+    the placeholder names them by type. The result keeps its ``tool_call_id``.
     """
     calls = _calls_before(messages, candidates)
 
@@ -63,7 +66,7 @@ def mask_tool_outputs(
         if len(text) < MIN_MASKABLE_CHARS or text.startswith(MARKER) or has_images(content):
             return None
         call = calls.get(str(message.get("tool_call_id")))
-        return {**message, "content": placeholder(call, text)}
+        return {**message, "content": placeholder(call, text, other_parts(content))}
 
     return replace_oldest_first(messages, candidates, need=need, cost=cost, smaller=masked)
 
@@ -85,8 +88,11 @@ def _calls_before(messages: Sequence[RawMessage], candidates: Sequence[int]) -> 
     return found
 
 
-def placeholder(call: dict[str, Any] | None, output: str) -> str:
-    """A one-line stand-in for ``output``, naming what produced it and what it held."""
+def placeholder(
+    call: dict[str, Any] | None, output: str, others: dict[str, int] | None = None
+) -> str:
+    """A one-line stand-in for ``output``, naming what produced it and what it held
+    (``others``: the blocks beside its text, by type: documents, search results, …)."""
     name = "tool"
     arguments: dict[str, Any] = {}
     if call is not None:
@@ -107,6 +113,8 @@ def placeholder(call: dict[str, Any] | None, output: str) -> str:
     scan = (
         output if len(output) <= _SCAN else f"{output[: _SCAN * 2 // 3]}\n{output[-_SCAN // 3 :]}"
     )
+    if others:
+        facts.append("with " + ", ".join(f"{n} {kind}" for kind, n in sorted(others.items())))
     telling = key_lines(scan)
     if telling:
         facts.append("kept: " + " | ".join(telling))

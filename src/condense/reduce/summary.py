@@ -79,8 +79,13 @@ def choose_placement(
     prepended to the next message (which keeps everything before it byte-identical for
     prompt caches), appended to the previous one, and last a bridge of two messages (the
     summary and a one-line turn of the other role). A message is merged into only when
-    :func:`mergeable` and it is not one of ``frozen`` (the running tool loop's turn, and
-    turns whose thinking was removed: they were thinking-bearing turns).
+    :func:`mergeable` and it is not one of ``frozen`` (the current turn, and turns whose
+    thinking was removed: they were thinking-bearing turns).
+
+    Under every profile, whether it enforces alternation or not, the placement never puts
+    two user or two assistant messages side by side: OpenAI accepts two user messages in
+    a row, but many OpenAI-compatible servers' chat templates do not, and a same-role run
+    condense made is one the caller never sent.
     """
     before_role, after_role = _role(before), _role(after)
     opens = before_role in (None, "system", "developer")
@@ -92,7 +97,7 @@ def choose_placement(
             return False
         sequence = [before_role, *roles, after_role]
         for first, second in itertools.pairwise(sequence):
-            if profile.alternate and first == second and first in ("user", "assistant"):
+            if first == second and first in ("user", "assistant"):
                 return False
             if not profile.user_after_tool and first == "tool" and second == "user":
                 return False
@@ -116,7 +121,9 @@ def choose_placement(
         return "merge_previous"
     if fits(("user", "assistant")):
         return "bridge_user"
-    return "bridge_assistant"
+    if fits(("assistant", "user")):
+        return "bridge_assistant"
+    return "bridge_user" if before_role == "assistant" or opens else "bridge_assistant"
 
 
 def mergeable(message: RawMessage) -> bool:

@@ -33,6 +33,7 @@ from condense.exceptions import InvalidOutputError
 from condense.formats import Conversation
 from condense.formats.locate import human, native_words
 from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
+from condense.providers.anthropic import request_thinking
 from condense.repair.ledger import Action, Change, Locate, Log, RepairResult, Side
 from condense.repair.normalize import normalize_all
 from condense.repair.order import OPENING_USER, fix_order
@@ -48,27 +49,39 @@ def repair(
     *,
     provider: str | Profile | ProviderChoice = DEFAULT_PROVIDER,
     model: str | None = None,
+    thinking: object = None,
 ) -> RepairResult:
     """Return ``messages`` made valid for ``provider``'s profile, with every change listed.
 
     ``provider="auto"`` (the default) lets the history and ``model`` choose the profile;
-    ``RepairResult.provider`` and ``provider_reason`` say which and why.
+    ``RepairResult.provider`` and ``provider_reason`` say which and why. ``thinking`` is
+    the request's thinking setting (see :func:`condense.validate`): only a history that is
+    broken under a known mode is healed; a tool loop the provider accepts is never
+    rewritten.
 
     ``messages`` may be a loaded :class:`~condense.formats.Conversation`: its format then
     also chooses the profile, each change's ``location`` names the place in the user's
-    file (``messages[3].content[1]``, ``input[7]``, ``before messages[4]``) and no reason
+    file (``messages[3].content[1]``, ``input[7]``, ``before messages[4]``), its body's
+    ``thinking`` object is the thinking setting unless ``thinking`` says otherwise, and no reason
     names condense's internal keys. Write the result back with
     ``conversation.dump(result.messages)``.
     """
     if isinstance(messages, Conversation):
         conversation = messages
         check_history(conversation.messages)
+        if thinking is None:
+            thinking = request_thinking(conversation.record, format=conversation.format)
         choice = choose_provider(
-            provider, messages=messages.messages, format=messages.format, model=model
+            provider,
+            messages=messages.messages,
+            format=messages.format,
+            model=model,
+            thinking=thinking,
         )
         return _repair(conversation.messages, choice, conversation)
     check_history(messages)
-    return _repair(messages, choose_provider(provider, messages=messages, model=model), None)
+    choice = choose_provider(provider, messages=messages, model=model, thinking=thinking)
+    return _repair(messages, choice, None)
 
 
 def _repair(

@@ -17,6 +17,7 @@ from condense.repair.ledger import Log, Slot
 from condense.repair.pairing import digest
 from condense.units import CALL_ID_ALIAS
 from condense.validate import ROLES, content_is_well_formed, is_empty_content, message_violations
+from condense.validate.messages import accepted_keys
 
 _ROLE_ALIASES = {
     "human": "user",
@@ -105,7 +106,7 @@ def _normalize_legacy_function(slot: Slot, legacy_ids: dict[str, list[str]], log
 
 
 def _drop_rejected_keys(slot: Slot, profile: Profile, log: Log) -> None:
-    allowed = profile.allowed_keys.get(slot.role, frozenset())
+    allowed = accepted_keys(slot.message, profile)
     rejected = [key for key in slot.message if key not in allowed]
     if not rejected:
         return

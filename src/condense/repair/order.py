@@ -4,7 +4,10 @@ user message right after a tool result where the profile refuses that (Mistral).
 
 Two messages of the same role are merged, except when one carries replay state
 (thinking, reasoning): that state must not move or mix, so a one-line message of the other
-role is put between them instead."""
+role is put between them instead. Under a profile that accepts same-role runs (OpenAI),
+the runs the caller sent stay, but none that repair itself made (by dropping or moving a
+message from between two of one role): many OpenAI-compatible servers' chat templates
+refuse them."""
 
 from __future__ import annotations
 
@@ -25,19 +28,19 @@ BRIDGE_TEXT = {
 def fix_order(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
     if profile.system_only_at_start:
         slots = _systems_first(slots, log)
-    if profile.alternate:
-        slots = _merge_same_role(slots, log)
+    slots = _merge_same_role(slots, log, made_only=not profile.alternate)
     if not profile.user_after_tool:
         slots = _bridge_user_after_tool(slots, log)
     if profile.first_user or not slots:
         slots = _open_with_user(slots, log)
     if not profile.ends_with_assistant and slots and slots[-1].role == "assistant":
         reason = "user message appended: the provider wants the last message from the user"
-        slots = [*slots, _bridge("user", "ends_with_assistant", reason, log)]
+        slots = [*slots, bridge("user", "ends_with_assistant", reason, log)]
     return slots
 
 
-def _bridge(role: str, code: str, reason: str, log: Log) -> Slot:
+def bridge(role: str, code: str, reason: str, log: Log) -> Slot:
+    """A one-line message of ``role`` put in by repair, logged as an insertion."""
     bridge = Slot({"role": role, "content": BRIDGE_TEXT[role]}, None, owned=True)
     log.add("insert", bridge, code, reason)
     return bridge
@@ -48,7 +51,7 @@ def _bridge_user_after_tool(slots: list[Slot], log: Log) -> list[Slot]:
     for slot in slots:
         if out and out[-1].role == "tool" and slot.role == "user":
             out.append(
-                _bridge(
+                bridge(
                     "assistant",
                     "user_after_tool",
                     "assistant message put between a tool result and the user message after "
@@ -75,11 +78,22 @@ def _systems_first(slots: list[Slot], log: Log) -> list[Slot]:
     return [*slots[:lead], *late, *rest]
 
 
-def _merge_same_role(slots: list[Slot], log: Log) -> list[Slot]:
+def _adjacent_in_input(first: Slot, second: Slot) -> bool:
+    return (
+        first.origin is not None and second.origin is not None and second.origin == first.origin + 1
+    )
+
+
+def _merge_same_role(slots: list[Slot], log: Log, *, made_only: bool) -> list[Slot]:
+    """Merge (or bridge) two messages of one role in a row; with ``made_only``, only a pair
+    that was not side by side in the input."""
     out: list[Slot] = []
     for slot in slots:
         previous = out[-1] if out else None
         if previous is None or previous.role != slot.role or slot.role not in ("user", "assistant"):
+            out.append(slot)
+            continue
+        if made_only and _adjacent_in_input(previous, slot):
             out.append(slot)
             continue
         if _carries_replay(previous) or _carries_replay(slot):
@@ -88,7 +102,7 @@ def _merge_same_role(slots: list[Slot], log: Log) -> list[Slot]:
                 f"{other} message put between two {slot.role} messages in a row (one carries "
                 "replay state, which must not be merged)"
             )
-            out.extend((_bridge(other, "consecutive_same_role", reason, log), slot))
+            out.extend((bridge(other, "consecutive_same_role", reason, log), slot))
             continue
         merged = previous.edit()
         merged["content"] = _join_content(

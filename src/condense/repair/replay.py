@@ -5,35 +5,34 @@ recovered, removes what may be left out whole, and says so:
 
 - DeepSeek / Kimi: a tool-call turn without ``reasoning_content`` in a thinking-mode
   history gets an empty one (its reasoning is unknown; the field is required);
-- Anthropic: a running tool loop whose assistant turn lost its thinking is closed — its
-  calls and results are written out as text, so no thinking block is required; a final
-  assistant prefill without thinking is dropped (it travels in its change);
+- Anthropic, under budgeted thinking only (a known ``enabled`` mode; a loop the provider
+  accepts is never touched): when the first assistant message of the current turn has
+  no thinking, the turn is closed after that step's results by a one-line user message
+  (written into the same user turn, after the results), so the next step opens a new
+  turn — repeated until a step that has its thinking opens the turn, or the turn is
+  empty. No block is rewritten and no thinking is made up. A final assistant message
+  without thinking (a prefill) is dropped (it travels in its change);
 - Gemini: the first call of a step of the current turn without a thought signature gets
   the documented dummy signature;
 - Responses: reasoning items whose following item is gone are dropped whole;
-- typed blocks: an unknown block becomes a text block holding its JSON, extra keys of a
-  text block and empty text blocks are removed, ``cache_control`` beyond the limit is
-  removed from the earliest blocks, and a server tool block without its partner is
-  removed.
+- typed blocks (any type is kept as it is: new block types are the provider's to
+  judge): extra keys of a text block and empty text blocks are removed,
+  ``cache_control`` beyond the limit is removed from the earliest blocks, and a server
+  tool block without its partner is removed (it travels in its change).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from condense.providers import Profile
-from condense.providers.base import EXTRA_CONTENT, ITEM_ID, REASONING_CONTENT
+from condense.providers.base import EXTRA_CONTENT, ITEM_ID, REASONING_CONTENT, THINKING_BLOCKS
 from condense.providers.gemini import DUMMY_THOUGHT_SIGNATURE
 from condense.repair.ledger import Log, Slot
+from condense.repair.order import bridge
+from condense.turns import current_turn, turn_start
 from condense.validate import check
-from condense.validate.replay import (
-    carries_reasoning,
-    current_turn_start,
-    replayed_item_ids,
-    running_loop_turn,
-    thought_signature,
-)
+from condense.validate.replay import carries_reasoning, replayed_item_ids, thought_signature
 
 _CODES = frozenset(
     {
@@ -42,7 +41,6 @@ _CODES = frozenset(
         "missing_thought_signature",
         "reasoning_without_following_item",
         "item_without_reasoning",
-        "unknown_block_type",
         "empty_text_block",
         "too_many_cache_breakpoints",
         "server_tool_unpaired",
@@ -63,7 +61,7 @@ def fix_replay(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
     if "missing_reasoning_content" in codes:
         _add_empty_reasoning(slots, log)
     if "thinking_missing_in_loop" in codes:
-        slots = _close_loop_without_thinking(slots, log)
+        slots = _open_turn_with_thinking(slots, log)
     if "missing_thought_signature" in codes:
         _add_dummy_signatures(slots, log)
     if profile.blocks is not None:
@@ -138,79 +136,40 @@ def _add_empty_reasoning(slots: list[Slot], log: Log) -> None:
             )
 
 
-def _close_loop_without_thinking(slots: list[Slot], log: Log) -> list[Slot]:
-    messages = [slot.message for slot in slots]
-    final = running_loop_turn(messages)
-    if final is None:  # a final assistant prefill without thinking
-        last = slots[-1]
-        log.add(
-            "drop",
-            last,
-            "thinking_missing_in_loop",
-            "final assistant message without a thinking block dropped (thinking is on)",
-            message=last.message,
+def _open_turn_with_thinking(slots: list[Slot], log: Log) -> list[Slot]:
+    """Budgeted thinking wants the first step of the current turn to start with thinking;
+    close the turn after each leading step that has none (see the module docstring)."""
+    while True:
+        messages = [slot.message for slot in slots]
+        first = current_turn(messages).first_assistant
+        if first is None or messages[first].get(THINKING_BLOCKS):
+            return slots
+        after = first + 1
+        while after < len(slots) and slots[after].role == "tool":
+            after += 1
+        if after == first + 1 and first == len(slots) - 1:
+            log.add(
+                "drop",
+                slots[first],
+                "thinking_missing_in_loop",
+                "final assistant message without a thinking block dropped (budgeted "
+                "thinking is enabled, and no thinking block can be made up)",
+                message=slots[first].message,
+            )
+            slots = slots[:first]
+            continue
+        reason = (
+            f"user message put after message {slots[first].origin}'s tool results: under "
+            "budgeted thinking the first assistant message of a turn must start with "
+            "thinking and that one has none (no thinking block can be made up), so the next "
+            'step opens a new turn (with thinking {"type": "adaptive"} no change is needed)'
         )
-        return slots[:-1]
-    assistant = slots[final]
-    calls = assistant.message.get("tool_calls") or []
-    names = {c.get("id"): c.get("function", {}).get("name") for c in calls if isinstance(c, dict)}
-    lines = [_text_of(assistant.message.get("content"))] if assistant.message.get("content") else []
-    for call in calls:
-        function = call.get("function", {}) if isinstance(call, dict) else {}
-        lines.append(f"[called {function.get('name')} with {function.get('arguments')}]")
-    edited = assistant.edit()
-    del edited["tool_calls"]
-    edited["content"] = "\n".join(lines)
-    log.add(
-        "rewrite",
-        assistant,
-        "thinking_missing_in_loop",
-        "the running tool loop's turn had lost its thinking: its calls are written as text",
-        message=assistant.message,
-    )
-    out = slots[: final + 1]
-    results: list[str] = []
-    for slot in slots[final + 1 :]:
-        if slot.role == "tool":
-            name = names.get(slot.message.get("tool_call_id"), "tool")
-            results.append(f"[result of {name}]\n{_text_of(slot.message.get('content'))}")
-            log.add(
-                "merge",
-                slot,
-                "thinking_missing_in_loop",
-                "tool result written as text in the user turn that closes the loop",
-                message=slot.message,
-            )
-        else:
-            results.append(_text_of(slot.message.get("content")))
-            log.add(
-                "merge",
-                slot,
-                "thinking_missing_in_loop",
-                "user text joined to the turn that closes the loop",
-                message=slot.message,
-            )
-    closing = Slot({"role": "user", "content": "\n\n".join(results)}, None, owned=True)
-    out.append(closing)
-    return out
-
-
-def _text_of(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = []
-        for part in content:
-            if isinstance(part, dict) and part.get("type") == "text":
-                texts.append(str(part.get("text") or ""))
-            else:
-                texts.append(json.dumps(part, ensure_ascii=False))
-        return "\n".join(texts)
-    return "" if content is None else json.dumps(content, ensure_ascii=False)
+        closing = bridge("user", "thinking_missing_in_loop", reason, log)
+        slots = [*slots[:after], closing, *slots[after:]]
 
 
 def _add_dummy_signatures(slots: list[Slot], log: Log) -> None:
-    start = current_turn_start([slot.message for slot in slots])
+    start = turn_start([slot.message for slot in slots])
     for slot in slots[start:]:
         calls = slot.message.get("tool_calls") if slot.role == "assistant" else None
         if not isinstance(calls, list) or not calls or not isinstance(calls[0], dict):
@@ -280,12 +239,6 @@ def _fixed_parts(
             fixed.append(part)
             continue
         kind = part["type"]
-        if kind not in rules.types and not kind.endswith("_tool_result"):
-            fixed.append({"type": "text", "text": json.dumps(part, ensure_ascii=False)})
-            notes.append(
-                ("unknown_block_type", f"block {position} of unknown type {kind!r} kept as text")
-            )
-            continue
         if role == "assistant" and (
             (kind in rules.server_tool_types and part.get("id") not in answered)
             or (

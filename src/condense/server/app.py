@@ -119,7 +119,9 @@ class Proxy:
         body = prepared.body if prepared else raw
         url = target_url(upstream, path, request.scope.get("query_string", b""))
         headers = request_headers(
-            request.headers.items(), body_changed=bool(prepared and prepared.changed)
+            request.headers.items(),
+            body_changed=bool(prepared and prepared.changed),
+            settings=prepared.settings if prepared else None,
         )
         outcome = _Outcome(request, path, api, upstream, prepared, started, notes)
         try:
@@ -150,8 +152,12 @@ class Proxy:
                 return self._whole(outcome, reply, error_raw)
             outcome.retry = retry
             if retry.compressed and retry.target is not None:
-                self.preparer.remember(prepared, retry.messages, retry.state, retry.target)
-            headers = request_headers(request.headers.items(), body_changed=True)
+                self.preparer.remember(
+                    prepared, retry.messages, retry.state, retry.target, retry.settings
+                )
+            headers = request_headers(
+                request.headers.items(), body_changed=True, settings=retry.settings
+            )
             try:
                 reply = await self.client.send(request.method, url, headers, retry.body)
             except httpx2.HTTPError as error:

@@ -11,7 +11,9 @@ hitting. Otherwise the history is repaired for the upstream's profile
 (``routing.choose_provider``), compressed when it is over the window (less the output it
 asks for, less a margin), and written back in the request's own wire format; turns that
 did not change are written as the client sent them (``Conversation.dump``), and a
-conversation compressed before reuses its compressed head (``memory``).
+conversation compressed before reuses its compressed head (``memory``). Thinking that a
+compression would unbind on Anthropic's Messages API is kept, and the request carries the
+settings that make the API drop the blocks whose prefix changed (``drop_block``).
 
 Work here is CPU-bound; the app runs it in a worker thread.
 """
@@ -24,11 +26,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from condense.compress import CompressionState, compress
+from condense.compress import CompressionResult, CompressionState, compress
 from condense.exceptions import BadRequest, CondenseError, FormatError
 from condense.formats import Conversation
 from condense.formats._common import Group
 from condense.providers import get_profile, media_billing
+from condense.providers.anthropic import request_thinking
+from condense.reduce.thinking import RequestSettings
 from condense.repair import repair
 from condense.server.apis import Api
 from condense.server.budget import Budget, plan_budget
@@ -43,7 +47,16 @@ from condense.tokens.request import requested_output
 from condense.types import RawMessage
 from condense.validate import validate
 
-__all__ = ["HEADROOM", "BadRequest", "Prepared", "Preparer", "dump_body", "keeps_ask", "latest_ask"]
+__all__ = [
+    "HEADROOM",
+    "BadRequest",
+    "Fitting",
+    "Prepared",
+    "Preparer",
+    "dump_body",
+    "keeps_ask",
+    "latest_ask",
+]
 
 HEADROOM = 0.75
 """A compressed history is made to fit this share of the room, so the next turns can be
@@ -77,7 +90,10 @@ class Prepared:
     reused: bool = False
     notes: tuple[str, ...] = ()
     budget: Budget | None = None
+    fitting: Fitting | None = None
     key: str | None = None
+    settings: RequestSettings | None = None
+    """Body fields and headers the history sent needs (Anthropic's ``drop_block``)."""
 
 
 class Preparer:
@@ -109,6 +125,13 @@ class Preparer:
             raise BadRequest(400, f"{api.history_key}: {error}") from None
         messages = conversation.messages
         budget = self._budget(api, body, upstream, provider, model, beta)
+        fitting = Fitting(
+            provider=provider,
+            model=model,
+            budget=budget,
+            thinking=request_thinking(body, format=api.format),
+            drop_block=api.format == "anthropic",
+        )
         before = budget.count(messages)
         room = budget.room(len(messages))
         key = conversation_key(upstream.url, provider, messages) if room is not None else None
@@ -122,6 +145,7 @@ class Preparer:
             tokens_before=before,
             tokens_after=before,
             budget=budget,
+            fitting=fitting,
             key=key,
         )
         if entry is None and not invalid and (room is None or before <= room.request):
@@ -147,9 +171,9 @@ class Preparer:
             target = max(1, int(room.messages * HEADROOM))
             if entry is not None and entry.budget <= room.messages:
                 target = entry.budget  # the same budget: the previous summary is folded in
-            fitted = _fit(work.messages, messages, target, provider, budget, state, notes)
+            fitted = fitting.fit(work.messages, messages, target, state, notes)
             if fitted is not None:
-                work.messages, state = fitted
+                work.messages, state, work.settings = fitted
                 work.compressed = True
                 after = budget.count(work.messages)
         elif entry is not None:
@@ -165,8 +189,9 @@ class Preparer:
             return dataclasses.replace(as_sent, notes=tuple(notes))
         return dataclasses.replace(
             as_sent,
-            body=dump_body(conversation, work.messages, work.groups),
+            body=dump_body(conversation, work.messages, work.groups, work.settings),
             changed=True,
+            settings=work.settings,
             messages=work.messages,
             tokens_after=after,
             repairs=work.repairs,
@@ -181,6 +206,7 @@ class Preparer:
         messages: list[RawMessage],
         state: CompressionState | None,
         target: int,
+        settings: RequestSettings | None,
     ) -> None:
         """Remember what a retry sent for ``prepared``'s conversation, so the next turn
         starts from it."""
@@ -188,6 +214,7 @@ class Preparer:
         if prepared.key is None or conversation is None or prepared.api.name == "count_tokens":
             return
         work = Work(conversation, messages)
+        work.settings = settings
         entry = work.entry(conversation.messages, state, target, len(prepared.body))
         self.memory.remember(prepared.key, entry)
 
@@ -260,52 +287,68 @@ def _texts(message: dict[str, Any]) -> list[str]:
     ]
 
 
-def _fit(
-    messages: list[RawMessage],
-    source: list[RawMessage],
-    target: int,
-    provider: str,
-    budget: Budget,
-    state: CompressionState | None,
-    notes: list[str],
-) -> tuple[list[RawMessage], CompressionState | None] | None:
-    """``messages`` compressed to ``target`` tokens of condense's, keeping the latest ask
-    verbatim; when the session's compressed head would lose it, the client's whole
-    history ``source`` is compressed afresh instead."""
-    attempts = [(messages, state)]
-    if messages is not source:
-        attempts.append((source, None))
-    ask = latest_ask(source)
-    for history, previous in attempts:
-        try:
-            result = compress(
-                history,
-                budget=target,
-                provider=provider,
-                encoding=budget.encoding,
-                previous=previous,
-            )
-        except CondenseError as error:
-            notes.append(f"compression failed: {error}")
-            continue
-        if not compression_keeps_replay(history, result.messages):
-            notes.append("compression not applied: it would edit replay state")
-            continue
-        if not keeps_ask(ask, result.messages):
-            notes.append("compressed head dropped the latest ask: compressed afresh")
-            continue
-        # Seam (issue 16): once ``compress`` can return the request settings that make
-        # Anthropic drop thinking blocks bound to an edited prefix (``thinking.block_binding
-        # .prefix_mismatch_behavior: "drop_block"`` and its beta header), the proxy sends
-        # them by default: take them from ``result`` here, merge them into the body written
-        # by ``dump_body`` and the ``anthropic-beta`` header ``app.Proxy.forward`` sends.
-        if not result.report.fits:
-            notes.append(
-                f"still over the room ({result.report.tokens_after} tokens for the messages, "
-                f"{target} planned): what may not be reduced is larger"
-            )
-        return result.messages, result.state
-    return None
+@dataclass(frozen=True, kw_only=True)
+class Fitting:
+    """How one request's history is compressed: for its provider and model, counted as
+    ``budget`` counts, with the request's thinking setting. Where the history is sent to
+    Anthropic's Messages API (``drop_block``), thinking an edit would unbind is kept and
+    the API is asked to drop the blocks whose prefix changed (``bound_thinking=
+    "drop_block"``: the result's request settings are sent with it)."""
+
+    provider: str
+    model: str | None
+    budget: Budget
+    thinking: object
+    drop_block: bool
+
+    def compress(
+        self, messages: list[RawMessage], target: int, previous: CompressionState | None
+    ) -> CompressionResult:
+        return compress(
+            messages,
+            budget=target,
+            provider=self.provider,
+            model=self.model,
+            encoding=self.budget.encoding,  # the budget is in condense's tokens
+            previous=previous,
+            thinking=self.thinking,
+            bound_thinking="drop_block" if self.drop_block else "auto",
+        )
+
+    def fit(
+        self,
+        messages: list[RawMessage],
+        source: list[RawMessage],
+        target: int,
+        state: CompressionState | None,
+        notes: list[str],
+    ) -> tuple[list[RawMessage], CompressionState | None, RequestSettings | None] | None:
+        """``messages`` compressed to ``target`` tokens of condense's, keeping the latest
+        ask verbatim; when the session's compressed head would lose it, the client's
+        whole history ``source`` is compressed afresh instead."""
+        attempts = [(messages, state)]
+        if messages is not source:
+            attempts.append((source, None))
+        ask = latest_ask(source)
+        for history, previous in attempts:
+            try:
+                result = self.compress(history, target, previous)
+            except CondenseError as error:
+                notes.append(f"compression failed: {error}")
+                continue
+            if not compression_keeps_replay(history, result.messages):
+                notes.append("compression not applied: it would edit replay state")
+                continue
+            if not keeps_ask(ask, result.messages):
+                notes.append("compressed head dropped the latest ask: compressed afresh")
+                continue
+            if not result.report.fits:
+                notes.append(
+                    f"still over the room ({result.report.tokens_after} tokens for the "
+                    f"messages, {target} planned): what may not be reduced is larger"
+                )
+            return result.messages, result.state, result.request_settings
+        return None
 
 
 class Work:
@@ -317,11 +360,13 @@ class Work:
         self.repairs = 0
         self.compressed = False
         self.reused = False
+        self.settings: RequestSettings | None = None
 
     def reuse(self, entry: Entry) -> None:
         """Start from what was sent last time, plus the messages new since."""
         self.messages = [*entry.sent, *self.messages[len(entry.source) :]]
         self.groups = (*entry.groups, *self.groups)
+        self.settings = entry.settings
         self.reused = True
 
     def repair(self, provider: str) -> None:
@@ -353,17 +398,24 @@ class Work:
             state=state,
             budget=budget,
             size=size,
+            settings=self.settings,
         )
 
 
 def dump_body(
-    conversation: Conversation, messages: Sequence[RawMessage], groups: Sequence[Group] = ()
+    conversation: Conversation,
+    messages: Sequence[RawMessage],
+    groups: Sequence[Group] = (),
+    settings: RequestSettings | None = None,
 ) -> bytes:
-    """The request body for ``messages`` in the conversation's wire format; turns whose
-    messages are unchanged objects (of this or an earlier turn) are written verbatim."""
+    """The request body for ``messages`` in the conversation's wire format, with the
+    body fields of ``settings`` merged in; turns whose messages are unchanged objects (of
+    this or an earlier turn) are written verbatim."""
     if groups:
         conversation = dataclasses.replace(conversation, _groups=tuple(groups))
     native = conversation.dump(messages)
+    if settings is not None and isinstance(native, dict):
+        native = settings.apply_body(native)
     return json.dumps(native, ensure_ascii=False, separators=(",", ":")).encode()
 
 

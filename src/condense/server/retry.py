@@ -29,9 +29,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from condense.compress import CompressionState, compress
+from condense.compress import CompressionState
 from condense.errors import Action, Category, Diagnosis, RecoveryError, classify, recover
 from condense.exceptions import CondenseError, UpstreamRefusal
+from condense.reduce.thinking import RequestSettings
 from condense.retry import RetryPolicy
 from condense.server.codec import BodyDecodingError, decode
 from condense.server.prepare import HEADROOM, Prepared, dump_body, keeps_ask, latest_ask
@@ -69,6 +70,8 @@ class Retry:
     state: CompressionState | None = None
     target: int | None = None
     """The budget the history was compressed to (condense's tokens of the messages)."""
+    settings: RequestSettings | None = None
+    """Body fields and headers sent with the history (Anthropic's ``drop_block``)."""
 
 
 def plan_retry(
@@ -115,10 +118,11 @@ def _smaller(prepared: Prepared, diagnosis: Diagnosis, learned: LearnedWindows) 
     room = planned.room(len(messages))
     ceiling = int((sent - budget.fixed) * (TIGHTER if stated else UNSTATED_SHARE))
     target = max(1, min(ceiling, int(room.messages * HEADROOM) if room is not None else ceiling))
+    fitting = prepared.fitting
+    if fitting is None:
+        return None
     try:
-        result = compress(
-            messages, budget=target, provider=prepared.provider, encoding=budget.encoding
-        )
+        result = fitting.compress(messages, target, None)
     except CondenseError:
         return None
     if not compression_keeps_replay(messages, result.messages):
@@ -126,7 +130,7 @@ def _smaller(prepared: Prepared, diagnosis: Diagnosis, learned: LearnedWindows) 
     if not keeps_ask(latest_ask(messages), result.messages):
         return None
     try:
-        body = dump_body(conversation, result.messages)
+        body = dump_body(conversation, result.messages, settings=result.request_settings)
     except CondenseError:
         return None
     if body == prepared.body:
@@ -142,6 +146,7 @@ def _smaller(prepared: Prepared, diagnosis: Diagnosis, learned: LearnedWindows) 
         compressed=True,
         state=result.state,
         target=target,
+        settings=result.request_settings,
     )
 
 

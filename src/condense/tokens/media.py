@@ -61,6 +61,8 @@ from condense.tokens.sniff import (
 
 __all__ = [
     "DEFAULT_MEDIA",
+    "DOCUMENT_PARTS",
+    "IMAGE_PARTS",
     "LOW_DETAIL_IMAGE_TOKENS",
     "MEDIA_POLICIES",
     "REMOTE_DOCUMENT_PAGES",
@@ -70,6 +72,14 @@ __all__ = [
     "document_tokens",
     "image_tokens",
 ]
+
+IMAGE_PARTS = frozenset({"image_url", "input_image", "image"})
+"""The content parts that are images: OpenAI chat ``image_url``, Responses
+``input_image``, Anthropic ``image``. No other part is one: server tool and MCP blocks,
+documents, search results, compaction and any type condense does not know are not."""
+DOCUMENT_PARTS = frozenset({"document", "file", "input_file"})
+"""The content parts that are documents: Anthropic ``document``, OpenAI ``file``,
+Responses ``input_file``."""
 
 Media = Literal["openai", "anthropic", "gemini"]
 MEDIA_POLICIES: tuple[Media, ...] = ("openai", "anthropic", "gemini")

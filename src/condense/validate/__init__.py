@@ -16,6 +16,7 @@ from typing import Any
 from condense._input import check_history
 from condense.formats import Conversation
 from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
+from condense.providers.anthropic import request_thinking
 from condense.validate.blocks import block_violations
 from condense.validate.fast import plainly_valid
 from condense.validate.messages import (
@@ -49,6 +50,7 @@ def validate(
     *,
     provider: str | Profile | ProviderChoice = DEFAULT_PROVIDER,
     model: str | None = None,
+    thinking: object = None,
 ) -> list[Violation]:
     """Return every rule of ``provider``'s profile that ``messages`` breaks, in order.
 
@@ -58,8 +60,14 @@ def validate(
     ``provider_error`` uses the paths of the request that provider receives (for
     Anthropic, the turns and blocks condense would write; see :mod:`.report`).
 
+    ``thinking`` is the request's thinking setting (its ``thinking`` object, or
+    ``"enabled"``, ``"adaptive"``, ``"disabled"``). Under budgeted thinking (``enabled``)
+    the first assistant message of the current turn must start with thinking; a history
+    whose mode is unknown is never reported for what one of the modes accepts.
+
     ``messages`` may be a loaded :class:`~condense.formats.Conversation`: then its format
-    also chooses the profile (an Anthropic file gets Anthropic's rules), and each
+    also chooses the profile (an Anthropic file gets Anthropic's rules), its body's
+    ``thinking`` object is the thinking setting unless ``thinking`` says otherwise, and each
     violation's ``location`` names the place in the user's file (``messages[3].content[1]``,
     ``input[7]``), its ``provider_error`` uses that file's paths when the file is in the
     provider's own format, and no text names condense's internal keys.
@@ -68,12 +76,18 @@ def validate(
         messages.messages if isinstance(messages, Conversation) else messages, need_message=False
     )
     if isinstance(messages, Conversation):
+        if thinking is None:
+            thinking = request_thinking(messages.record, format=messages.format)
         choice = choose_provider(
-            provider, messages=messages.messages, format=messages.format, model=model
+            provider,
+            messages=messages.messages,
+            format=messages.format,
+            model=model,
+            thinking=thinking,
         )
         found = check(messages.messages, choice.profile)
         return localize(found, choice.profile, messages.messages, conversation=messages)
-    choice = choose_provider(provider, messages=messages, model=model)
+    choice = choose_provider(provider, messages=messages, model=model, thinking=thinking)
     return localize(check(messages, choice.profile), choice.profile, messages)
 
 
@@ -94,4 +108,27 @@ def all_violations(messages: Sequence[Any], profile: Profile) -> list[Violation]
         *block_violations(messages, profile),
     ]
     found.sort(key=lambda v: v.index)
-    return found
+    return _one_finding_per_defect(found, messages)
+
+
+_EXPLAINED = frozenset({"unanswered_tool_call", "tool_result_misplaced", "orphan_tool_result"})
+
+
+def _one_finding_per_defect(found: list[Violation], messages: Sequence[Any]) -> list[Violation]:
+    """A user turn with text before its results is one defect: the pairing findings it
+    explains (the call "unanswered", its results "misplaced") are left out, so the report
+    quotes the provider's own words for it once."""
+    turns = [v.index for v in found if v.code == "text_before_tool_result"]
+    if not turns:
+        return found
+    explained: set[int] = set()
+    for start in turns:
+        explained.add(start - 1)  # the assistant message whose calls the turn answers
+        after = start
+        while after < len(messages) and isinstance(messages[after], dict):
+            role = messages[after].get("role")
+            if role not in ("user", "tool"):
+                break
+            explained.add(after)
+            after += 1
+    return [v for v in found if not (v.code in _EXPLAINED and v.index in explained)]

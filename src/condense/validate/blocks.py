@@ -1,6 +1,7 @@
-"""Content-block rules of providers with typed blocks (Anthropic): known block types, no
-extra keys on a text block, no empty text block, at most N ``cache_control``
-breakpoints, and each server tool use with its result in the same turn."""
+"""Content-block rules of providers with typed blocks (Anthropic): no extra keys on a text
+block, no empty text block, at most N ``cache_control`` breakpoints, each server tool
+use with its result in the same turn, ``tool_result`` blocks only in user turns, and a
+user turn answering calls starting with its ``tool_result`` blocks."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from condense.providers import Profile
 from condense.providers.base import BlockRules
+from condense.units import call_ids
 from condense.validate.report import Violation, violation
 
 
@@ -17,6 +19,7 @@ def block_violations(messages: Sequence[Any], profile: Profile) -> Iterator[Viol
     rules = profile.blocks
     if rules is None:
         return
+    yield from text_before_results(messages, profile)
     breakpoints = 0
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
@@ -65,17 +68,7 @@ def _part_violations(
             block=at,
         )
         return
-    if kind not in rules.types and not kind.endswith("_tool_result"):
-        yield violation(
-            profile,
-            index,
-            "unknown_block_type",
-            f"content block {position} has type {kind!r}, which {profile.name} does not know",
-            block=at,
-            found=kind,
-        )
-        return
-    if kind != "text":
+    if kind != "text":  # any other type, known or new, is the provider's to judge
         return
     for key in part:
         if key not in rules.text_keys:
@@ -141,3 +134,37 @@ def _server_tool_violations(
                 id=use_id,
                 name=name,
             )
+
+
+def text_before_results(messages: Sequence[Any], profile: Profile) -> Iterator[Violation]:
+    """A user turn that answers calls but puts other blocks before its ``tool_result``
+    blocks: read canonically, user messages between an assistant message with calls and
+    the results answering them. Reported once, at the first such user message, with the
+    number of results the API looked for at the start of the turn."""
+    for index, message in enumerate(messages):
+        calls = message.get("tool_calls") if type(message) is dict else None
+        if not isinstance(calls, list) or not calls:
+            continue
+        ids = {i for call in calls for i in call_ids(call)}
+        after = index + 1
+        while after < len(messages) and _role(messages[after]) == "user":
+            after += 1
+        if after == index + 1:
+            continue
+        results = 0
+        while after < len(messages) and _role(messages[after]) == "tool":
+            results += messages[after].get("tool_call_id") in ids
+            after += 1
+        if results:
+            yield violation(
+                profile,
+                index + 1,
+                "text_before_tool_result",
+                f"this user turn puts other blocks before the {results} tool result(s) that "
+                f"answer message {index}",
+                found=str(results),
+            )
+
+
+def _role(message: object) -> object:
+    return message.get("role") if isinstance(message, dict) else None

@@ -11,6 +11,7 @@ from typing import Any
 
 from condense.providers import Profile
 from condense.providers.base import FUNCTION_KEYS, REPLAY_KEYS
+from condense.turns import current_turn
 from condense.validate.messages import argument_problem
 
 
@@ -18,6 +19,9 @@ def plainly_valid(messages: Sequence[Any], profile: Profile) -> bool:
     """True only when ``messages`` breaks no rule of ``profile`` (see module docstring)."""
     if not messages:
         return False
+    enabled = profile.thinking_start and profile.thinking_mode == "enabled"
+    if enabled and current_turn(messages).first_assistant is not None:
+        return False  # the turn-start thinking rule: the detailed path
     allowed = profile.allowed_keys
     pattern, max_length = profile.id_pattern, profile.id_max_length
     system_only_at_start, first_user = profile.system_only_at_start, profile.first_user

@@ -9,7 +9,8 @@ from typing import Any
 
 from condense.arguments import arguments_problem
 from condense.providers import Profile
-from condense.providers.base import FUNCTION_KEYS
+from condense.providers.base import FUNCTION_KEYS, RESPONSES_ITEMS
+from condense.turns import carries_compaction
 from condense.validate.report import Violation, violation
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
@@ -52,15 +53,29 @@ def message_violations(index: int, message: Any, profile: Profile) -> Iterator[V
             f"role 'developer' is not understood by {profile.name}",
             role="developer",
         )
-    if not profile.allowed_keys.get(role, frozenset()).issuperset(message):
+    if not accepted_keys(message, profile).issuperset(message):
         yield from _key_violations(index, message, profile)
     yield from _content_violations(index, message, profile)
     if role == "assistant" and message.get("tool_calls") is not None:
         yield from _tool_call_violations(index, message, profile)
 
 
+_COMPACTION_KEYS = frozenset({RESPONSES_ITEMS})
+
+
+def accepted_keys(message: dict[str, Any], profile: Profile) -> frozenset[str]:
+    """The keys ``profile`` accepts on ``message``: those of its role, and, on a message
+    that carries a compaction (``condense.turns.carries_compaction``), the key that holds
+    it under every profile: compaction state stands for all earlier context and no
+    validator reports it, nor does repair remove it."""
+    allowed = profile.allowed_keys.get(message.get("role"), frozenset())  # type: ignore[arg-type]
+    if RESPONSES_ITEMS in message and carries_compaction(message):
+        return allowed | _COMPACTION_KEYS
+    return allowed
+
+
 def _key_violations(index: int, message: dict[str, Any], profile: Profile) -> Iterator[Violation]:
-    allowed = profile.allowed_keys.get(message["role"], frozenset())
+    allowed = accepted_keys(message, profile)
     for key in message:
         if key in allowed:
             continue

@@ -2,9 +2,11 @@
 
 - DeepSeek / Kimi thinking mode: once the history carries ``reasoning_content``, every
   assistant message with tool calls carries it too;
-- Anthropic thinking: once the history carries thinking blocks, the assistant turn of a
-  running tool loop (the history ends with its results), or a final assistant message,
-  starts with its thinking;
+- Anthropic thinking, under budgeted thinking only (a known ``enabled`` mode): the first
+  assistant message of the current turn starts with its thinking. With adaptive thinking
+  a turn may carry none, and later steps of a turn may carry none in any mode (real
+  Claude Code loops in ``tests/data/corpus/agents``); an unknown mode reports nothing,
+  since one of the modes accepts the history;
 - Gemini 3: once the history carries thought signatures, the first call of every step of
   the current turn carries one;
 - Responses: a reasoning item keeps the item that followed it.
@@ -23,6 +25,7 @@ from condense.providers.base import (
     RESPONSES_ITEMS,
     THINKING_BLOCKS,
 )
+from condense.turns import current_turn, turn_start
 from condense.validate.messages import has_replay_only
 from condense.validate.report import Violation, violation
 
@@ -36,8 +39,8 @@ def replay_violations(messages: Sequence[Any], profile: Profile) -> Iterator[Vio
     ]
     if profile.reasoning_on_tool_calls:
         yield from _missing_reasoning(assistants, profile)
-    if profile.thinking_in_running_loop:
-        yield from _thinking_in_loop(messages, assistants, profile)
+    if profile.thinking_start and profile.thinking_mode == "enabled":
+        yield from _thinking_at_turn_start(messages, profile)
     if profile.thought_signatures:
         yield from _thought_signatures(messages, profile)
     if RESPONSES_ITEMS in profile.allowed_keys.get("assistant", ()):
@@ -61,48 +64,29 @@ def _missing_reasoning(
             )
 
 
-def running_loop_turn(messages: Sequence[Any]) -> int | None:
-    """The index of the assistant turn of a running tool loop: the last assistant
-    message, when it has tool calls and only its results (and user text of the same
-    turn) follow it. ``None`` when the history does not end in a running loop."""
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        role = message.get("role") if isinstance(message, dict) else None
-        if role == "assistant":
-            if not message.get("tool_calls") or index == len(messages) - 1:
-                return None
-            return index
-        if role not in ("tool", "user"):
-            return None
-        if role == "user" and (index == 0 or _role(messages[index - 1]) != "tool"):
-            return None  # a new user turn: the loop is closed
-    return None
-
-
-def _role(message: object) -> object:
-    return message.get("role") if isinstance(message, dict) else None
-
-
-def _thinking_in_loop(
-    messages: Sequence[Any], assistants: list[tuple[int, dict[str, Any]]], profile: Profile
-) -> Iterator[Violation]:
-    if not any(message.get(THINKING_BLOCKS) for _, message in assistants):
+def _thinking_at_turn_start(messages: Sequence[Any], profile: Profile) -> Iterator[Violation]:
+    first = current_turn(messages).first_assistant
+    if first is None or messages[first].get(THINKING_BLOCKS):
         return
-    final = running_loop_turn(messages)
-    found = "tool_use"
-    if final is None and assistants and assistants[-1][0] == len(messages) - 1:
-        final, found = assistants[-1][0], "text"
-    if final is None or messages[final].get(THINKING_BLOCKS):
-        return
-    if messages[final].get("content"):
-        found = "text"
     yield violation(
         profile,
-        final,
+        first,
         "thinking_missing_in_loop",
-        "the final assistant turn has no thinking block, though thinking is on",
-        found=found,
+        "the first assistant message of the current turn has no thinking block, though "
+        "budgeted thinking is enabled",
+        found=first_block_type(messages[first]),
     )
+
+
+def first_block_type(message: dict[str, Any]) -> str:
+    """The type of the first block an assistant message is written with (after its
+    thinking): its first content part, else ``tool_use``."""
+    content = message.get("content")
+    if isinstance(content, str) and content:
+        return "text"
+    if isinstance(content, list) and content and isinstance(content[0], dict):
+        return str(content[0].get("type"))
+    return "tool_use" if message.get("tool_calls") else "text"
 
 
 def thought_signature(call: object) -> str | None:
@@ -111,14 +95,6 @@ def thought_signature(call: object) -> str | None:
     google = extra.get("google") if isinstance(extra, Mapping) else None
     signature = google.get("thought_signature") if isinstance(google, Mapping) else None
     return signature if isinstance(signature, str) and signature else None
-
-
-def current_turn_start(messages: Sequence[Any]) -> int:
-    """The index just after the latest user message (0 if there is none)."""
-    for index in range(len(messages) - 1, -1, -1):
-        if _role(messages[index]) == "user":
-            return index + 1
-    return 0
 
 
 def _thought_signatures(messages: Sequence[Any], profile: Profile) -> Iterator[Violation]:
@@ -130,7 +106,7 @@ def _thought_signatures(messages: Sequence[Any], profile: Profile) -> Iterator[V
     )
     if not signed:
         return
-    for index in range(current_turn_start(messages), len(messages)):
+    for index in range(turn_start(messages), len(messages)):
         message = messages[index]
         calls = message.get("tool_calls") if isinstance(message, dict) else None
         if not isinstance(calls, list) or not calls or not isinstance(calls[0], dict):
