@@ -16,7 +16,7 @@ answering at once), each proxy in its own process, the client in this one:
   apart): streams completed, errors (want zero), p50/p99 stream time;
 - a whole session (``condense.testing.sessions.turn_session``: 40+ model calls, each
   with a new latest ask and the tools) through the proxy on each API, against a strict
-  fake whose window (6,000) is far below the session (30k+) and which counts prompts its
+  fake whose window (8,000) is far below the session (30k+) and which counts prompts its
   own way (``ProviderCount``): calls answered 200, upstream requests per call (want at
   most two), refusals for size (want none), and the largest prompt the provider counted.
 
@@ -356,7 +356,7 @@ fake = StrictProvider("openai", context_window=int(sys.argv[1]), token_counter=P
 print(fake.base_url.removesuffix("/v1"), flush=True)
 sys.stdin.read()
 """
-SESSION_WINDOW = 6_000
+SESSION_WINDOW = 8_000
 SESSION_MODELS = {"chat": "gpt-4o", "responses": "gpt-5-codex", "anthropic": "claude-opus-4-6"}
 
 
@@ -377,7 +377,7 @@ def sessions() -> None:
     ]
     print(
         f"\na {len(calls)}-call session ({count_tokens(session):,} tokens at its end) against "
-        f"a {SESSION_WINDOW:,}-token window that counts its own way:"
+        f"a window of {SESSION_WINDOW:,} tokens, counted the provider's own way:"
     )
     upstream_command = [sys.executable, "-c", _SESSION_UPSTREAM, str(SESSION_WINDOW)]
     for api in ("chat", "responses", "anthropic"):

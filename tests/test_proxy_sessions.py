@@ -3,7 +3,8 @@ agent session, on every API, streaming and not, against a provider whose window 
 below the session and which counts prompts its own way (``ProviderCount``: another
 vocabulary, 4 tokens per message, the tools and instructions). Judged by the provider:
 every call answered 200, none refused for size, at most two upstream requests per call,
-and the call's latest ask arrives verbatim.
+and the call's latest ask arrives verbatim. The window is four times smaller than the
+session but holds its largest current turn, which condense never reduces.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ import pytest
 from condense.testing import ProviderCount, StrictProvider
 from condense.testing.sessions import model_calls, turn_session
 from condense.tokens import count_tokens
+from condense.turns import turn_start
 from proxy_sessions import Client, carries, latest_ask
 from proxy_support import running_proxy
 
-WINDOW = 6_000
+WINDOW = 8_000
 MODELS = {"chat": "gpt-4o", "responses": "gpt-5-codex", "anthropic": "claude-opus-4-6"}
 
 
@@ -30,7 +32,8 @@ def test_a_whole_session_fits_the_providers_window_on_every_call(
     session = turn_session(14, seed=21)
     calls = list(model_calls(session))
     assert len(calls) >= 30
-    assert count_tokens(calls[-1]) > 5 * WINDOW
+    assert count_tokens(calls[-1]) > 3.5 * WINDOW
+    assert max(count_tokens(h[turn_start(h) - 1 :]) for h in calls) < 0.75 * WINDOW
     count = ProviderCount()
     with StrictProvider("openai", context_window=WINDOW, token_counter=count) as fake:
         root = fake.base_url.removesuffix("/v1")

@@ -44,6 +44,7 @@ from condense.server.routing import choose_provider
 from condense.server.windows import LearnedWindows, builtin_window
 from condense.tokens import encoding_for_model, request_parts
 from condense.tokens.request import requested_output
+from condense.turns import opens_turn, turn_start
 from condense.types import RawMessage
 from condense.validate import validate
 
@@ -249,11 +250,10 @@ class Preparer:
 
 
 def latest_ask(messages: Sequence[Any]) -> Any:
-    """The latest user message that carries text (the ask the turn answers), or ``None``."""
-    for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "user" and _texts(message):
-            return message
-    return None
+    """The user message that opened the current turn (``condense.turns``): the ask the
+    request is to answer, or ``None``."""
+    start = turn_start(messages)
+    return messages[start - 1] if start and opens_turn(messages[start - 1]) else None
 
 
 def keeps_ask(ask: Any, messages: Sequence[Any]) -> bool:
