@@ -115,6 +115,7 @@ def compress(
     reductions: Sequence[ReductionStep] = DEFAULT_REDUCTIONS,
     protection: Protection | None = None,
     tools: Sequence[Any] | None = None,
+    tokenizer_margin: bool = False,
 ) -> CompressionResult:
     """Return ``messages`` reduced to at most ``budget`` tokens, valid for ``provider``.
 
@@ -162,11 +163,11 @@ def compress(
     The budget is for the whole request: what a loaded request sends besides its messages
     (``tools``, Responses ``instructions``, a structured-output schema) and the tool
     definitions passed as ``tools`` are counted against it (``condense.tokens.request``).
-    When ``model`` names a family whose tokenizer condense does not ship (Claude,
-    Gemini) and no ``encoding`` is given, the budget is taken in that provider's tokens
-    and planned below by the family's measured error (``condense.tokens.families``); an
-    explicit ``encoding`` means the budget is in that encoding's tokens. ``report.room``
-    says how the budget was shared out.
+    The budget is in condense's tokens. With ``tokenizer_margin=True`` it is in the
+    provider's: when ``model`` names a family whose tokenizer condense does not ship
+    (Claude, Gemini), the messages are planned below the budget by the family's measured
+    error (``condense.tokens.families``). ``report.room`` says how the budget was shared
+    out.
     """
     conversation: Conversation | None
     given: Sequence[Any]
@@ -209,8 +210,7 @@ def compress(
     profile = choice.profile
     media = media_billing(profile)
     counter = shared_counter(encoding or encoding_for_model(model), media=media)
-    planned_for = model if encoding is None else None  # an encoding given: its own tokens
-    room = _room(budget, conversation, tools, planned_for, counter.encoding)
+    room = _room(budget, conversation, tools, model, counter.encoding, margin=tokenizer_margin)
     budget = room.messages  # what the messages may take, in condense's tokens
     work, incremental = resume_from(previous, given, budget, profile, counter.encoding)
     # the user's own file, when the work is it: its repairs are named in its terms
@@ -443,16 +443,19 @@ def _room(
     tools: Sequence[Any] | None,
     model: str | None,
     encoding: str,
+    *,
+    margin: bool,
 ) -> Room:
-    """The budget less what the request sends besides its messages, planned below by the
-    tokenizer's measured error for ``model``."""
+    """The budget less what the request sends besides its messages (and, with
+    ``margin``, planned below by the tokenizer's measured error for ``model``)."""
     record = conversation.record if conversation is not None else None
     parts = request_parts(record) if isinstance(record, Mapping) else {}
     if tools is not None:
         parts["tools"] = tools
     tokenizer = tokenizer_for_model(model)
     fixed = parts_tokens(parts, encoding=encoding, tokenizer=tokenizer)
-    return plan_room(budget, ratio=tokenizer.ratio, fixed=fixed, tokenizer=tokenizer.name)
+    ratio = tokenizer.ratio if margin else 1.0
+    return plan_room(budget, ratio=ratio, fixed=fixed, tokenizer=tokenizer.name)
 
 
 def _bounded_by(history: Sequence[RawMessage], budget: int, media: MediaBilling) -> bool:

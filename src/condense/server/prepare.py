@@ -309,7 +309,7 @@ class Fitting:
             budget=target,
             provider=self.provider,
             model=self.model,
-            encoding=self.budget.encoding,  # the budget is in condense's tokens
+            encoding=self.budget.encoding,  # ``target`` is in condense's tokens
             previous=previous,
             thinking=self.thinking,
             bound_thinking="drop_block" if self.drop_block else "auto",
