@@ -29,6 +29,7 @@ from condense.reduce.summary import (
     find_summary,
     mergeable,
     placed,
+    stands_for,
     summary_block,
     with_block,
 )
@@ -249,7 +250,8 @@ def _build(
             text, failed, why = _summarize(covered, target, previous, inputs)
             fell_back, reason = fell_back or failed, reason or why
             text = _fit_text(text.strip() or "(nothing to summarize)", target, inputs.counter)
-            candidate = summary_block(text, covered=len(covered))
+            stood_for = sum(stands_for(inputs.original[i]) for i in covered)
+            candidate = summary_block(text, covered=stood_for)
             size = inputs.counter.text(candidate) + 8
             if _more_than(current[covered.start : covered.stop], size, inputs.counter):
                 block = candidate

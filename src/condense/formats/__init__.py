@@ -7,6 +7,10 @@ The canonical form is the OpenAI Chat Completions message list as plain dicts. A
 - ``responses`` — OpenAI Responses input items (``from_responses`` / ``to_responses``);
 - ``sharegpt`` — Hermes-style ShareGPT trajectories (``from_sharegpt`` / ``to_sharegpt``).
 
+Agent transcripts (Claude Code session JSONL, Codex rollout JSONL) are not a wire format
+but a record of one: ``load`` and ``load_records`` rebuild the requests they hold
+(:mod:`condense.formats.transcripts`, readers in ``claude_code`` and ``codex_rollout``).
+
 ``load`` / ``load_records`` / ``parse_text`` return ``Conversation`` objects whose
 ``dump(messages)`` writes the native form back, reusing every native turn whose messages
 are unchanged (same objects) verbatim, so ``load(x).dump() == x``. The pure ``from_*`` /

@@ -55,6 +55,14 @@ def detect_format(obj: object) -> str:
 
 
 def _from_items(items: list[Any], *, anthropic: bool) -> str:
+    from condense.formats.transcripts import first_kind
+
+    transcript = first_kind(items[:1])
+    if transcript is not None:  # events of a session, not messages: never misread them
+        raise FormatError(
+            f"holds {transcript} transcript events, not messages; "
+            "read it with condense.load(), which rebuilds its requests"
+        )
     signals = set(_signals(items))
     if anthropic:
         signals.add("anthropic")
