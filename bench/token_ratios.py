@@ -6,10 +6,10 @@
 Claude Code transcripts record every response's ``usage`` (``input_tokens``,
 ``cache_read_input_tokens``, ``cache_creation_input_tokens``: together, the provider's
 count of the request) next to the messages that made up the request. The request is
-rebuilt (every user and assistant record before the response, assistant records of one
-response joined, consecutive user records joined; a ``compact_boundary`` starts over)
-and counted with condense (``o200k_base``, Anthropic media billing). The system prompt
-and the tool definitions are not recorded, so single requests cannot be compared; the
+rebuilt by condense's transcript reader (``condense.formats.claude_code``) from the
+events before the response, and its messages counted with condense (``o200k_base``,
+Anthropic media billing). The system prompt and the tool definitions are not recorded
+(the reader's tools are placeholders), so single requests cannot be compared; the
 *growth* between consecutive requests can — it is all messages, and the unrecorded part
 cancels out. Per session segment the script prints the provider's growth over condense's,
 summed over every step of at least ``--min-step`` tokens (2,000: a tool output, code or
@@ -22,18 +22,19 @@ The ratios printed are the evidence for ``condense.tokens.families`` (``claude``
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from condense.formats import Conversation
+from condense.formats import Conversation, claude_code
+from condense.formats.transcripts import numbered, parse_events
 from condense.tokens import count_tokens
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = HERE.parent / "tests" / "data" / "corpus"
+_USAGE = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 
 @dataclass(frozen=True)
@@ -53,53 +54,30 @@ class Segment:
         return sorted(t / o for t, o in self.steps if o >= min_step)
 
 
-def requests(path: Path) -> list[tuple[int, list[dict[str, Any]], str] | None]:
-    """``(provider's count, the request's messages, model)`` per response, in order;
-    ``None`` where a compaction starts the history over."""
-    out: list[tuple[int, list[dict[str, Any]], str] | None] = []
-    messages: list[dict[str, Any]] = []
+def requests(path: Path) -> list[tuple[int, dict[str, Any], str] | None]:
+    """``(provider's count, the request body, model)`` per response, in order; ``None``
+    where a compaction starts a new context. The request is the one the transcript
+    reader rebuilds (``condense.formats.claude_code``) from the events before the
+    response's first event."""
+    events, _ = parse_events(numbered(path.read_text(encoding="utf-8").splitlines()))
+    out: list[tuple[int, dict[str, Any], str] | None] = []
     seen: set[str] = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        kind = record.get("type")
-        if kind == "system" and record.get("subtype") == "compact_boundary":
-            messages = []
+    contexts = 0
+    for position, event in enumerate(events):
+        message = event.data.get("message") or {}
+        response = message.get("id") if event.data.get("type") == "assistant" else None
+        if not isinstance(response, str) or response in seen:
+            continue
+        seen.add(response)
+        built = claude_code.requests(events[:position])
+        if not built:
+            continue
+        if len(built) != contexts:
+            contexts = len(built)
             out.append(None)
-            continue
-        if kind not in ("user", "assistant"):
-            continue
-        message = record.get("message") or {}
-        if kind == "assistant":
-            response = message.get("id")
-            if response not in seen:
-                seen.add(response)
-                usage = message.get("usage") or {}
-                theirs = sum(
-                    usage.get(key, 0)
-                    for key in (
-                        "input_tokens",
-                        "cache_read_input_tokens",
-                        "cache_creation_input_tokens",
-                    )
-                )
-                snapshot = [{"role": m["role"], "content": list(m["content"])} for m in messages]
-                out.append((theirs, snapshot, str(message.get("model"))))
-            blocks = [
-                block
-                for block in message.get("content") or []
-                if not (block.get("type") == "text" and not str(block.get("text", "")).strip())
-            ]
-            if messages and messages[-1]["role"] == "assistant" and messages[-1]["id"] == response:
-                messages[-1]["content"] += blocks
-            else:
-                messages.append({"role": "assistant", "content": blocks, "id": response})
-        else:
-            content = message.get("content")
-            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-            if messages and messages[-1]["role"] == "user":
-                messages[-1]["content"] += list(blocks)
-            else:
-                messages.append({"role": "user", "content": list(blocks)})
+        usage = message.get("usage") or {}
+        theirs = sum(int(usage.get(key) or 0) for key in _USAGE)
+        out.append((theirs, built[-1].body, str(message.get("model"))))
     return out
 
 
@@ -112,13 +90,9 @@ def segments(path: Path) -> list[Segment]:
         if item is None:
             previous, current = None, None
             continue
-        theirs, messages, model = item
-        if not messages:
-            continue
-        native = {"messages": messages}
-        ours = count_tokens(
-            Conversation.read(native, format="anthropic").messages, media="anthropic"
-        )
+        theirs, body, model = item
+        messages = Conversation.read(body, format="anthropic").messages
+        ours = count_tokens(messages, media="anthropic")
         if current is None:
             current = Segment(model=model, steps=[])
             found.append(current)

@@ -24,13 +24,14 @@ tokenizer       ratio   evidence
 ``claude``      1.30    Claude before Opus 4.7. Measured on the Claude Code transcripts of
                         ``corpus/agents/raw`` (each response's ``usage``: input + cache
                         read + cache creation tokens, against condense's count of the
-                        request that produced it; the growth between consecutive requests
-                        of at least 2,000 tokens, so the unrecorded system prompt and tools
-                        cancel out): 1.11 (claude-sonnet-4-5, subagent a2898e3), 1.13 and
-                        1.11 (claude-opus-4-6, 4d5611e5), 1.16 and 1.24 (fa812bfe) per
-                        session segment; single steps 1.05–1.45 (code). Published: ×1.18
-                        (sammcj/ingest #65), "within ~10–20 %" (headroomlabs-ai/headroom
-                        #2543). ``bench/token_ratios.py`` prints the measurement.
+                        request that produced it, as ``condense.formats.claude_code``
+                        rebuilds it; the growth between consecutive requests of at least
+                        2,000 tokens, so the unrecorded system prompt and tools cancel
+                        out): 1.11 (claude-sonnet-4-5, subagent a2898e3), 1.13
+                        (claude-opus-4-6, 4d5611e5), 1.19 and 1.24 (fa812bfe) per context;
+                        single steps 1.05–1.45 (code). Published: ×1.18 (sammcj/ingest
+                        #65), "within ~10–20 %" (headroomlabs-ai/headroom #2543).
+                        ``bench/token_ratios.py`` prints the measurement.
 ``claude-2026`` 1.70    Claude Opus 4.7 and later, Sonnet 5, Fable 5, Mythos: "a newer
                         tokenizer … approximately 30 percent more tokens than on earlier
                         models" (Anthropic, token-counting docs); ×1.53 of o200k measured
