@@ -168,6 +168,7 @@ class Preparer:
         after = budget.count(work.messages)
         state = entry.state if entry is not None else None
         target: int | None = None
+        room = budget.room(len(work.messages))  # the slack is for the messages sent
         if room is not None and after > room.request:
             target = max(1, int(room.messages * HEADROOM))
             if entry is not None and entry.budget <= room.messages:
