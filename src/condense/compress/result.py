@@ -15,6 +15,7 @@ from condense.reduce.compaction import Superseded
 from condense.reduce.thinking import Binding, RequestSettings, ThinkingRemoval
 from condense.repair import Change
 from condense.tokens.counting import shared_counter
+from condense.tokens.request import Room
 from condense.types import RawMessage
 from condense.units import UnitKind
 
@@ -36,9 +37,11 @@ class UnitOutcome:
 
 @dataclass(frozen=True, kw_only=True)
 class CompressionReport:
-    """Tokens before and after (real tokens of ``encoding``) and what happened to each unit."""
+    """Tokens before and after (real tokens of ``encoding``, the whole request: messages
+    and what is sent besides them) and what happened to each unit."""
 
     budget: int
+    """The caller's budget, in the provider's tokens for the whole request."""
     encoding: str
     provider: str
     """The profile the output was made valid for."""
@@ -70,6 +73,10 @@ class CompressionReport:
     short_of_target: tuple[int, ...] = ()
     """Messages whose tool-call arguments stay above the shrink target because cutting
     further would destroy identifiers (paths, ids): a best effort."""
+    room: Room | None = None
+    """How the budget was shared out: the tokens of what is sent besides the messages
+    (tools, instructions) and the tokenizer's measured error for the model; the messages
+    were fitted to ``room.messages``. ``None``: the messages had the whole budget."""
     _input: Sequence[RawMessage] = field(repr=False, compare=False)
     _output: Sequence[RawMessage] = field(repr=False, compare=False)
     _tokens_after: int | None = field(default=None, repr=False, compare=False)
@@ -79,21 +86,26 @@ class CompressionReport:
     def protected_tokens(self) -> int:
         """Exact tokens of the protected units (system, asks, newest exchange, tail)."""
         if isinstance(self._protected, int):
-            return self._protected
-        return shared_counter(self.encoding, media=self.media).messages(self._protected)
+            return self._protected + self._fixed
+        counter = shared_counter(self.encoding, media=self.media)
+        return counter.messages(self._protected) + self._fixed
 
     @functools.cached_property
     def tokens_after(self) -> int:
         """Exact tokens of the output (when the input was returned unchanged because a
         guaranteed bound showed it fits, counted on first access)."""
         if self._tokens_after is not None:
-            return self._tokens_after
-        return shared_counter(self.encoding, media=self.media).messages(self._output)
+            return self._tokens_after + self._fixed
+        return shared_counter(self.encoding, media=self.media).messages(self._output) + self._fixed
 
     @functools.cached_property
     def tokens_before(self) -> int:
         """Exact tokens of the input (counted on first access, then cached)."""
-        return shared_counter(self.encoding, media=self.media).messages(self._input)
+        return shared_counter(self.encoding, media=self.media).messages(self._input) + self._fixed
+
+    @property
+    def _fixed(self) -> int:
+        return self.room.fixed if self.room is not None else 0
 
     @property
     def actions(self) -> Mapping[str, int]:
@@ -108,6 +120,11 @@ class CompressionReport:
             f"{self.tokens_before} → {self.tokens_after} tokens (budget {self.budget}, "
             f"{verdict}); units: {counts or 'none'}"
         )
+        room = self.room
+        if room is not None and (room.fixed or room.ratio != 1):
+            line += f"; {room.fixed} sent besides the messages"
+            if room.ratio != 1:
+                line += f", planned at {room.ratio:g} {room.tokenizer} tokens per token"
         if self.summarizer:
             line += f"; summarizer {self.summarizer}"
             if self.summarizer_fell_back:

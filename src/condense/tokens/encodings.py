@@ -31,6 +31,7 @@ from importlib import resources
 import tiktoken
 
 from condense.exceptions import CondenseRuntimeError, UnknownNameError
+from condense.tokens.families import DEFAULT_ENCODING, FAMILIES, family_for_model
 
 __all__ = [
     "DEFAULT_ENCODING",
@@ -41,7 +42,6 @@ __all__ = [
     "load_encoding",
 ]
 
-DEFAULT_ENCODING = "o200k_base"
 
 _ENDOFTEXT = "<|endoftext|>"
 _FIM_PREFIX = "<|fim_prefix|>"
@@ -114,34 +114,11 @@ _SPECS: dict[str, _Spec] = {
 
 ENCODINGS: tuple[str, ...] = tuple(_SPECS)
 
-# Model families, matched in order against the bare model name (lower-cased, with any
-# provider prefix such as ``openai/`` or ``azure/`` and a fine-tune ``ft:`` removed).
-# A family matches the name itself or the name followed by ``-``, ``:`` or ``@``, so
-# ``gpt-4`` matches ``gpt-4-0613`` but neither ``gpt-4o`` (an earlier row) nor ``gpt-4.1``.
-# Anything unmatched — Claude, Llama, Qwen, Mistral, Gemini, … — is counted with
-# ``DEFAULT_ENCODING``: not their real tokenizer, but a real BPE count in the same range.
-MODEL_FAMILIES: tuple[tuple[str, str], ...] = (
-    ("gpt-4o", "o200k_base"),
-    ("chatgpt-4o", "o200k_base"),
-    ("gpt-4.1", "o200k_base"),
-    ("gpt-4.5", "o200k_base"),
-    ("gpt-5", "o200k_base"),
-    ("gpt-oss", "o200k_base"),
-    ("o1", "o200k_base"),
-    ("o3", "o200k_base"),
-    ("o4", "o200k_base"),
-    ("codex-mini", "o200k_base"),
-    ("computer-use-preview", "o200k_base"),
-    ("gpt-4", "cl100k_base"),
-    ("gpt-3.5", "cl100k_base"),
-    ("gpt-35", "cl100k_base"),  # Azure's spelling of gpt-3.5
-    ("text-embedding-3", "cl100k_base"),
-    ("text-embedding-ada-002", "cl100k_base"),
-    ("davinci-002", "cl100k_base"),
-    ("babbage-002", "cl100k_base"),
+# The (prefix, encoding) rows of OpenAI's own models; the whole table, with every family's
+# tokenizer and window, is ``condense.tokens.families.FAMILIES``.
+MODEL_FAMILIES: tuple[tuple[str, str], ...] = tuple(
+    (family.prefix, family.encoding) for family in FAMILIES if family.tokenizer.exact
 )
-
-_FAMILY_BOUNDARY = frozenset("-:@")
 
 _lock = threading.Lock()
 _loaded: dict[str, tiktoken.Encoding] = {}
@@ -152,18 +129,12 @@ def encoding_for_model(model: str | None) -> str:
 
     ``None`` or an empty name gives ``DEFAULT_ENCODING``. Provider prefixes are ignored
     (``openai/gpt-4o``, ``azure/gpt-35-turbo``, ``openrouter/openai/gpt-4.1``), and so is
-    case. OpenAI models map to their real encoding (see ``MODEL_FAMILIES``); every other
-    model is counted with ``DEFAULT_ENCODING`` (``o200k_base``).
+    case. OpenAI models map to their real encoding; every other model is counted with
+    ``DEFAULT_ENCODING`` (``o200k_base``): not its real tokenizer, but a real BPE count
+    whose distance from the provider's is measured per family (``condense.tokens.families``).
     """
-    if not model:
-        return DEFAULT_ENCODING
-    name = model.strip().lower().rsplit("/", 1)[-1].removeprefix("ft:")
-    for family, encoding in MODEL_FAMILIES:
-        if name.startswith(family) and (
-            len(name) == len(family) or name[len(family)] in _FAMILY_BOUNDARY
-        ):
-            return encoding
-    return DEFAULT_ENCODING
+    family = family_for_model(model)
+    return family.encoding if family is not None else DEFAULT_ENCODING
 
 
 def get_encoding(name: str) -> tiktoken.Encoding:
