@@ -18,9 +18,9 @@ from condense.server.apis import api_for_path, error_body
 from condense.server.codec import BodyDecodingError, decode
 from condense.server.config import ProxySettings, Upstream, load_config
 from condense.server.memory import ConversationMemory, Entry, conversation_key
-from condense.server.routing import choose_provider, model_family
+from condense.server.routing import choose_provider
 from condense.server.upstream import request_headers, response_headers, target_url
-from condense.server.windows import LearnedWindows, builtin_window
+from condense.server.windows import LearnedWindows
 
 
 @pytest.mark.parametrize(
@@ -53,21 +53,6 @@ def test_choose_provider_follows_path_model_and_host(
 
 def test_configured_provider_wins() -> None:
     assert choose_provider("/v1/messages", "claude-x", "http://x", "Strict") == "strict"
-
-
-def test_model_family_strips_routing_prefixes() -> None:
-    assert model_family("us.anthropic.claude-sonnet-4-5-v1:0") == "claude-sonnet-4-5-v1:0"
-    assert model_family("OpenRouter/Google/Gemini-2.5") == "gemini-2.5"
-
-
-def test_builtin_windows_longest_prefix_and_1m_beta() -> None:
-    assert builtin_window("gpt-4o-mini") == 128_000
-    assert builtin_window("gpt-4") == 8_192
-    assert builtin_window("gpt-4.1-mini") == 1_047_576
-    assert builtin_window("claude-sonnet-4-5") == 200_000
-    assert builtin_window("claude-sonnet-4-5", anthropic_beta="context-1m-2025-08-07") == 1_000_000
-    assert builtin_window("my-own-model") is None
-    assert builtin_window(None) is None
 
 
 def test_learned_windows_are_per_upstream_and_model_and_bounded() -> None:

@@ -191,7 +191,6 @@ PROVIDER = Provider(
         "billing": BILLING_WORDINGS,
         "replay_identity": REPLAY_IDENTITY_WORDINGS,
     },
-    models=("claude-", "claude_"),
     hosts=("api.anthropic.com", "bedrock-runtime", "aiplatform.googleapis.com/anthropic"),
     media="anthropic",
 )

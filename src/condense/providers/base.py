@@ -6,7 +6,9 @@ A :class:`Provider` bundles three things that used to live in three packages:
   which replay state (reasoning the provider makes the client send back) it needs;
 - its :class:`Refusals`: how it refuses a request (HTTP status, error-body shape, the
   texts it answers with), read by the strict fake provider;
-- how to recognise it: model-name prefixes and API hosts, read by ``provider="auto"``.
+- how to recognise it: its API hosts, read by ``provider="auto"`` (model names are read
+  in the one table of model families, ``condense.tokens.families``, whose rows name
+  their provider).
 
 Every provider module (``providers/anthropic.py`` …) builds one or more of these; the
 registry in ``providers/__init__.py`` collects them.
@@ -172,8 +174,6 @@ class Provider:
 
     profile: Profile
     refusals: Refusals
-    models: tuple[str, ...] = ()
-    """Lower-case model-name prefixes that mean this provider (``claude-``)."""
     hosts: tuple[str, ...] = ()
     """API host names (or suffixes) that mean this provider."""
     media: MediaBilling = "openai"

@@ -33,6 +33,5 @@ PROFILE = dataclasses.replace(
 PROVIDER = Provider(
     profile=PROFILE,
     refusals=OPENAI_REFUSALS,
-    models=("deepseek",),
     hosts=("api.deepseek.com",),
 )

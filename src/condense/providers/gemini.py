@@ -126,14 +126,12 @@ OPENAI_COMPATIBLE_PROFILE = Profile(
 PROVIDER = Provider(
     profile=PROFILE,
     refusals=_REFUSALS,
-    models=("gemini-", "gemma-", "models/gemini-"),
     hosts=("generativelanguage.googleapis.com",),
     media="gemini",
 )
 OPENAI_COMPATIBLE = Provider(
     profile=OPENAI_COMPATIBLE_PROFILE,
     refusals=OPENAI_REFUSALS,
-    models=PROVIDER.models,
     hosts=("generativelanguage.googleapis.com/v1beta/openai",),
     media="gemini",
 )

@@ -33,6 +33,5 @@ PROFILE = dataclasses.replace(
 PROVIDER = Provider(
     profile=PROFILE,
     refusals=OPENAI_REFUSALS,
-    models=("kimi-", "moonshot-", "moonshotai/"),
     hosts=("api.moonshot.ai", "api.moonshot.cn"),
 )

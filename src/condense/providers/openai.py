@@ -35,6 +35,5 @@ PROFILE = Profile(
 PROVIDER = Provider(
     profile=PROFILE,
     refusals=OPENAI_REFUSALS,
-    models=("gpt-", "o1", "o3", "o4", "chatgpt-", "codex-", "davinci", "babbage", "ft:gpt"),
     hosts=("api.openai.com",),
 )

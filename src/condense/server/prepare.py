@@ -41,8 +41,8 @@ from condense.server.config import ProxySettings, Upstream
 from condense.server.memory import ConversationMemory, Entry, conversation_key
 from condense.server.replay import compression_keeps_replay, repair_keeps_replay
 from condense.server.routing import choose_provider
-from condense.server.windows import LearnedWindows, builtin_window
-from condense.tokens import encoding_for_model, request_parts
+from condense.server.windows import LearnedWindows
+from condense.tokens import context_window, encoding_for_model, request_parts
 from condense.tokens.request import requested_output
 from condense.turns import opens_turn, turn_start
 from condense.types import RawMessage
@@ -234,7 +234,7 @@ class Preparer:
         if window is None and learned is not None and learned.window is not None:
             window, window_learned = learned.window, True
         if window is None:
-            window = builtin_window(model, anthropic_beta=beta)
+            window = context_window(model, anthropic_beta=beta)
         profile = get_profile(provider)
         return plan_budget(
             parts=request_parts(body),
