@@ -108,21 +108,30 @@ ERRORS = {
 }
 
 
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+
+
 def error_body(status: int, message: str, code: str | None, param: str | None) -> dict[str, Any]:
-    """Anthropic's error body: ``{"type": "error", "error": {"type", "message"}}``."""
-    kinds = {
-        400: "invalid_request_error",
-        401: "authentication_error",
-        403: "permission_error",
-        404: "not_found_error",
-        413: "request_too_large",
-        429: "rate_limit_error",
-        529: "overloaded_error",
-    }
+    """Anthropic's error body, ``{"type": "error", "error": {"type", "message"},
+    "request_id"}``, typed by status as the API's error reference lists them
+    (platform.claude.com/docs/en/api/errors): ``invalid_request_error`` also "for other
+    4XX status codes not listed", ``api_error`` for other 5xx."""
+    kind = _ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
     return {
         "type": "error",
-        "error": {"type": kinds.get(status, "api_error"), "message": message},
-        "request_id": "req_condense_strict",
+        "error": {"type": kind, "message": message},
+        "request_id": "req_condense",
     }
 
 

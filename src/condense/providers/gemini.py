@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from condense.providers import openai
 from condense.providers.base import (
     ANTHROPIC_ID,
     EXTRA_CONTENT,
     OPENAI_KEYS,
-    OPENAI_PAIRING_ERRORS,
-    OPENAI_REFUSALS,
     THINKING_BLOCKS,
     TOOL_CALL_KEYS,
     Profile,
@@ -120,7 +119,7 @@ OPENAI_COMPATIBLE_PROFILE = Profile(
     thought_signatures=True,
     allowed_keys=OPENAI_KEYS,
     tool_call_keys=TOOL_CALL_KEYS | {EXTRA_CONTENT},
-    errors={**OPENAI_PAIRING_ERRORS, **_PAIRING},
+    errors={**openai.PAIRING_ERRORS, **_PAIRING},
 )
 
 PROVIDER = Provider(
@@ -131,7 +130,7 @@ PROVIDER = Provider(
 )
 OPENAI_COMPATIBLE = Provider(
     profile=OPENAI_COMPATIBLE_PROFILE,
-    refusals=OPENAI_REFUSALS,
+    refusals=openai.REFUSALS,
     hosts=("generativelanguage.googleapis.com/v1beta/openai",),
     media="gemini",
 )

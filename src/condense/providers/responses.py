@@ -27,7 +27,6 @@ import dataclasses
 from condense.providers import openai
 from condense.providers.base import (
     ITEM_ID,
-    OPENAI_REFUSALS,
     RESPONSES_ITEMS,
     TOOL_CALL_KEYS,
     Provider,
@@ -93,7 +92,7 @@ PROVIDER = Provider(
     profile=PROFILE,
     wordings={"replay_identity": REPLAY_IDENTITY_WORDINGS},
     refusals=dataclasses.replace(
-        OPENAI_REFUSALS,
+        openai.REFUSALS,
         overflow="Your input exceeds the context window of this model. Please adjust your "
         "input and try again.",
         output_limit=None,
