@@ -23,9 +23,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from condense.message import THINKING_BLOCKS
 from condense.providers.base import (
     ANTHROPIC_ID,
-    THINKING_BLOCKS,
     TOOL_CALL_KEYS,
     BlockRules,
     Profile,

@@ -21,6 +21,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+# The canonical message's keys live in condense.message; these names stay importable here.
+from condense.message import EXTRA_CONTENT as EXTRA_CONTENT
+from condense.message import ITEM_ID as ITEM_ID
+from condense.message import REASONING_CONTENT as REASONING_CONTENT
+from condense.message import REPLAY_KEYS as REPLAY_KEYS
+from condense.message import RESPONSES_ITEMS as RESPONSES_ITEMS
+from condense.message import THINKING_BLOCKS as THINKING_BLOCKS
+
 ANTHROPIC_ID = re.compile(r"^[A-Za-z0-9_-]+$")
 """Tool-call ids Anthropic and Gemini accept (and the structural ``strict`` profile)."""
 
@@ -36,20 +44,6 @@ OPENAI_KEYS: Mapping[str, frozenset[str]] = {
 }
 TOOL_CALL_KEYS = frozenset({"id", "type", "function"})
 FUNCTION_KEYS = frozenset({"name", "arguments"})
-
-# Where replay state lives in the canonical (OpenAI chat) form.
-REASONING_CONTENT = "reasoning_content"
-"""DeepSeek / Kimi / vLLM reasoning text on an assistant message."""
-THINKING_BLOCKS = "thinking_blocks"
-"""Anthropic ``thinking`` / ``redacted_thinking`` blocks of an assistant turn, verbatim."""
-RESPONSES_ITEMS = "responses_items"
-"""Responses items (``reasoning`` …) that came right before an assistant message."""
-ITEM_ID = "item_id"
-"""A Responses item's own ``id`` (``msg_…``, ``fc_…``), carried by the adapter."""
-EXTRA_CONTENT = "extra_content"
-"""Gemini's OpenAI-compatible endpoint: ``extra_content.google.thought_signature``."""
-REPLAY_KEYS = frozenset({REASONING_CONTENT, THINKING_BLOCKS, RESPONSES_ITEMS})
-"""Assistant-message keys that hold replay state: never edited, split off or merged."""
 
 MediaBilling = Literal["openai", "anthropic", "gemini"]
 

@@ -36,15 +36,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from condense.providers.anthropic import thinking_mode
-from condense.providers.base import (
+from condense.message import (
     EXTRA_CONTENT,
     ITEM_ID,
     REASONING_CONTENT,
     RESPONSES_ITEMS,
     THINKING_BLOCKS,
-    Profile,
 )
+from condense.providers.anthropic import thinking_mode
+from condense.providers.base import Profile
 from condense.tokens.families import family_for_model
 
 AUTO = "auto"

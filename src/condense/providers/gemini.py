@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from condense.message import EXTRA_CONTENT, THINKING_BLOCKS
 from condense.providers import openai
 from condense.providers.base import (
     ANTHROPIC_ID,
-    EXTRA_CONTENT,
     OPENAI_KEYS,
-    THINKING_BLOCKS,
     TOOL_CALL_KEYS,
     Profile,
     Provider,

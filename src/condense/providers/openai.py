@@ -15,13 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from condense.providers.base import (
-    REASONING_CONTENT,
-    Profile,
-    Provider,
-    Refusals,
-    keys_plus,
-)
+from condense.message import REASONING_CONTENT
+from condense.providers.base import Profile, Provider, Refusals, keys_plus
 
 _TYPES = {401: "invalid_request_error", 403: "invalid_request_error", 404: "invalid_request_error"}
 

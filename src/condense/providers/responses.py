@@ -24,14 +24,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from condense.message import ITEM_ID, RESPONSES_ITEMS
 from condense.providers import openai
-from condense.providers.base import (
-    ITEM_ID,
-    RESPONSES_ITEMS,
-    TOOL_CALL_KEYS,
-    Provider,
-    keys_plus,
-)
+from condense.providers.base import TOOL_CALL_KEYS, Provider, keys_plus
 
 _ITEM_KEYS = frozenset({ITEM_ID, "status"})
 _CALL_KEYS = frozenset({"namespace", "caller"})

@@ -9,8 +9,9 @@ from typing import Any
 
 from condense.arguments import arguments_problem
 from condense.arguments.calls import CUSTOM, CUSTOM_KEYS, call_name, custom_input, is_custom
+from condense.message import RESPONSES_ITEMS
 from condense.providers import Profile
-from condense.providers.base import FUNCTION_KEYS, RESPONSES_ITEMS
+from condense.providers.base import FUNCTION_KEYS
 from condense.turns import carries_compaction
 from condense.validate.report import Violation, violation
 
