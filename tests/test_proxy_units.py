@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from condense.cli import main
 from condense.exceptions import InputError
+from condense.formats import Conversation
 from condense.server.apis import api_for_path, error_body
 from condense.server.codec import BodyDecodingError, decode
 from condense.server.config import ProxySettings, Upstream, load_config
@@ -197,9 +198,8 @@ def test_no_upstream_is_an_input_error() -> None:
 
 
 def _entry(source: list[dict[str, str]], size: int = 10) -> Entry:
-    return Entry(
-        source=tuple(source), sent=tuple(source[:1]), groups=(), state=None, budget=9, size=size
-    )
+    sent = Conversation(messages=source[:1], format="openai")
+    return Entry(source=tuple(source), sent=sent, state=None, budget=9, size=size)
 
 
 def test_memory_recalls_only_a_prefix_and_stays_bounded() -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from condense.compress import CompressionState
-from condense.formats._common import Group
+from condense.formats import Conversation
 from condense.reduce.thinking import RequestSettings
 from condense.types import RawMessage
 
@@ -35,13 +35,12 @@ _KEY_MESSAGES = 2
 @dataclass(frozen=True, kw_only=True)
 class Entry:
     """One conversation: the history the client sent (``source``), what the proxy sent
-    for it (``sent``), the native form of every message in ``sent`` (``groups``), the
-    compression state, the budget it was compressed to and the request settings sent
-    with it."""
+    for it (``sent``: its messages, and the native form of each, see
+    ``Conversation.rewritten``), the compression state, the budget it was compressed to
+    and the request settings sent with it."""
 
     source: tuple[RawMessage, ...]
-    sent: tuple[RawMessage, ...]
-    groups: tuple[Group, ...]
+    sent: Conversation
     state: CompressionState | None
     budget: int
     size: int

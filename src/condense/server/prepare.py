@@ -29,7 +29,6 @@ from typing import Any
 from condense.compress import CompressionResult, CompressionState, compress
 from condense.exceptions import BadRequest, CondenseError, FormatError
 from condense.formats import Conversation
-from condense.formats._common import Group
 from condense.providers import get_profile, media_billing
 from condense.providers.anthropic import request_thinking
 from condense.reduce.thinking import RequestSettings
@@ -156,7 +155,8 @@ class Preparer:
             work.reuse(entry)
         notes: list[str] = []
         try:
-            work.repair(provider)
+            if invalid or work.reused:  # the client's history was validated above
+                work.repair(provider)
         except CondenseError as error:  # repair could not heal it: send it as it came
             notes.append(f"repair failed: {error}")
             work = Work(conversation, messages)
@@ -191,7 +191,7 @@ class Preparer:
             return dataclasses.replace(as_sent, notes=tuple(notes))
         return dataclasses.replace(
             as_sent,
-            body=dump_body(conversation, work.messages, work.groups, work.settings),
+            body=dump_body(work.written(), settings=work.settings),
             changed=True,
             settings=work.settings,
             messages=work.messages,
@@ -353,11 +353,12 @@ class Fitting:
 
 
 class Work:
-    """The history on its way out, and the native forms known for its messages."""
+    """The history on its way out, and the requests whose native forms it may reuse."""
 
     def __init__(self, conversation: Conversation, messages: list[RawMessage]) -> None:
+        self.conversation = conversation
         self.messages = messages
-        self.groups: tuple[Group, ...] = conversation._groups
+        self.earlier: tuple[Conversation, ...] = ()
         self.repairs = 0
         self.compressed = False
         self.reused = False
@@ -365,21 +366,27 @@ class Work:
 
     def reuse(self, entry: Entry) -> None:
         """Start from what was sent last time, plus the messages new since."""
-        self.messages = [*entry.sent, *self.messages[len(entry.source) :]]
-        self.groups = (*entry.groups, *self.groups)
+        self.messages = [*entry.sent.messages, *self.messages[len(entry.source) :]]
+        self.earlier = (entry.sent,)
         self.settings = entry.settings
         self.reused = True
 
     def repair(self, provider: str) -> None:
-        if validate(self.messages, provider=provider):
-            result = repair(self.messages, provider=provider)
-            self.messages = result.messages
-            self.repairs += len(result.changes)
+        """Repair the history for ``provider`` (a valid one comes back as it is: repair
+        checks it first, so it is not validated again here)."""
+        result = repair(self.messages, provider=provider)
+        self.messages = result.messages
+        self.repairs += len(result.changes)
 
     def changed(self, original: Sequence[RawMessage]) -> bool:
         return len(self.messages) != len(original) or any(
             a is not b for a, b in zip(self.messages, original, strict=True)
         )
+
+    def written(self) -> Conversation:
+        """The history to send, in the request's shape: turns sent before (this request's
+        or the remembered one's) are written as they went."""
+        return self.conversation.rewritten(self.messages, earlier=self.earlier)
 
     def entry(
         self,
@@ -388,14 +395,11 @@ class Work:
         budget: int,
         size: int,
     ) -> Entry:
-        """What to remember for a client history ``source``: what is sent for it, and the
-        native forms of the messages still sent."""
-        sent = {id(message) for message in self.messages}
-        groups = tuple(g for g in self.groups if g.messages and id(g.messages[0]) in sent)
+        """What to remember for a client history ``source``: what is sent for it, with the
+        native forms of the messages sent."""
         return Entry(
             source=tuple(source),
-            sent=tuple(self.messages),
-            groups=groups,
+            sent=self.written(),
             state=state,
             budget=budget,
             size=size,
@@ -403,18 +407,11 @@ class Work:
         )
 
 
-def dump_body(
-    conversation: Conversation,
-    messages: Sequence[RawMessage],
-    groups: Sequence[Group] = (),
-    settings: RequestSettings | None = None,
-) -> bytes:
-    """The request body for ``messages`` in the conversation's wire format, with the
-    body fields of ``settings`` merged in; turns whose messages are unchanged objects (of
-    this or an earlier turn) are written verbatim."""
-    if groups:
-        conversation = dataclasses.replace(conversation, _groups=tuple(groups))
-    native = conversation.dump(messages)
+def dump_body(conversation: Conversation, *, settings: RequestSettings | None = None) -> bytes:
+    """The request body for ``conversation`` (its own wire format; turns it read or was
+    rewritten from, unchanged, written verbatim), with the body fields of ``settings``
+    merged in."""
+    native = conversation.dump()
     if settings is not None and isinstance(native, dict):
         native = settings.apply_body(native)
     return json.dumps(native, ensure_ascii=False, separators=(",", ":")).encode()
