@@ -123,8 +123,8 @@ def compress(
 
     Nothing is reduced when the history fits, and reductions stop as soon as the exact
     count fits. ``tail_tokens`` (default: a quarter of the budget) protects the most
-    recent units; ``summary_tokens`` caps the summary (by default it takes the room the
-    kept part leaves, up to half the budget and 32,768 tokens). ``reductions`` is the
+    recent units; ``summary_tokens`` (at least 1) caps the summary (by default it takes
+    the room the kept part leaves, up to half the budget and 32,768 tokens). ``reductions`` is the
     sequence of steps to run, cheapest first (``condense.compress.DEFAULT_REDUCTIONS``:
     dedupe, strip images, mask, shrink, summarize); drop one to forbid it or add your own
     ``MessageReduction``.
@@ -215,6 +215,11 @@ def compress(
             isinstance(value, bool) or not isinstance(value, int) or value < 0
         ):
             raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
+    if summary_tokens == 0:  # not "no cap": a summary of no tokens cannot be written
+        raise InputError(
+            "summary_tokens=0 leaves a summary no room; give it at least 1 token, or leave "
+            "it out to let the summary take the room the kept part leaves"
+        )
     check_protection(protection)
     if bound_thinking not in BOUND_THINKING:
         raise InputError(

@@ -104,9 +104,3 @@ class ConversationMemory:
             ):
                 _, evicted = self._entries.popitem(last=False)
                 self._bytes -= evicted.size
-
-    def forget(self, key: str) -> None:
-        with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._bytes -= old.size
