@@ -6,10 +6,11 @@ hold. This module is the one home of those keys and of the questions every layer
 a message — formats, validate, repair, reduce, compress, summarizers, datasets and the
 proxy read them here, never write them out again:
 
-- **content text** (:func:`text_parts`, :func:`content_text`): the plain text a content
-  holds — a string, or the parts whose type is a text type (:data:`TEXT_PARTS`) with a
-  string ``text``, in order. Images, files, thinking and other blocks are not text; a
-  caller that needs a word for them (a summary's ``[image]``) adds it itself;
+- **content text** (:func:`text_parts`, :func:`content_text`, :func:`is_text_part`): the
+  plain text a content holds — a string, or its text parts in order (a part of a text
+  type, :data:`TEXT_PARTS`, or of no type, whose ``text`` is a string). Images, files,
+  refusals and other blocks are not text; a caller that needs a word for them (a
+  summary's ``[image]``) adds it itself;
 - **call ids** (:func:`call_ids`, :func:`calls_made`) and **the result's id**
   (:func:`answers`): how a tool result names the call it answers;
 - **replay state** (:func:`carries_replay`, :func:`replay_state`, :func:`keeps_replay`):
@@ -46,6 +47,7 @@ __all__ = [
     "carries_reasoning",
     "carries_replay",
     "content_text",
+    "is_text_part",
     "keeps_replay",
     "replay_state",
     "replayed_item_ids",
@@ -84,23 +86,29 @@ TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
 # -- content text ----------------------------------------------------------------------
 
 
+def is_text_part(part: object) -> bool:
+    """Whether a content part is text: a bare string, or a part with a string ``text``
+    whose type is a text type (:data:`TEXT_PARTS`) or that has no type (a Gemini-style
+    ``{"text": …}``), as the token counter reads it (``condense.tokens.pieces``)."""
+    if isinstance(part, str):
+        return True
+    if not isinstance(part, dict) or not isinstance(part.get("text"), str):
+        return False
+    kind = part.get("type")
+    return kind in TEXT_PARTS or kind is None
+
+
 def text_parts(content: object) -> list[str]:
-    """The texts of a message's ``content``, in order: the string itself (even empty),
-    or the ``text`` of each part whose type is in :data:`TEXT_PARTS` (a bare string in a
-    list of parts counts too). Any other part, or any other content, holds no text."""
+    """The texts of a message's ``content``, in order: the string itself (even empty), or
+    the text of each text part (:func:`is_text_part`). Any other part (an image, a file,
+    a refusal, a text whose value is not a string), or any other content, holds none."""
     if isinstance(content, str):
         return [content]
     if not isinstance(content, list):
         return []
-    texts: list[str] = []
-    for part in content:
-        if isinstance(part, str):
-            texts.append(part)
-        elif isinstance(part, dict) and part.get("type") in TEXT_PARTS:
-            text = part.get("text")
-            if isinstance(text, str):
-                texts.append(text)
-    return texts
+    return [
+        part if isinstance(part, str) else part["text"] for part in content if is_text_part(part)
+    ]
 
 
 def content_text(content: object) -> str:

@@ -29,6 +29,7 @@ from typing import Any
 from condense.compress import CompressionResult, CompressionState, compress
 from condense.exceptions import BadRequest, CondenseError, FormatError
 from condense.formats import Conversation
+from condense.message import text_parts
 from condense.providers import get_profile, media_billing
 from condense.providers.anthropic import request_thinking
 from condense.reduce.thinking import RequestSettings
@@ -273,19 +274,7 @@ def keeps_ask(ask: Any, messages: Sequence[Any]) -> bool:
 
 
 def _texts(message: dict[str, Any]) -> list[str]:
-    content = message.get("content")
-    if isinstance(content, str):
-        return [content] if content.strip() else []
-    if not isinstance(content, list):
-        return []
-    return [
-        part["text"]
-        for part in content
-        if isinstance(part, dict)
-        and part.get("type") in ("text", "input_text")
-        and isinstance(part.get("text"), str)
-        and part["text"].strip()
-    ]
+    return [text for text in text_parts(message.get("content")) if text.strip()]
 
 
 @dataclass(frozen=True, kw_only=True)

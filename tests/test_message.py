@@ -1,0 +1,93 @@
+"""The ground floor (``condense.message``): one rule for a content's text, one for call
+ids, one for replay state — and the layers that ask read the same answer (issue 20)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from condense.datasets.trajectory import message_text
+from condense.formats import load
+from condense.message import content_text, is_text_part, text_parts
+from condense.repair.worth import Worth, result_worth
+from condense.server.prepare import keeps_ask
+
+# Every kind of part a canonical content meets, with what the model reads as text.
+CONTENT: list[Any] = [
+    {"type": "text", "text": "chat"},
+    {"type": "input_text", "text": "responses in"},
+    {"type": "output_text", "text": "responses out"},
+    {"text": "untyped, as Gemini writes a part"},
+    "a bare string",
+    {"type": "text", "text": None},  # no text: not the word "None"
+    {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA"}},
+    {"type": "refusal", "refusal": "I can't"},
+    {"type": "document", "source": {"type": "text", "data": "x"}, "text": "not a text part"},
+]
+TEXT = [
+    "chat",
+    "responses in",
+    "responses out",
+    "untyped, as Gemini writes a part",
+    "a bare string",
+]
+
+
+def test_the_text_of_a_content_is_its_text_parts_in_order() -> None:
+    assert text_parts(CONTENT) == TEXT
+    assert content_text(CONTENT) == "\n".join(TEXT)
+    assert text_parts("plain") == ["plain"] and text_parts("") == [""]
+    assert text_parts(None) == [] and text_parts({"text": "a dict is not a content"}) == []
+    assert [is_text_part(part) for part in CONTENT] == [True] * 5 + [False] * 4
+
+
+def test_every_layer_reads_the_same_text() -> None:
+    message = {"role": "user", "content": CONTENT}
+    assert message_text(message) == content_text(CONTENT)  # what a dataset counts
+    # the proxy's "is the ask still there": every text, verbatim, in a user message
+    assert keeps_ask(message, [{"role": "user", "content": "\n".join(TEXT)}])
+    assert not keeps_ask(message, [{"role": "user", "content": "chat"}])
+    sharegpt = {
+        "conversations": [
+            {"from": "human", "value": "go"},
+            {"from": "gpt", "value": "ok"},
+        ]
+    }
+    conversation = load(sharegpt, format="sharegpt")
+    changed = [*conversation.messages[:1], {"role": "assistant", "content": CONTENT}]
+    written = conversation.dump(changed)
+    assert written["conversations"][1]["value"] == content_text(CONTENT)
+
+
+def test_a_results_worth_reads_the_same_text() -> None:
+    def worth(content: object) -> Worth:
+        return result_worth({"role": "tool", "tool_call_id": "c", "content": content})
+
+    assert worth([{"type": "text", "text": None}]) is Worth.EMPTY
+    assert worth([{"text": "Error: no such file"}]) is Worth.ERROR  # untyped text is text
+    assert worth(["Failed: exit code 1"]) is Worth.ERROR
+    # Python's own header: the ``\b`` after its ``)`` never matched before ``:``
+    assert worth("Traceback (most recent call last):\n  File x") is Worth.ERROR
+    assert worth([{"type": "image_url", "image_url": {"url": "x"}}]) is Worth.OUTPUT
+    assert worth([{"type": "text", "text": "[Tool execution was interrupted]"}]) is (
+        Worth.PLACEHOLDER
+    )
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(["type", "text", "x"]), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@given(content=json_values)
+def test_any_content_has_a_text_and_reading_it_never_fails(content: Any) -> None:
+    texts = text_parts(content)
+    assert all(isinstance(text, str) for text in texts)
+    assert content_text(content) == (content if isinstance(content, str) else "\n".join(texts))
