@@ -3,16 +3,20 @@ ids, one for replay state — and the layers that ask read the same answer (issu
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from condense.compress import compress
 from condense.datasets.trajectory import message_text
 from condense.formats import load
-from condense.message import content_text, is_text_part, text_parts
+from condense.message import content_text, extends, is_text_part, resumed, text_parts
 from condense.repair.worth import Worth, result_worth
 from condense.server.prepare import keeps_ask
+from condense.testing.sessions import synthetic_session
+from condense.validate import validate
 
 # Every kind of part a canonical content meets, with what the model reads as text.
 CONTENT: list[Any] = [
@@ -91,3 +95,32 @@ def test_any_content_has_a_text_and_reading_it_never_fails(content: Any) -> None
     texts = text_parts(content)
     assert all(isinstance(text, str) for text in texts)
     assert content_text(content) == (content if isinstance(content, str) else "\n".join(texts))
+
+
+# -- prefix reuse: one rule for the library, guard and the proxy --------------------------
+
+
+def test_a_history_extends_a_prefix_by_identity_or_by_value() -> None:
+    prefix = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
+    copy = json.loads(json.dumps(prefix))
+    new = {"role": "user", "content": "c"}
+    assert extends([*prefix, new], prefix) and extends([*copy, new], prefix)
+    assert not extends(prefix[:1], prefix)
+    assert not extends([prefix[0], {"role": "assistant", "content": "B"}], prefix)
+    sent = [{"role": "user", "content": "[summary] a b"}]
+    assert resumed([*copy, new], prefix, sent) == [*sent, new]
+    assert resumed([new], prefix, sent) is None
+
+
+def test_compress_resumes_a_session_whose_client_resends_it_as_json() -> None:
+    """An agent that keeps its history as JSON (or a client behind a proxy) sends equal
+    messages, not the same objects: the session still resumes, as the proxy's memory and
+    ``guard`` already did."""
+    session = synthetic_session(200, seed=9)
+    first = compress(session, budget=8_000)
+    assert first.report.tokens_after < first.report.tokens_before  # it did compress
+    again = [*json.loads(json.dumps(session)), {"role": "user", "content": "and now deploy"}]
+    second = compress(again, budget=8_000, previous=first.state)
+    assert second.report.incremental
+    assert second.messages[-1] is again[-1]
+    assert validate(second.messages) == [] and second.report.fits

@@ -10,11 +10,15 @@ proxy read them here, never write them out again:
   plain text a content holds — a string, or its text parts in order (a part of a text
   type, :data:`TEXT_PARTS`, or of no type, whose ``text`` is a string). Images, files,
   refusals and other blocks are not text; a caller that needs a word for them (a
-  summary's ``[image]``) adds it itself;
+  summary's ``[image]``) adds it itself; two contents become one by
+  :func:`join_content` (repair's merge of a same-role run, compression's join);
 - **call ids** (:func:`call_ids`, :func:`calls_made`) and **the result's id**
   (:func:`answers`): how a tool result names the call it answers;
 - **replay state** (:func:`carries_replay`, :func:`replay_state`, :func:`keeps_replay`):
-  what a reasoning model's provider needs sent back unchanged.
+  what a reasoning model's provider needs sent back unchanged;
+- **prefix reuse** (:func:`extends`, :func:`resumed`): whether a history continues one
+  handled before (message by message, the same object or an equal value), and the
+  history to work on then.
 
 Where a message's turn begins (the current turn, its opening ask) is ``condense.turns``.
 Everything here reads; nothing mutates or raises on a malformed message (histories
@@ -47,10 +51,13 @@ __all__ = [
     "carries_reasoning",
     "carries_replay",
     "content_text",
+    "extends",
     "is_text_part",
+    "join_content",
     "keeps_replay",
     "replay_state",
     "replayed_item_ids",
+    "resumed",
     "text_parts",
     "thought_signature",
 ]
@@ -95,7 +102,7 @@ def is_text_part(part: object) -> bool:
     if not isinstance(part, dict) or not isinstance(part.get("text"), str):
         return False
     kind = part.get("type")
-    return kind in TEXT_PARTS or kind is None
+    return kind is None or (isinstance(kind, str) and kind in TEXT_PARTS)
 
 
 def text_parts(content: object) -> list[str]:
@@ -116,6 +123,26 @@ def content_text(content: object) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(text_parts(content))
+
+
+def join_content(first: object, second: object) -> object:
+    """One content holding ``first`` then ``second`` (two messages of one role become one):
+    an empty one (``None``, ``""``, ``[]``) gives way to the other, two strings are
+    joined by a blank line, anything else becomes one list of parts (a string as a text
+    part). Neither is copied deeply nor mutated."""
+    if first is None or first == "" or first == []:
+        return second
+    if second is None or second == "" or second == []:
+        return first
+    if isinstance(first, str) and isinstance(second, str):
+        return f"{first}\n\n{second}"
+    return _as_parts(first) + _as_parts(second)
+
+
+def _as_parts(content: object) -> list[Any]:
+    if isinstance(content, list):
+        return list(content)
+    return [{"type": "text", "text": content}]
 
 
 # -- call ids --------------------------------------------------------------------------
@@ -189,6 +216,28 @@ def _items(message: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(items, list):
         return []
     return [item for item in items if isinstance(item, dict)]
+
+
+# -- histories -------------------------------------------------------------------------
+
+
+def extends(history: Sequence[Any], prefix: Sequence[Any]) -> bool:
+    """Whether ``history`` starts with ``prefix``, message by message: the same object or
+    an equal value (an agent that rebuilds its list, or a client that re-sends JSON, sends
+    equal messages, not the same ones)."""
+    return len(history) >= len(prefix) and all(
+        a is b or a == b for a, b in zip(history, prefix, strict=False)
+    )
+
+
+def resumed(history: Sequence[Any], known: Sequence[Any], sent: Sequence[Any]) -> list[Any] | None:
+    """Prefix reuse, the one mechanism: when ``history`` extends ``known`` (a history
+    handled before), what was ``sent`` for it followed by the messages appended since;
+    else ``None``. What to remember and when to reuse it is the caller's policy
+    (``compress(previous=…)``, ``guard``'s healed histories, the proxy's memory)."""
+    if not extends(history, known):
+        return None
+    return [*sent, *history[len(known) :]]
 
 
 # -- replay state ----------------------------------------------------------------------

@@ -95,7 +95,12 @@ def _text_and_parts(content: object) -> tuple[str, bool]:
     if not isinstance(content, list):
         return content_text(content), content is not None and not isinstance(content, str)
     other = any(
-        not is_text_part(part) and not (isinstance(part, dict) and part.get("type") in TEXT_PARTS)
+        not is_text_part(part)
+        and not (
+            isinstance(part, dict)
+            and isinstance(part.get("type"), str)
+            and part["type"] in TEXT_PARTS
+        )
         for part in content
     )
     return content_text(content), other

@@ -24,6 +24,7 @@ from typing import Any
 
 from condense.compress import CompressionState
 from condense.formats import Conversation
+from condense.message import extends
 from condense.reduce.thinking import RequestSettings
 from condense.types import RawMessage
 
@@ -82,12 +83,7 @@ class ConversationMemory:
             if entry is None:
                 return None
             self._entries.move_to_end(key)
-        count = len(entry.source)
-        if len(messages) < count or any(
-            a is not b and a != b for a, b in zip(messages[:count], entry.source, strict=True)
-        ):
-            return None
-        return entry
+        return entry if extends(messages, entry.source) else None
 
     def remember(self, key: str, entry: Entry) -> None:
         """Store ``entry`` under ``key``, evicting the least recently used as needed."""

@@ -354,7 +354,8 @@ class Work:
         self.settings: RequestSettings | None = None
 
     def reuse(self, entry: Entry) -> None:
-        """Start from what was sent last time, plus the messages new since."""
+        """Start from what was sent last time, plus the messages new since (the memory
+        recalled ``entry`` because the history extends it, ``condense.message.extends``)."""
         self.messages = [*entry.sent.messages, *self.messages[len(entry.source) :]]
         self.earlier = (entry.sent,)
         self.settings = entry.settings
