@@ -13,6 +13,8 @@ from condense.compress import compress
 from condense.datasets.trajectory import message_text
 from condense.formats import load
 from condense.message import content_text, extends, is_text_part, resumed, text_parts
+from condense.reduce.base import has_images, other_parts, text_of
+from condense.reduce.summary import find_summary, stands_for, summary_block
 from condense.repair.worth import Worth, result_worth
 from condense.server.prepare import keeps_ask
 from condense.testing.sessions import synthetic_session
@@ -124,3 +126,15 @@ def test_compress_resumes_a_session_whose_client_resends_it_as_json() -> None:
     assert second.report.incremental
     assert second.messages[-1] is again[-1]
     assert validate(second.messages) == [] and second.report.fits
+
+
+def test_reduce_reads_the_same_text() -> None:
+    assert text_of(CONTENT) == content_text(CONTENT)
+    assert text_of([{"type": "text", "text": None}]) == ""  # it read the word "None"
+    assert other_parts(CONTENT) == {"text": 1, "image_url": 1, "refusal": 1, "document": 1}
+    assert not has_images([{"type": ["image_url"]}])  # a malformed part: no error
+    block = summary_block("what happened", covered=3)
+    # a summary that went out through the Responses API comes back as ``input_text``
+    responses = {"role": "user", "content": [{"type": "input_text", "text": block}]}
+    assert find_summary(responses) == ("what happened", "")
+    assert stands_for(responses) == 3

@@ -123,8 +123,8 @@ def compress(
 
     Nothing is reduced when the history fits, and reductions stop as soon as the exact
     count fits. ``tail_tokens`` (default: a quarter of the budget) protects the most
-    recent units; ``summary_tokens`` (at least 1) caps the summary (by default it takes
-    the room the kept part leaves, up to half the budget and 32,768 tokens). ``reductions`` is the
+    recent units; ``summary_tokens`` caps the summary (by default it takes the room the
+    kept part leaves, up to half the budget and 32,768 tokens). ``reductions`` is the
     sequence of steps to run, cheapest first (``condense.compress.DEFAULT_REDUCTIONS``:
     dedupe, strip images, mask, shrink, summarize); drop one to forbid it or add your own
     ``MessageReduction``.
