@@ -13,7 +13,7 @@ proxy read them here, never write them out again:
   summary's ``[image]``) adds it itself; two contents become one by
   :func:`join_content` (repair's merge of a same-role run, compression's join);
 - **call ids** (:func:`call_ids`, :func:`calls_made`) and **the result's id**
-  (:func:`answers`): how a tool result names the call it answers;
+  (:func:`result_id`, :func:`answers`): how a tool result names the call it answers;
 - **replay state** (:func:`carries_replay`, :func:`replay_state`, :func:`keeps_replay`):
   what a reasoning model's provider needs sent back unchanged;
 - **prefix reuse** (:func:`extends`, :func:`resumed`): whether a history continues one
@@ -57,6 +57,7 @@ __all__ = [
     "keeps_replay",
     "replay_state",
     "replayed_item_ids",
+    "result_id",
     "resumed",
     "text_parts",
     "thought_signature",
@@ -197,8 +198,8 @@ def answers(message: object) -> tuple[str, ...]:
         return ()
     role = message.get("role")
     if role == "tool":
-        ident = message.get("tool_call_id")
-        return (ident,) if isinstance(ident, str) and ident else ()
+        ident = result_id(message)
+        return (ident,) if ident is not None else ()
     if role != "assistant":
         return ()
     return tuple(
@@ -209,6 +210,13 @@ def answers(message: object) -> tuple[str, ...]:
         and str(item.get("type")).endswith("_output")
         and item.get("execution") != "server"
     )
+
+
+def result_id(message: object) -> str | None:
+    """The id a tool result names its call by: its ``tool_call_id`` when that is a
+    non-empty string, else ``None``."""
+    value = message.get("tool_call_id") if isinstance(message, dict) else None
+    return value if isinstance(value, str) and value else None
 
 
 def _items(message: dict[str, Any]) -> list[dict[str, Any]]:
