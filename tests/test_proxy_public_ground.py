@@ -181,7 +181,10 @@ def test_next_attempt_is_the_step_recover_takes() -> None:
     assert step is not None and step.action is Action.REPAIR
     assert step.messages == sent[1] == result.messages
     assert step.fingerprint == result.attempts[1].fingerprint
-    assert next_attempt(_ORPHAN, history, provider="openai", refused=[step.fingerprint]) != step
+    # that payload refused too: the next rung, never the same payload again
+    later = next_attempt(_ORPHAN, history, provider="openai", refused=[step.fingerprint])
+    assert later is not None and later.fingerprint != step.fingerprint
+    assert later.action is not Action.REPAIR or "escalated" in later.detail
 
 
 def test_next_attempt_says_none_for_what_no_change_heals() -> None:
