@@ -3,7 +3,7 @@
 condense reads every wire format into OpenAI Chat Completions messages, plain dicts
 (``condense.types.RawMessage``), with a few keys of its own for what that shape cannot
 hold. This module is the one home of those keys and of the questions every layer asks of
-a message — formats, validate, repair, reduce, compress, summarizers, datasets and the
+a message — formats, validate, repair, reduce, compress, datasets, the integrations and the
 proxy read them here, never write them out again:
 
 - **content text** (:func:`text_parts`, :func:`content_text`, :func:`is_text_part`): the
