@@ -410,10 +410,13 @@ def test_reduction_is_minimal_and_spares_the_newest_exchange(
         assert result.messages == repaired
         return
     exchanges = [u for u in report.units if u.kind == "tool_exchange"]
-    if exchanges:  # the newest tool exchange comes back as it was (a summary or notice
+    if exchanges and exchanges[-1].action != "kept":  # kept if at all possible (graded
+        # protection, issue 17): reduced only once every older exchange is summarized
+        assert all(u.action == "summarized" for u in exchanges[:-1]), report.describe()
+        assert exchanges[-1].action in ("cut", "shrunk", "summarized"), report.describe()
+    elif exchanges:  # the newest tool exchange comes back as it was (a summary or notice
         # may be written before its text where the role order leaves no other place)
         newest = exchanges[-1]
-        assert exchanges[-1].action == "kept"
         call, *results = repaired[newest.start : newest.stop]
         found = [
             i

@@ -93,6 +93,14 @@ class Turn:
     """The history ends with tool results of this turn: the agent is in a tool loop and
     the provider will answer with the next step."""
 
+    @property
+    def ask(self) -> int | None:
+        """The index of the user message that opened the turn (the latest ask), if any."""
+        return self.start - 1 if self.opened else None
+
+    opened: bool = False
+    """A user message that carries content opened the turn (``start - 1``)."""
+
     def __contains__(self, index: object) -> bool:
         return isinstance(index, int) and self.start <= index < self.stop
 
@@ -105,6 +113,7 @@ class Turn:
 def current_turn(messages: Sequence[Any]) -> Turn:
     """The current turn of ``messages`` (see the module docstring)."""
     start = turn_start(messages)
+    opened = start > 0 and opens_turn(messages[start - 1])
     first = last = None
     for index in range(start, len(messages)):
         if _role(messages[index]) == "assistant":
@@ -112,7 +121,12 @@ def current_turn(messages: Sequence[Any]) -> Turn:
             last = index
     running = bool(messages) and start < len(messages) and _role(messages[-1]) == "tool"
     return Turn(
-        start=start, stop=len(messages), first_assistant=first, last_assistant=last, running=running
+        start=start,
+        stop=len(messages),
+        first_assistant=first,
+        last_assistant=last,
+        running=running,
+        opened=opened,
     )
 
 

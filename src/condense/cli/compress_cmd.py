@@ -232,6 +232,16 @@ def _json_report(
             {"index": removal.index, "blocks": len(removal.blocks), "reason": removal.reason}
             for removal in report.replay_removed
         ],
+        "cuts": [
+            {
+                "index": cut.index,
+                "tool_call_id": cut.tool_call_id,
+                "removed": cut.removed,
+                "total": cut.total,
+                "running": cut.running,
+            }
+            for cut in report.cuts
+        ],
         "thinking": None if report.thinking is None else str(report.thinking),
         "superseded": None if report.superseded is None else str(report.superseded),
         "request_settings": None

@@ -8,8 +8,9 @@ older than that point are replaced in stage 3 without ever being tokenized, so t
 of compressing a long session grows with the budget, not with the session.
 
 The result is the one the plain sequence would give: when summarizing is needed at all,
-every cheap reduction has been applied to every kept reducible unit first (stage 2 stops
-early only when the history fits without a summary).
+every cheap reduction has been applied to every kept reducible unit first, and every
+gentle reduction to the units kept if at all possible (stage 2 stops early only when the
+history fits without a summary).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 from condense.compress.assemble import NOTICE_TOKENS
 from condense.compress.plan import Plan
-from condense.compress.reductions import MessageReduction, ReductionStep
+from condense.compress.reductions import ReductionStep, kept_steps, reducible_steps
 from condense.reduce.base import Cost
 from condense.tokens import TokenCounter, quick_estimate
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
@@ -74,9 +75,10 @@ def measure(
         return sum(counts[i] or 0 for i in range(start, stop))
 
     reducible = set(plan.order)
-    fixed = REPLY_PRIMING_TOKENS + sum(
+    raw_fixed = REPLY_PRIMING_TOKENS + sum(
         count(u.start, u.stop) for i, u in enumerate(plan.units) if i not in reducible
     )
+    fixed = raw_fixed  # once proven over: with the kept units gently reduced
     order = plan.order
     raw_suffix = 0
     cheap_suffix = 0
@@ -96,7 +98,12 @@ def measure(
         chunk = order[low:position]
         counted = not (summarize and proven)  # once proven, originals are not tokenized
         raw = [count(plan.units[u].start, plan.units[u].stop) if counted else 0 for u in chunk]
-        proven = proven or fixed + raw_suffix + sum(raw) > budget
+        if not proven and raw_fixed + raw_suffix + sum(raw) > budget:
+            proven = True
+            if summarize and plan.kept_order:
+                fixed -= _gentle(current, plan, steps, counter, original, reduced, actions, short)
+                for i in reduced.keys() - reduced_counts.keys():
+                    reduced_counts[i] = counter.message(reduced[i])
         cheap = raw
         if summarize and proven:
             cost = counter.message if counted else estimate
@@ -128,20 +135,20 @@ def measure(
             if summarize and proven and fixed + cheap_suffix + NOTICE_TOKENS > budget:
                 kept_messages = {
                     i
-                    for u in order[j + 1 :]
+                    for u in (*order[j + 1 :], *plan.kept_order)
                     for i in range(plan.units[u].start, plan.units[u].stop)
                 }
                 for i in kept_messages & reduced.keys():
                     current[i] = reduced[i]
                     counts[i] = reduced_counts[i]
-                kept_units = set(order[j + 1 :])
+                kept_units = {*order[j + 1 :], *plan.kept_order}
                 return Measured(
                     messages=tuple(current),
                     counts=tuple(counts),
                     fixed=fixed,
                     first_kept=j + 1,
                     suffix=tuple(suffix),
-                    lower_bound=fixed + raw_suffix,
+                    lower_bound=raw_fixed + raw_suffix,
                     actions={u: a for u, a in actions.items() if u in kept_units},
                     short_of_target=tuple(sorted(i for i in short if i in kept_messages)),
                 )
@@ -149,10 +156,10 @@ def measure(
     return Measured(
         messages=tuple(messages),
         counts=tuple(counts),
-        fixed=fixed,
+        fixed=raw_fixed,
         first_kept=None,
         suffix=tuple(suffix),
-        lower_bound=fixed + raw_suffix,
+        lower_bound=raw_fixed + raw_suffix,
         actions={},
         short_of_target=(),
     )
@@ -176,9 +183,7 @@ def _cheap(
     estimate, so that what is masked is never tokenized; what is kept is counted
     exactly either way)."""
     scratch = list(current)  # the raw history: dedupe points at raw later copies
-    for step in steps:
-        if not isinstance(step, MessageReduction):
-            continue
+    for step in reducible_steps(steps):
         candidates = [i for u in chunk for i in step.targets(original, plan.units[u])]
         if not candidates:
             continue
@@ -190,3 +195,34 @@ def _cheap(
             scratch[index] = reduced[index] = new
             actions.setdefault(plan.unit_of(index), step.action)
         short.update(result.short_of_target)
+
+
+def _gentle(
+    current: Sequence[RawMessage],
+    plan: Plan,
+    steps: Sequence[ReductionStep],
+    counter: TokenCounter,
+    original: Sequence[RawMessage],
+    reduced: dict[int, RawMessage],
+    actions: dict[int, str],
+    short: set[int],
+) -> int:
+    """Every gentle reduction applied to the units kept if at all possible (recorded in
+    ``reduced``); the tokens it saved, counted exactly."""
+    scratch = list(current)
+    saved = 0
+    for step in kept_steps(steps, "gentle"):
+        candidates = [i for u in plan.kept_order for i in step.targets(original, plan.units[u])]
+        if not candidates:
+            continue
+        result = step.strategy(scratch, candidates, need=1 << 62, cost=counter.message)
+        for index in result.changed:
+            new = result.messages[index]
+            gain = counter.message(scratch[index]) - counter.message(new)
+            if gain <= 0:
+                continue
+            scratch[index] = reduced[index] = new
+            saved += gain
+            actions.setdefault(plan.unit_of(index), step.action)
+        short.update(result.short_of_target)
+    return saved

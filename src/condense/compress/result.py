@@ -19,8 +19,8 @@ from condense.units import UnitKind
 
 UnitAction = str
 """What happened to a unit: ``kept`` or the action of the reduction that touched it
-first (``deduped``, ``images_removed``, ``masked``, ``shrunk``, ``summarized``, or the
-``action`` of a reduction the caller passed in)."""
+first (``deduped``, ``images_removed``, ``masked``, ``shrunk``, ``cut``, ``summarized``,
+or the ``action`` of a reduction the caller passed in)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +31,27 @@ class UnitOutcome:
     start: int
     stop: int
     action: UnitAction
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutputCut:
+    """A tool output cut middle-out (head and tail kept, a marker in the middle saying how
+    much): ``index`` in the returned messages, the call it answers, the characters of its
+    text ``removed`` of ``total``; ``running``: an output of the running turn, cut as the
+    last resort."""
+
+    index: int
+    tool_call_id: str
+    removed: int
+    total: int
+    running: bool
+
+    def __str__(self) -> str:
+        where = "the running turn's output" if self.running else "output"
+        return (
+            f"message {self.index}: {where} for {self.tool_call_id} cut middle-out "
+            f"({self.removed:,} of {self.total:,} chars)"
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,6 +90,9 @@ class CompressionReport:
     short_of_target: tuple[int, ...] = ()
     """Messages whose tool-call arguments stay above the shrink target because cutting
     further would destroy identifiers (paths, ids): a best effort."""
+    cuts: tuple[OutputCut, ...] = ()
+    """Every tool output this call cut middle-out: those kept if at all possible, cut
+    before older units were summarized, and the running turn's, as the last resort."""
     _input: Sequence[RawMessage] = field(repr=False, compare=False)
     _output: Sequence[RawMessage] = field(repr=False, compare=False)
     _tokens_after: int | None = field(default=None, repr=False, compare=False)
@@ -117,6 +141,11 @@ class CompressionReport:
             line += f"; {self.superseded}"
         if self.left_out:
             line += f"; {sum(s.stop - s.start for s in self.left_out)} message(s) left out"
+        if self.cuts:
+            running = sum(cut.running for cut in self.cuts)
+            line += f"; {len(self.cuts)} output(s) cut middle-out"
+            if running:
+                line += f" ({running} of the running turn)"
         if self.short_of_target:
             line += f"; {len(self.short_of_target)} call(s) kept above the shrink target"
         if self.replay_removed:

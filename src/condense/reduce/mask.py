@@ -169,3 +169,8 @@ def _clip(text: str, limit: int) -> str:
 
 def _chars(count: int) -> str:
     return f"{count} chars" if count < 10_000 else f"{count / 1000:.0f}k chars"
+
+
+calls_answered = _calls_before
+"""The tool calls answered by the results at some indices, by id (shared with
+``condense.reduce.cut``, whose marker names the tool)."""
