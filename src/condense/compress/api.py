@@ -31,7 +31,7 @@ it is reported as not met).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -240,7 +240,7 @@ def compress(
     def unchanged(
         tokens: int | None,
         plan: Plan | None,
-        protected: int | None,
+        protected: int | Callable[[], int] | None,
         binding: Binding | None = None,
     ) -> CompressionResult:
         report = CompressionReport(
@@ -293,8 +293,11 @@ def compress(
         original=history,
         summarize=summarizing and not bind,
     )
-    protected = _untouchable_tokens(history, plan, turn, protection, counter, measured.fixed)
-    protected += bridges_needed(history, plan, profile, counter)
+    bridges = bridges_needed(history, plan, profile, counter)
+
+    def protected() -> int:  # counted only when the report is asked
+        floor = _untouchable_tokens(history, plan, turn, protection, counter, measured.fixed)
+        return floor + bridges
     if measured.first_kept is None and measured.lower_bound <= budget and superseded is None:
         return unchanged(measured.lower_bound, plan, protected, binding)
     current: list[RawMessage] = history

@@ -75,6 +75,7 @@ def last_resort(
     ``assemble_with`` is ``None`` when summaries are forbidden (units are then never
     replaced); targets are chosen on ``original``."""
     messages = list(current)
+    counts = counter.counts(messages)
     actions: dict[int, str] = {}
     short: set[int] = set()
     wide = plan.widened()
@@ -84,20 +85,19 @@ def last_resort(
             return
         result = step.strategy(messages, candidates, need=need, cost=counter.message)
         for index in result.changed:
-            if counter.message(result.messages[index]) < counter.message(messages[index]):
-                messages[index] = result.messages[index]
+            tokens = counter.message(result.messages[index])
+            if tokens < counts[index]:
+                messages[index], counts[index] = result.messages[index], tokens
                 actions.setdefault(plan.unit_of(index), step.action)
         short.update(result.short_of_target)
 
     def left_after(order: Sequence[int], block: int) -> int:
         """Tokens of ``messages`` with the units of ``order`` replaced by a block of
         ``block`` tokens (only when summaries are allowed)."""
-        total = sum(counter.counts(messages)) + REPLY_PRIMING_TOKENS
+        total = sum(counts) + REPLY_PRIMING_TOKENS
         if assemble_with is None or not order:
             return total
-        gone = sum(
-            sum(counter.counts(messages[plan.units[u].start : plan.units[u].stop])) for u in order
-        )
+        gone = sum(sum(counts[plan.units[u].start : plan.units[u].stop]) for u in order)
         return total - gone + block
 
     def assembled(order_plan: Plan, first: int) -> Resort:
@@ -111,11 +111,17 @@ def last_resort(
             short_of_target=tuple(sorted(short)),
         )
 
-    smallest = SUMMARY_OVERHEAD + MIN_SUMMARY_TOKENS
+    def smallest(order_plan: Plan) -> int:
+        """What replacing every unit of ``order_plan.order`` takes at least, as
+        ``assemble`` reserves it: the shortest summary, and a notice for each other span
+        where it cannot be joined over."""
+        spans = len(order_plan.spans(len(order_plan.order)))
+        return SUMMARY_OVERHEAD + MIN_SUMMARY_TOKENS + max(0, spans - 1) * NOTICE_TOKENS
+
     # 1. the kept units, hard, as far as the room left by summarizing the rest needs
     for step in kept_steps(steps, "hard"):
         candidates = [i for u in plan.kept_order for i in step.targets(original, plan.units[u])]
-        apply(step, candidates, left_after(plan.order, smallest) - budget)
+        apply(step, candidates, left_after(plan.order, smallest(plan)) - budget)
     # 2. the kept units summarized too, oldest first, into the one summary
     if plan.order or assemble_with is None:
         best = assembled(wide, len(plan.order))
@@ -134,11 +140,11 @@ def last_resort(
     # 3. the running turn's own outputs, cut middle-out, largest first
     cut = running_step(steps)
     if cut is not None and running:
-        block = smallest if wide.order else 0
-        before, acted = list(messages), dict(actions)
+        block = smallest(wide) if wide.order else 0
+        before, counted, acted = list(messages), list(counts), dict(actions)
         apply(cut, list(running), left_after(wide.order, block) - budget)
         if left_after(wide.order, block) > budget and wide.order:  # no room for a summary:
-            messages[:], actions = before, acted  # cut only what a notice needs
+            messages[:], counts[:], actions = before, counted, acted  # cut for a notice
             apply(cut, list(running), left_after(wide.order, NOTICE_TOKENS) - budget)
         again = assembled(wide, len(wide.order))
         if again.tokens < best.tokens:

@@ -177,14 +177,19 @@ def _cheap(
     short: set[int],
     cost: Cost,
 ) -> None:
-    """Every cheap reduction applied to the units ``chunk`` (recorded in ``reduced``);
-    a replacement that is not smaller than ``cost`` of what it replaces is not kept
-    (``cost``: the exact count, or, once the history is proven over the budget, an
-    estimate, so that what is masked is never tokenized; what is kept is counted
-    exactly either way)."""
+    """Every cheap reduction applied to the units ``chunk`` (recorded in ``reduced``),
+    the gentle ones only to those of the tail; a replacement that is not smaller than
+    ``cost`` of what it replaces is not kept (``cost``: the exact count, or, once the
+    history is proven over the budget, an estimate, so that what is masked is never
+    tokenized; what is kept is counted exactly either way)."""
     scratch = list(current)  # the raw history: dedupe points at raw later copies
-    for step in reducible_steps(steps):
-        candidates = [i for u in chunk for i in step.targets(original, plan.units[u])]
+    gentle = plan.layout.gentle
+    rounds = [(step, False) for step in reducible_steps(steps)]
+    rounds += [(step, True) for step in kept_steps(steps, "gentle")]
+    for step, tail in rounds:
+        candidates = [
+            i for u in chunk if gentle(u) == tail for i in step.targets(original, plan.units[u])
+        ]
         if not candidates:
             continue
         result = step.strategy(scratch, candidates, need=1 << 62, cost=cost)

@@ -9,17 +9,18 @@ Units fall in three tiers (``provider-rules.md``; DESIGN, "plan"):
   middle-out as the very last resort, ``condense.compress.last_resort``), compaction
   state, and a finished current turn that carries replay state;
 - **kept if at all possible** (:attr:`Layout.kept`): the first ask, the newest tool
-  exchange, the latest reply and a recent tail. Reduced last and only gently — long
-  arguments shrunk, long outputs cut middle-out — and summarized only once every
-  reducible unit is;
-- **reducible**: everything else, oldest first, cheapest reduction first.
+  exchange and the latest reply. Reduced last and only gently — long arguments shrunk,
+  long outputs cut middle-out — and summarized only once every other unit is;
+- **reducible**: everything else, oldest first, cheapest reduction first — but the
+  recent tail (:attr:`Layout.tail`) is only ever reduced gently, like the kept units,
+  before it is summarized in its turn.
 
 Two policies ship:
 
 - :class:`SessionProtection` (``compress``): the tiers above; the tail is the newest
-  units, the untouchable ones aside, that fit in ``tail_tokens`` together. It does not
-  depend on the budget, so a larger budget runs the same sequence of reductions and
-  stops earlier: it never keeps less (``tests/test_sessions_properties.py``);
+  units, the untouchable and kept ones aside, that fit in ``tail_tokens`` together. It
+  does not depend on the budget, so a larger budget runs the same sequence of
+  reductions and stops earlier: it never keeps less (``tests/test_sessions_properties.py``);
 - :class:`HeadTailProtection` (training trajectories): the head — every unit up to the
   first message of each of ``head_roles`` — and the tail — the units holding the last
   ``tail_messages`` messages — are untouchable, nothing is kept-if-possible; while those
@@ -69,8 +70,15 @@ class Layout:
     protected: frozenset[int]
     tail_start: int
     kept: frozenset[int] = frozenset()
+    tail: frozenset[int] = frozenset()
+    """Reducible units of the session policy's tail: reduced only gently, like the kept
+    ones, then summarized in age order."""
     weakened: bool = False
     """True when the policy's protection was weakened for the kept part to fit."""
+
+    def gentle(self, unit_index: int) -> bool:
+        """Only the gentle reductions (shrink, cut) ever touch this unit's messages."""
+        return unit_index in self.kept or unit_index in self.tail
 
     def reducible(self, unit_index: int) -> bool:
         return (
@@ -158,6 +166,17 @@ class Plan:
     order: tuple[int, ...]
     kept_order: tuple[int, ...] = ()
 
+    @property
+    def cheap_order(self) -> tuple[int, ...]:
+        """The reducible units every cheap reduction may touch (the tail aside)."""
+        tail = self.layout.tail
+        return tuple(u for u in self.order if u not in tail) if tail else self.order
+
+    @property
+    def gentle_order(self) -> tuple[int, ...]:
+        """The units only the gentle reductions touch, oldest first: the kept and the tail."""
+        return tuple(sorted((*self.kept_order, *self.layout.tail)))
+
     def widened(self) -> Plan:
         """This plan with the units kept if at all possible reducible after every
         reducible one (the order the last resort summarizes in)."""
@@ -243,11 +262,13 @@ def layout(
     messages: Sequence[Any] = (),
 ) -> Layout:
     """The session policy: system units and the units in ``pinned`` (the running turn,
-    the latest ask, compaction state) are untouchable; the first ask, the latest reply,
-    the newest tool exchange and the tail — the newest other units that fit in
-    ``tail_tokens`` together — are kept if at all possible. A unit holding a summary
-    condense wrote (found in ``messages``, the list ``units`` segments) is never kept: the
-    next summary folds it in. Without ``messages`` the first user unit is the first ask."""
+    the latest ask, compaction state) are untouchable; the first ask, the latest reply
+    and the newest tool exchange are kept if at all possible; the tail — the newest other
+    units that fit in ``tail_tokens`` together — is reduced only gently. A unit holding a
+    summary condense wrote (found in ``messages``, the list ``units`` segments) is never
+    kept nor in the tail: the next summary folds it in; once the first ask is in a
+    summary, no later ask takes its place (the session's first ask is the one that
+    opened it). Without ``messages`` the first user unit is the first ask."""
     protected: set[int] = {i for i, u in enumerate(units) if u.kind is UnitKind.SYSTEM}
     protected.update(pinned)
     summaries = _summary_units(units, messages)
@@ -255,22 +276,30 @@ def layout(
     asks = [i for i, u in enumerate(units) if u.kind is UnitKind.USER and i not in summaries]
     if messages:
         asks = [i for i in asks if _is_ask(messages[units[i].start])]
+    if summaries and asks and min(summaries) < asks[0]:
+        asks = []  # the first ask is in the summary: a later ask does not take its place
     for found in (
         asks[:1],
         [i for i, u in enumerate(units) if u.kind is UnitKind.REPLY][-1:],
         [i for i, u in enumerate(units) if u.kind is UnitKind.TOOL_EXCHANGE][-1:],
     ):
         kept.update(found)
+    kept -= protected | summaries
+    tail: set[int] = set()
     spent = 0
     for index in range(len(units) - 1, -1, -1):
-        if index in protected:
+        if index in protected or index in kept:
             continue
         spent += unit_tokens(units[index])
         if spent > tail_tokens:
             break
-        kept.add(index)
-    kept -= protected | summaries
-    return Layout(protected=frozenset(protected), kept=frozenset(kept), tail_start=len(units))
+        tail.add(index)
+    return Layout(
+        protected=frozenset(protected),
+        kept=frozenset(kept),
+        tail=frozenset(tail - summaries),
+        tail_start=len(units),
+    )
 
 
 def _is_ask(message: Any) -> bool:

@@ -158,10 +158,11 @@ def reducible_steps(steps: Sequence[ReductionStep]) -> list[MessageReduction]:
 
 
 def ladder(plan: Plan, steps: Sequence[ReductionStep]) -> list[Rung]:
-    """The message reductions in the order they run: every step on the reducible units,
-    then the gentle reductions of the units kept if at all possible."""
-    rungs = [Rung(step=s, units=plan.order) for s in reducible_steps(steps)]
-    rungs += [Rung(step=s, units=plan.kept_order) for s in kept_steps(steps, "gentle")]
+    """The message reductions in the order they run: every step on the reducible units
+    (the tail aside), then the gentle reductions of the tail and of the units kept if at
+    all possible."""
+    rungs = [Rung(step=s, units=plan.cheap_order) for s in reducible_steps(steps)]
+    rungs += [Rung(step=s, units=plan.gentle_order) for s in kept_steps(steps, "gentle")]
     return rungs
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from condense.compress.assemble import LeftOut
@@ -96,13 +96,20 @@ class CompressionReport:
     _input: Sequence[RawMessage] = field(repr=False, compare=False)
     _output: Sequence[RawMessage] = field(repr=False, compare=False)
     _tokens_after: int | None = field(default=None, repr=False, compare=False)
-    _protected: Sequence[RawMessage] | int = field(default=0, repr=False, compare=False)
+    _protected: Sequence[RawMessage] | int | Callable[[], int] = field(
+        default=0, repr=False, compare=False
+    )
 
     @functools.cached_property
     def protected_tokens(self) -> int:
-        """Exact tokens of the protected units (system, asks, newest exchange, tail)."""
+        """Exact tokens of what the result needs at least: under the session policy the
+        untouchable part (system, latest ask, the running turn with its tool outputs cut
+        to a short head, compaction state); under the training-set policy every unit that
+        is not reducible. The result fits whenever this does (a one-line notice aside)."""
         if isinstance(self._protected, int):
             return self._protected
+        if callable(self._protected):
+            return self._protected()
         return shared_counter(self.encoding, media=self.media).messages(self._protected)
 
     @functools.cached_property

@@ -103,7 +103,7 @@ def replace_oldest_first(
 
 Capped = Callable[[int, RawMessage, int], RawMessage | None]
 """``(index, message, cap) -> smaller message`` (``None``: leave it) for a common cap."""
-_ROUNDS = 4
+_ROUNDS = 8
 """Estimates of what a cap saves are checked with ``cost``; this many tries lower it."""
 
 
@@ -159,8 +159,10 @@ def replace_to_a_cap(
     for round_ in range(1, _ROUNDS):
         if saved >= need or cap <= floor:
             break
-        want += need - saved  # the estimate was off: ask for what is missing on top
-        last = round_ == _ROUNDS - 1  # and at the last try, the floor
+        # the estimate was off: ask for what is missing on top, twice as much each time,
+        # and at the last try go to the floor
+        want += (need - saved) << (round_ - 1)
+        last = round_ == _ROUNDS - 1
         cap = floor if last else max(floor, min(cap - 1, estimate(want)))
         out, changed, saved = apply(cap)
     return Reduction(messages=out, changed=tuple(changed), saved=saved)

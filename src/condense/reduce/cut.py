@@ -34,7 +34,7 @@ from condense.reduce.images import image_placeholder, is_image
 from condense.reduce.mask import calls_answered
 from condense.types import RawMessage
 
-SHORT_CHARS = 240
+SHORT_CHARS = 120
 """The least text a cut keeps of an output: a short head (and a shorter tail). The running
 turn's outputs are cut down to this before a budget is called impossible."""
 MARKER_TOKENS = 24
@@ -70,7 +70,7 @@ class _Text:
 
 
 def _read(text: str) -> _Text:
-    match = _CUT.search(text)
+    match = _CUT.search(text) if MARKER in text else None
     if match is None:
         return _Text(head=text, tail="", removed=0, total=len(text))
     removed = int(match.group(1).replace(",", ""))
@@ -219,7 +219,7 @@ def cut_size(message: RawMessage) -> tuple[int, int] | None:
         texts = [content[i]["text"] for i in _texts(content)]
     removed = total = 0
     for text in texts:
-        match = _CUT.search(text)
+        match = _CUT.search(text) if MARKER in text else None
         if match is not None:
             removed += int(match.group(1).replace(",", ""))
             total += int(match.group(2).replace(",", ""))
