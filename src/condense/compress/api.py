@@ -298,6 +298,7 @@ def compress(
     def protected() -> int:  # counted only when the report is asked
         floor = _untouchable_tokens(history, plan, turn, protection, counter, measured.fixed)
         return floor + bridges
+
     if measured.first_kept is None and measured.lower_bound <= budget and superseded is None:
         return unchanged(measured.lower_bound, plan, protected, binding)
     current: list[RawMessage] = history
