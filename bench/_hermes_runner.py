@@ -1,7 +1,8 @@
 """Times hermes-agent's ContextCompressor on sessions; runs inside its own venv.
 
 Usage: python _hermes_runner.py SESSIONS.json BUDGET  → prints one JSON line per session.
-Its LLM call is replaced by an instant stub, so only its own work is timed.
+Its LLM call is replaced by an instant stub, so only its own work is timed (CPU time, as
+bench_compress.py times condense).
 """
 
 from __future__ import annotations
@@ -26,15 +27,15 @@ def main() -> None:
             quiet_mode=True,
         )
         compressor._generate_summary = lambda *a, **k: "stub summary"
-        started = time.perf_counter()
+        started = time.process_time()
         output = compressor.compress(messages, force=True)
-        elapsed = time.perf_counter() - started
+        elapsed = time.process_time() - started
         row = {"name": name, "seconds": elapsed, "messages_out": len(output)}
         if extra is not None:
             grown = [*output, *extra]
-            started = time.perf_counter()
+            started = time.process_time()
             compressor.compress(grown, force=True)
-            row["incremental_seconds"] = time.perf_counter() - started
+            row["incremental_seconds"] = time.process_time() - started
         print(json.dumps(row), flush=True)
 
 

@@ -1,20 +1,24 @@
-"""Probe benchmark: do compressed histories keep what the next turn needs?
+"""Probe benchmark: do compressed histories keep what the next turn needs, at any length?
 
-    python bench/bench_probe.py              # generated + real sessions, 8k and 32k
-    python bench/bench_probe.py --quick      # fewer sessions
+    python bench/bench_probe.py              # 100k, 300k and 1M-token sessions, 8k and 32k
+    python bench/bench_probe.py --quick      # 100k and 300k, fewer sessions
+    python bench/bench_probe.py --sizes 1000000 --budgets 8000
     CONDENSE_BASE_URL=... CONDENSE_MODEL=... python bench/bench_probe.py   # + openai
 
-Probe 1 plants verbatim facts of many kinds (an error code with its file and line, a
-decision with its reason, a config key with its value, a host and port, a root-cause
-commit, an account id, a ticket id, a flaky test, a URL, a number with its unit) in the
-middle third of long sessions — generated ones (``condense.testing.sessions``) and real
-third-party conversations from the corpus joined end to end — compresses them to each
-budget with each summarizer, and prints the share of facts kept per kind and budget,
-the budget use and the time. It then appends a next turn and compresses again with
-``previous=state``: the share of the first compression's facts still present.
+Facts are planted at every depth of a session — early (a tenth in), in the middle, late
+(three quarters in) — in sessions of 100k to 1M tokens: generated ones (the team's coding
+sessions, and held-out operations sessions full of rare-looking ids) and real third-party
+conversations from the corpus joined end to end (each file alone at 100k; all of them in
+turn at every size). Three fact sets (``_probe_facts.py``): the ten kinds the team tuned
+on; a held-out set of other shapes, wordings, languages and places in a line (its failures
+were looked at while the scanner was built); and a second held-out set, written after the
+summarizer's last change and never used to tune it.
 
-Probe 2 plants nothing: for real conversations it asks whether the file paths, error
-messages and tool names of the span that was summarized appear in the output.
+Each session is compressed to each budget; the share of planted facts whose every probe
+string is in the output is printed by session, by depth, by kind and by budget. A next
+turn is then appended and compressed with ``previous=state``: the share of the first
+compression's facts still present. Every user ask of the span that was summarized is
+looked for too, whole or by its first line. Each session ends with the user's new ask.
 
 The corpus is ``../shared/corpus`` next to the repository when present (or
 ``CONDENSE_CORPUS``), else the sample under ``tests/data/corpus``.
@@ -26,313 +30,126 @@ import argparse
 import json
 import os
 import random
-import re
 import statistics
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from _probe_facts import Fact, heldout2_facts, heldout_facts, team_facts
+from _probe_sessions import SOURCES, corpus_dir, ops_session, real_session, team_session
+
 from condense import compress
-from condense.formats.sharegpt import from_sharegpt
-from condense.repair import repair
+from condense.summarizers.salient import ask_positions
 from condense.testing.sessions import synthetic_session
-from condense.tokens import count_tokens
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+Message = dict[str, Any]
 BUDGETS = (8_000, 32_000)
-# A session is about this many times the larger budget, so its middle third is summarized.
-SESSION_TOKENS = 110_000
-
-
-# -- planted facts ------------------------------------------------------------------------
+SIZES = (100_000, 300_000, 1_000_000)
+DEPTHS = (("early", 0.1), ("middle", 0.5), ("late", 0.75))
+FACT_SETS: dict[str, Callable[[random.Random], list[Fact]]] = {
+    "team": team_facts,
+    "held-out": heldout_facts,
+    "held-out-2": heldout2_facts,
+}
 
 
 @dataclass(frozen=True)
-class Fact:
-    """A fact of ``kind``, kept when every string of ``probes`` is in the output."""
+class Case:
+    """A session to probe: its family, size, the fact set planted in it."""
 
-    kind: str
-    probes: tuple[str, ...]
-    unit: tuple[dict[str, Any], ...]
+    family: str
+    size: int
+    facts: str
+    build: Callable[[], list[Message]]
 
-
-_WORD_LIST = (
-    "ledger invoice payout refund settlement reconcile shipment warehouse tenant quota "
-    "webhook scheduler gateway replica cache session token billing export importer"
-)
-_WORDS = _WORD_LIST.split()
+    @property
+    def label(self) -> str:
+        return f"{self.family} {self.size // 1000}k +{self.facts}"
 
 
-def _noise_lines(rng: random.Random, count: int) -> list[str]:
-    """Log-like lines that all look alike (timestamps, INFO, the same few words)."""
-    lines = []
-    for i in range(count):
-        words = " ".join(rng.choice(_WORDS) for _ in range(6))
-        lines.append(f"2025-03-{rng.randint(1, 28):02d}T10:{i % 60:02d}:07Z INFO {words} ok")
-    return lines
-
-
-def _unit(
-    rng: random.Random, ask: str, tool: str, args: dict[str, Any], output: str, after: str
-) -> tuple[dict[str, Any], ...]:
-    call_id = f"call_probe_{rng.randrange(16**8):08x}"
-    return (
-        {"role": "user", "content": ask},
-        {
-            "role": "assistant",
-            "content": "Let me look.",
-            "tool_calls": [
-                {
-                    "id": call_id,
-                    "type": "function",
-                    "function": {"name": tool, "arguments": json.dumps(args)},
-                }
-            ],
-        },
-        {"role": "tool", "tool_call_id": call_id, "content": output},
-        {"role": "assistant", "content": after},
-    )
-
-
-def _buried(rng: random.Random, line: str, before: int = 25, after: int = 25) -> str:
-    return "\n".join([*_noise_lines(rng, before), line, *_noise_lines(rng, after)])
-
-
-def _hex(rng: random.Random, n: int) -> str:
-    return "".join(rng.choice("0123456789abcdef") for _ in range(n))
-
-
-def planted_facts(rng: random.Random) -> list[Fact]:
-    """One fact of each kind, with fresh values, each carried by a unit of its own."""
-    mod = rng.choice(("ledger_sync", "payout_batch", "invoice_render", "quota_guard"))
-    code = f"E{rng.randint(1000, 9999)}"
-    line = rng.randint(100, 999)
-    lib = rng.choice(("grpcio", "urllib3", "protobuf", "sqlalchemy"))
-    version = f"{rng.randint(1, 4)}.{rng.randint(10, 60)}.{rng.randint(1, 9)}"
-    key = rng.choice(("max_inflight_requests", "retry_backoff_ms", "pool_recycle_seconds"))
-    value = rng.randint(1000, 9999)
-    host = f"db-replica-{rng.randint(10, 99)}.internal:{rng.randint(5000, 9999)}"
-    commit = _hex(rng, 10)
-    account = f"ACCT-{rng.randint(10000, 99999)}"
-    ticket = f"OPS-{rng.randint(1000, 9999)}"
-    test = f"test_{rng.choice(_WORDS)}_{rng.choice(_WORDS)}_race"
-    url = f"https://wiki.example.internal/runbooks/{rng.choice(_WORDS)}-{rng.randint(100, 999)}"
-    latency = f"{rng.randint(1100, 4900)} ms"
-    return [
-        Fact(
-            "error code file:line",
-            (code, f"{mod}.py:{line}"),
-            _unit(
-                rng,
-                "Run the billing job again and tell me what breaks.",
-                "bash",
-                {"command": "python -m jobs.billing --dry-run"},
-                _buried(rng, f"ERROR [{code}] reconciliation aborted at src/jobs/{mod}.py:{line}"),
-                "The job fails; see the error above.",
+def cases(sizes: Sequence[int], *, quick: bool) -> list[Case]:
+    found: list[Case] = []
+    for size in sizes:
+        found += [
+            Case("generated", size, "team", lambda s=size: team_session(s, seed=s)),
+            Case("generated", size, "held-out", lambda s=size: team_session(s, seed=s + 1)),
+            Case("generated-ops", size, "held-out", lambda s=size: ops_session(s, seed=s)),
+            Case("real-mixed", size, "team", lambda s=size: real_session(SOURCES, s)),
+            Case("real-mixed", size, "held-out", lambda s=size: real_session(SOURCES[::-1], s)),
+            Case("generated-ops", size, "held-out-2", lambda s=size: ops_session(s, seed=s + 7)),
+            Case(
+                "real-mixed",
+                size,
+                "held-out-2",
+                lambda s=size: real_session((*SOURCES[3:], *SOURCES[:3]), s),
             ),
-        ),
-        Fact(
-            "decision + reason",
-            (f"{lib} to {version}", "keepalive"),
-            _unit(
-                rng,
-                "Should we upgrade the dependency or pin it?",
-                "bash",
-                {"command": f"pip index versions {lib}"},
-                "\n".join(_noise_lines(rng, 12)),
-                f"I compared both options. We decided to pin {lib} to {version} instead of "
-                "upgrading, because the next release breaks the keepalive handshake with "
-                "the gateway.",
-            ),
-        ),
-        Fact(
-            "config key=value",
-            (f"{key} = {value}",),
-            _unit(
-                rng,
-                "What is configured in production?",
-                "read_file",
-                {"path": "deploy/prod/service.toml"},
-                "\n".join(
-                    [
-                        *(f"{w}_{rng.choice(_WORDS)} = true" for w in rng.sample(_WORDS, 12)),
-                        f"{key} = {value}",
-                        *(f"{w}_enabled = false" for w in rng.sample(_WORDS, 12)),
-                    ]
-                ),
-                "That is the production configuration.",
-            ),
-        ),
-        Fact(
-            "host:port",
-            (host,),
-            _unit(
-                rng,
-                "Why does the export hang?",
-                "bash",
-                {"command": "python -m jobs.export --verbose"},
-                _buried(rng, f"psycopg.OperationalError: connection to {host} failed: timeout"),
-                "The export cannot reach its database.",
-            ),
-        ),
-        Fact(
-            "root-cause commit",
-            (commit,),
-            _unit(
-                rng,
-                "Find which change introduced the regression.",
-                "bash",
-                {"command": "git bisect run pytest -q tests/test_payout.py"},
-                "\n".join([*_noise_lines(rng, 10), f"{commit} is the first bad commit"]),
-                f"The root cause is commit {commit}: it dropped the retry on HTTP 409.",
-            ),
-        ),
-        Fact(
-            "account id",
-            (account,),
-            _unit(
-                rng,
-                f"The customer on account {account} reports double charges; check them.",
-                "bash",
-                {"command": "python -m tools.charges --recent"},
-                "\n".join(_noise_lines(rng, 20)),
-                "I see the recent charges; nothing unusual in this window.",
-            ),
-        ),
-        Fact(
-            "ticket id",
-            (ticket,),
-            _unit(
-                rng,
-                "Anything else open on this?",
-                "search_issues",
-                {"query": "double charge"},
-                "\n".join(
-                    [*_noise_lines(rng, 8), f"{ticket} [open] double charge on retry", "1 match"]
-                ),
-                f"This is tracked in {ticket}, still open.",
-            ),
-        ),
-        Fact(
-            "flaky test",
-            (test,),
-            _unit(
-                rng,
-                "Run the integration tests.",
-                "bash",
-                {"command": "pytest -q tests/integration"},
-                "\n".join(
-                    [
-                        *("." * 60 for _ in range(8)),
-                        f"FAILED tests/integration/test_payout.py::{test} - AssertionError",
-                        "1 failed, 480 passed in 93.12s",
-                    ]
-                ),
-                f"{test} is flaky: it passed on the rerun.",
-            ),
-        ),
-        Fact(
-            "url",
-            (url,),
-            _unit(
-                rng,
-                "Is there a runbook for this?",
-                "search_docs",
-                {"query": "runbook reconciliation"},
-                "\n".join([*_noise_lines(rng, 6), f"found: {url}"]),
-                f"Yes, the runbook is at {url}",
-            ),
-        ),
-        Fact(
-            "number with unit",
-            (latency,),
-            _unit(
-                rng,
-                "How bad is the latency now?",
-                "bash",
-                {"command": "python -m tools.metrics p99 --since 1h"},
-                _buried(rng, f"p99 latency: {latency} (budget 800 ms)", 10, 10),
-                "Latency is well over budget.",
-            ),
-        ),
-    ]
+        ]
+    if min(sizes) <= 100_000:
+        for number, source in enumerate(SOURCES[: 3 if quick else None]):
+            name = source.split("/")[1].split(".")[0].split("_")[0]
+            if "glaive" in source:
+                name += "-zh" if "_zh" in source else "-en"
+            found.append(
+                Case(
+                    f"real-{name}",
+                    100_000,
+                    "held-out" if number % 2 else "team",
+                    lambda source=source: real_session((source,), 100_000),
+                )
+            )
+    return found
 
 
-def plant(session: list[dict[str, Any]], facts: Sequence[Fact]) -> list[dict[str, Any]]:
-    """``session`` with each fact's unit inserted before a user message of its middle third."""
+# -- planting ---------------------------------------------------------------------------------
+
+
+def plant(
+    session: list[Message], facts: Sequence[Fact], seed: int
+) -> tuple[list[Message], dict[int, str], dict[int, range]]:
+    """``session`` with each fact's unit inserted at its depth (facts take the depths in
+    turn, starting at one chosen by ``seed``), before a user message or after a whole tool
+    exchange; the depth of each fact and where its unit is in the result, by its index."""
     n = len(session)
-    spots = [
-        i
-        for i in range(n // 3, 2 * n // 3)
-        if session[i].get("role") == "user" and not session[i - 1].get("tool_calls")
-    ]
-    if not spots:
-        raise ValueError("no user message in the middle third to plant before")
-    at: dict[int, list[Fact]] = defaultdict(list)
-    for k, fact in enumerate(facts):
-        at[spots[k * len(spots) // len(facts)]].append(fact)
-    out: list[dict[str, Any]] = []
-    for i, message in enumerate(session):
-        for fact in at.get(i, ()):
-            out.extend(fact.unit)
+    at: dict[int, list[int]] = defaultdict(list)
+    depth_of: dict[int, str] = {}
+    for number, _ in enumerate(facts):
+        name, fraction = DEPTHS[(number + seed) % len(DEPTHS)]
+        depth_of[number] = name
+        spot = _spot(session, int(n * fraction) + number)
+        at[spot].append(number)
+    out: list[Message] = []
+    where: dict[int, range] = {}
+    for index, message in enumerate(session):
+        for number in at.get(index, ()):
+            where[number] = range(len(out), len(out) + len(facts[number].unit))
+            out.extend(facts[number].unit)
         out.append(message)
-    return out
+    return out, depth_of, where
 
 
-# -- sessions -------------------------------------------------------------------------------
+def _spot(session: list[Message], start: int) -> int:
+    """The first index from ``start`` where a whole exchange may be inserted: before a user
+    message, or before an assistant message that follows a finished turn."""
+    for index in range(max(1, start), len(session)):
+        role = session[index].get("role")
+        before = session[index - 1]
+        if role == "user" and not before.get("tool_calls"):
+            return index
+        if role == "assistant" and before.get("role") in ("tool", "assistant"):
+            return index
+    return len(session) - 1
 
 
-def corpus_dir() -> Path:
-    for candidate in (os.environ.get("CONDENSE_CORPUS"), ROOT.parent / "shared" / "corpus"):
-        if candidate and Path(candidate).is_dir():
-            return Path(candidate)
-    return ROOT / "tests" / "data" / "corpus"
+def next_turn(seed: int) -> list[Message]:
+    """A following turn: the answer to the latest ask, a new ask and a few tool calls (the
+    turn since the new ask is never reduced: it stays well within the smaller budget)."""
+    answer = {"role": "assistant", "content": "We stand here: the fix is in; tests are left."}
+    return [answer, *synthetic_session(8, seed=1000 + seed, output_chars=800)[1:]]
 
 
-def _conversations(path: Path) -> Iterator[list[dict[str, Any]]]:
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            record = json.loads(line)
-            if "messages" in record:
-                yield record["messages"]
-            else:
-                yield from_sharegpt(record)
-
-
-def real_sessions(limit: int) -> list[tuple[str, list[dict[str, Any]]]]:
-    """Conversations of one corpus file joined end to end until SESSION_TOKENS, repaired."""
-    root = corpus_dir()
-    sessions = []
-    for path in sorted(root.glob("*/*.jsonl")):
-        joined: list[dict[str, Any]] = []
-        for conversation in _conversations(path):
-            body = [m for m in conversation if m.get("role") != "system" or not joined]
-            joined.extend(body)
-            if count_tokens(joined) >= SESSION_TOKENS:
-                break
-        if count_tokens(joined) < BUDGETS[-1] * 2:
-            # A small sample file: repeat it (fresh planted values keep the facts unique).
-            joined = joined * max(2, SESSION_TOKENS // max(1, count_tokens(joined)))
-        sessions.append((path.stem, list(repair(joined).messages)))
-        if len(sessions) >= limit:
-            break
-    return sessions
-
-
-def generated_sessions(count: int) -> list[tuple[str, list[dict[str, Any]]]]:
-    return [(f"generated-{s}", synthetic_session(280, seed=s)) for s in range(count)]
-
-
-def next_turn(seed: int) -> list[dict[str, Any]]:
-    """A following turn: a new ask and a few thousand tokens of tool work."""
-    return synthetic_session(30, seed=1000 + seed)[1:]
-
-
-# -- measuring ------------------------------------------------------------------------------
+# -- measuring --------------------------------------------------------------------------------
 
 
 def output_text(messages: Sequence[Any]) -> str:
@@ -343,34 +160,19 @@ def kept(fact: Fact, text: str) -> bool:
     return all(probe in text for probe in fact.probes)
 
 
-_PATH = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)+[\w-]+\.[A-Za-z]{1,5}\b")
-# An error message a reader would quote: the line starts with it (not a source listing).
-_ERROR = re.compile(
-    r"^(?:[\w.]*(?:Error|Exception)\b:?.*|(?:error|ERROR|fatal|FATAL)\b[:\[].*|FAILED .*"
-    r"|\S+: .*(?:No such file|not found|Permission denied).*)$",
-    re.M,
-)
-
-
-def span_items(messages: Sequence[dict[str, Any]]) -> dict[str, set[str]]:
-    """What the agent worked with in ``messages``: the file paths named in its tool calls
-    and its own text, the error lines of the outputs (first 60 chars), the tool names."""
-    items: dict[str, set[str]] = {"paths": set(), "errors": set(), "tools": set()}
-    for message in messages:
-        content = message.get("content")
-        text = content if isinstance(content, str) else output_text(content or [])
-        if message.get("role") == "assistant":
-            items["paths"].update(_PATH.findall(text))
-        else:
-            for line in _ERROR.findall(text[:20_000]):
-                if len(line.strip()) >= 12:
-                    items["errors"].add(line.strip()[:60])
-        for call in message.get("tool_calls") or []:
-            function = call.get("function") or {}
-            if function.get("name"):
-                items["tools"].add(function["name"])
-            items["paths"].update(_PATH.findall(str(function.get("arguments") or "")))
-    return items
+def summarized_asks(messages: Sequence[Message], result: Any) -> list[str]:
+    """The text of every ask (a user message that is not a tool observation) of the
+    messages ``result`` summarized."""
+    asks = ask_positions(messages)
+    found = []
+    for outcome in result.report.units:
+        if outcome.action != "summarized":
+            continue
+        for index in range(outcome.start, outcome.stop):
+            content = messages[index].get("content")
+            if index in asks and isinstance(content, str) and content.strip():
+                found.append(content.strip())
+    return found
 
 
 @dataclass
@@ -386,100 +188,145 @@ class Tally:
         return f"{100 * self.kept / self.total:5.1f}%" if self.total else "    —"
 
 
-def probe(
-    name: str,
-    sessions: list[tuple[str, list[dict[str, Any]]]],
-    summarizer: str,
-    budgets: Sequence[int],
-    *,
-    log: Callable[[str], None] = print,
-) -> dict[str, Any]:
-    per_kind: dict[tuple[str, int], Tally] = defaultdict(Tally)
-    per_budget: dict[int, Tally] = defaultdict(Tally)
-    carried: dict[int, Tally] = defaultdict(Tally)
-    use: dict[int, list[float]] = defaultdict(list)
-    times: dict[int, list[float]] = defaultdict(list)
-    for number, (label, session) in enumerate(sessions):
-        rng = random.Random(f"{label}-{number}")
-        facts = planted_facts(rng)
-        planted = plant(session, facts)
-        for budget in budgets:
-            started = time.perf_counter()
-            first = compress(planted, budget=budget, summarizer=summarizer)
-            times[budget].append(time.perf_counter() - started)
-            use[budget].append(first.report.tokens_after / budget)
-            text = output_text(first.messages)
-            present = []
-            for fact in facts:
-                ok = kept(fact, text)
-                per_kind[fact.kind, budget].add(ok)
-                per_budget[budget].add(ok)
-                if ok:
-                    present.append(fact)
-            grown = [*planted, *next_turn(number)]
-            again = compress(grown, budget=budget, summarizer=summarizer, previous=first.state)
-            later = output_text(again.messages)
-            for fact in present:
-                carried[budget].add(kept(fact, later))
-    kinds = sorted({kind for kind, _ in per_kind})
-    log(f"\n{name} — {len(sessions)} sessions, summarizer {summarizer}")
-    log(f"{'fact kind':>22} " + " ".join(f"{b // 1000:>5}k" for b in budgets))
-    for kind in kinds:
-        log(f"{kind:>22} " + " ".join(f"{per_kind[kind, b].share():>6}" for b in budgets))
-    log(f"{'all facts':>22} " + " ".join(f"{per_budget[b].share():>6}" for b in budgets))
-    log(f"{'kept after next turn':>22} " + " ".join(f"{carried[b].share():>6}" for b in budgets))
-    log(
-        f"{'budget use':>22} " + " ".join(f"{100 * statistics.mean(use[b]):5.1f}%" for b in budgets)
-    )
-    log(
-        f"{'median time':>22} "
-        + " ".join(f"{1000 * statistics.median(times[b]):4.0f}ms" for b in budgets)
-    )
-    return {"facts": per_budget, "carried": carried}
+@dataclass
+class Results:
+    per: dict[tuple[str, ...], Tally] = field(default_factory=lambda: defaultdict(Tally))
+    use: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    times: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, ok: bool, *keys: str) -> None:
+        self.per[keys].add(ok)
+
+    def share(self, *keys: str) -> str:
+        return self.per[keys].share()
 
 
-def span_probe(
-    sessions: list[tuple[str, list[dict[str, Any]]]],
-    summarizer: str,
-    budgets: Sequence[int],
-    *,
-    log: Callable[[str], None] = print,
+def probe_case(
+    case: Case, summarizer: str, budgets: Sequence[int], results: Results, number: int
 ) -> None:
-    log(f"\nreal conversations: items of the summarized span in the output ({summarizer})")
-    log(f"{'session':>36} {'budget':>6} {'paths':>14} {'errors':>14} {'tools':>14}")
-    for label, session in sessions:
-        for budget in budgets:
-            result = compress(session, budget=budget, summarizer=summarizer)
-            span = [
-                message
-                for unit in result.report.units
-                if unit.action == "summarized"
-                for message in session[unit.start : unit.stop]
-            ]
-            text = output_text(result.messages)
-            cells = []
-            for found in span_items(span).values():
-                tally = Tally()
-                for item in found:
-                    tally.add(item in text)
-                cells.append(f"{tally.share()} of {tally.total:>4}")
-            log(f"{label[:36]:>36} {budget // 1000:>5}k " + " ".join(f"{c:>14}" for c in cells))
+    rng = random.Random(f"{case.label}-{number}")
+    facts = FACT_SETS[case.facts](rng)
+    session = case.build()
+    planted, depth_of, where = plant(session, facts, seed=number)
+    for budget in budgets:
+        b = f"{budget // 1000}k"
+        started = time.perf_counter()
+        first = compress(planted, budget=budget, summarizer=summarizer)
+        results.times[budget].append(time.perf_counter() - started)
+        results.use[budget].append(first.report.tokens_after / budget)
+        text = output_text(first.messages)
+        units = first.report.units
+        summarized = {i for u in units if u.action == "summarized" for i in range(u.start, u.stop)}
+        present = []
+        for index, fact in enumerate(facts):
+            ok = kept(fact, text)
+            depth = depth_of[index]
+            # lost from the summary, or from a message kept (an output masked to a line)
+            part = "summary" if summarized & set(where[index]) else "kept part"
+            results.add(ok, b, "part", part)
+            for keys in (
+                (b, "all"),
+                (b, "set", case.facts),
+                (b, "family", case.family, str(case.size)),
+                (b, "case", case.label),
+                (b, "depth", case.facts, depth),
+                (b, "kind", case.facts, fact.kind),
+                (b, "size", str(case.size)),
+            ):
+                results.add(ok, *keys)
+            if ok:
+                present.append(fact)
+        for ask in summarized_asks(planted, first):
+            first_line = next(line.strip() for line in ask.splitlines() if line.strip())
+            results.add(ask in text, b, "asks whole")
+            results.add(first_line in text, b, "asks")
+            results.add(first_line in text, b, "asks of", case.family)
+        grown = [*planted, *next_turn(number)]
+        again = compress(grown, budget=budget, summarizer=summarizer, previous=first.state)
+        later = output_text(again.messages)
+        for fact in present:
+            results.add(kept(fact, later), b, "carried")
+            results.add(kept(fact, later), b, "carried", case.facts)
+
+
+def report(
+    results: Results, cases_: Sequence[Case], budgets: Sequence[int], summarizer: str
+) -> None:
+    heads = [f"{budget // 1000}k" for budget in budgets]
+
+    def row(name: str, *keys: str) -> None:
+        cells = [
+            f"{results.share(b, *keys):>7} of {results.per[(b, *keys)].total:<4}" for b in heads
+        ]
+        print(f"{name:>44} " + " ".join(cells))
+
+    print(f"\nplanted facts kept — summarizer {summarizer}")
+    print(f"{'':>44} " + " ".join(f"{h:>15}" for h in heads))
+    print("by session")
+    for case in cases_:
+        row(case.label, "case", case.label)
+    print("by depth")
+    for fact_set in FACT_SETS:
+        for depth, _ in DEPTHS:
+            row(f"{fact_set} facts, {depth}", "depth", fact_set, depth)
+    print("by kind")
+    for fact_set in FACT_SETS:
+        kinds = sorted({keys[3] for keys in results.per if keys[1:3] == ("kind", fact_set)})
+        for kind in kinds:
+            row(f"{fact_set}: {kind}", "kind", fact_set, kind)
+    print("by size")
+    for size in sorted({case.size for case in cases_}):
+        row(f"{size // 1000}k tokens", "size", str(size))
+    print("all")
+    for fact_set in FACT_SETS:
+        row(f"{fact_set} facts", "set", fact_set)
+    row("all facts", "all")
+    row("  of those in the summarized span", "part", "summary")
+    row("  of those in the kept part (masked)", "part", "kept part")
+    row("kept after the next turn", "carried")
+    for fact_set in FACT_SETS:
+        row(f"  {fact_set} facts", "carried", fact_set)
+    row("asks of the span present (first line)", "asks")
+    row("asks of the span present whole", "asks whole")
+    for family in sorted({case.family for case in cases_}):
+        row(f"  first line, {family}", "asks of", family)
+    print(
+        f"{'budget use':>44} "
+        + " ".join(f"{100 * statistics.mean(results.use[b]):14.1f}%" for b in budgets)
+    )
+    print(
+        f"{'median time of a first compression':>44} "
+        + " ".join(f"{1000 * statistics.median(results.times[b]):13.0f}ms" for b in budgets)
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer sessions")
+    parser.add_argument("--quick", action="store_true", help="100k and 300k, fewer sessions")
+    parser.add_argument("--sizes", type=int, nargs="+", help="session sizes in tokens")
+    parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS))
+    parser.add_argument("--only", help="only the sessions whose label holds this text")
     args = parser.parse_args()
+    sizes = args.sizes or ((100_000, 300_000) if args.quick else SIZES)
     summarizers = ["extractive"]
     if os.environ.get("CONDENSE_BASE_URL"):
         summarizers.append("openai")
-    generated = generated_sessions(2 if args.quick else 4)
-    real = real_sessions(4 if args.quick else 7)
+    chosen = [
+        case for case in cases(sizes, quick=args.quick) if not args.only or args.only in case.label
+    ]
     print(f"corpus: {corpus_dir()}")
     for summarizer in summarizers:
-        probe("generated sessions", generated, summarizer, BUDGETS)
-        probe("real conversations", real, summarizer, BUDGETS)
-        span_probe(real, summarizer, BUDGETS)
+        results = Results()
+        for number, case in enumerate(chosen):
+            started = time.perf_counter()
+            probe_case(case, summarizer, args.budgets, results, number)
+            shares = " ".join(
+                results.share(f"{b // 1000}k", "case", case.label) for b in args.budgets
+            )
+            print(
+                f"  {case.label:<40} {shares}  ({time.perf_counter() - started:.0f}s)", flush=True
+            )
+        report(results, chosen, args.budgets, summarizer)
 
 
 if __name__ == "__main__":

@@ -469,4 +469,6 @@ def test_rejects_something_that_is_not_a_list() -> None:
     from condense.exceptions import InputError
 
     with pytest.raises(InputError, match="list of messages"):
+        repair("not a history")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="holds no message"):  # a request body is read
         repair({"messages": []})  # type: ignore[arg-type]

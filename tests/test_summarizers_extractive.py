@@ -239,11 +239,13 @@ def test_bare_error_label_takes_the_next_line() -> None:
     assert "ERROR: No replacement was performed" in summarize(messages)
 
 
-def test_long_outputs_are_read_at_both_ends_only() -> None:
-    middle = "npm ERR! hidden in the middle\n"
+def test_long_outputs_are_read_whole() -> None:
+    """An error in the middle of a 100 kB output is found as well as those at its ends."""
+    middle = "error: linker hidden in the middle failed at step 4417\n"
     output = (
         "error: first line of the build\n"
         + "x" * 50_000
+        + "\n"
         + middle
         + "y" * 50_000
         + ("\nSegmentation fault (core dumped)")
@@ -255,7 +257,7 @@ def test_long_outputs_are_read_at_both_ends_only() -> None:
     text = summarize(messages)
     assert "error: first line of the build" in text
     assert "Segmentation fault (core dumped)" in text
-    assert "hidden in the middle" not in text
+    assert "hidden in the middle" in text
 
 
 def test_huge_arguments_still_give_the_path() -> None:
@@ -276,11 +278,16 @@ def test_huge_arguments_still_give_the_path() -> None:
     assert "src/big.py" in summarize(messages)
 
 
-def test_work_is_bounded_on_huge_spans() -> None:
+def test_huge_spans_are_read_to_the_end() -> None:
+    """Every message is read, however many: the scope counts them all, nothing says
+    "details from the newest"; the first ask and a fact of the oldest message survive."""
     messages = session() * 1_000  # 12,000 messages
+    messages[2] = tool("c1", "ERROR [E7731] ledger drift at src/jobs/ledger_sync.py:512")
     text = summarize(messages, target=300)
-    assert "12,000 messages summarized (details from the newest" in text
-    assert "Ticket IMP-48213" in text  # the first ask is always looked for
+    assert "- 12,000 messages summarized\n" in text
+    assert "details from" not in text
+    assert "Ticket IMP-48213" in text
+    assert "E7731" in text
     assert count_text(text) <= 300
 
 
@@ -327,13 +334,13 @@ def test_every_tool_used_is_named_while_room_remains() -> None:
             {"role": "assistant", "content": f"It says {i}."},
         ]
     names = {f"lookup_{chr(97 + i % 26)}{i}" for i in range(40)}
-    text = summarize(messages, target=600)
+    text = summarize(messages, target=1_000)  # the 40 asks come first
     lines = sections(text)["Tool calls"]
     assert lines[-1].startswith("- also: ")
     assert all(name in text for name in names)
     again = summarize(
         [{"role": "user", "content": "Go on."}, {"role": "assistant", "content": "Done."}],
-        target=600,
+        target=1_000,
         previous=text,
     )
     assert all(name in again for name in names)
@@ -432,9 +439,9 @@ def test_small_targets_spend_the_room_on_what_matters(target: int) -> None:
     text = summarize(valuable_session(), target=target)
     found = sections(text)
     assert count_text(text) <= target
-    assert found["User asks"]
-    assert "I will start the counter at 0" in "\n".join(found["Last state"])  # the newest
+    assert found["User asks"]  # the asks come first, whatever the room
     if target >= 120:
+        assert "I will start the counter at 0" in "\n".join(found["Last state"])  # the newest
         assert "Fix the 2 failing tests in tests/test_io.py; keep 3 retries." in text
         assert "I will start the counter at 0 and rerun the tests." in text
         assert "AssertionError: retries 2 != 3" in text
@@ -464,7 +471,7 @@ def test_example_session_keeps_its_distinctive_facts_at_600() -> None:
         'rg -n "\\.quantize\\(" orders → exit 127',  # a command and its exit code
         "The fix has to make the shares add up by construction.",  # a finding
         "One last look at checkout.py",  # the last state
-        "read_file ×27: ",  # reads collapsed
+        "read_file ×27",  # reads collapsed
     ):
         assert fact in work
     files = sections(work)["Files"]

@@ -83,7 +83,7 @@ def test_an_identifier_line_is_preferred_over_generic_ones(
     at = data.draw(st.integers(0, len(noise)))
     output = "\n".join([*noise[:at], fact, *noise[at:]])
     assert key_lines(output, count=1) == [fact]
-    [chosen] = salient(work([output]), budget=100_000, limit=1)
+    [chosen] = salient(work([output]), limit=1)
     assert chosen.text == fact
     assert all(info_score(fact) > info_score(line) for line in noise)
 
@@ -95,8 +95,8 @@ def test_the_scan_is_deterministic_chronological_and_never_repeats(
 ) -> None:
     outputs = ["\n".join(lines[i::3]) for i in range(3)]
     limit = data.draw(st.integers(1, 12))
-    first = salient(work(outputs), budget=50_000, limit=limit)
-    assert first == salient(work(outputs), budget=50_000, limit=limit)
+    first = salient(work(outputs), limit=limit)
+    assert first == salient(work(outputs), limit=limit)
     assert len(first) <= limit
     assert [c.position for c in first] == sorted(c.position for c in first)
     assert len({c.text for c in first}) == len(first)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from condense.exceptions import FormatError, InputError
-from condense.formats import Conversation
+from condense.formats import Conversation, transcripts
 from condense.formats.loading import TOO_DEEP, is_record_list
 
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -92,10 +92,35 @@ class Input:
         return False
 
     def _lines(self) -> Iterator[Conversation | Rejected]:
+        if self.format == "auto":
+            kind = self._transcript_kind()
+            if kind is not None:  # an agent transcript: the requests of its contexts
+                yield from self._transcript(kind)
+                return
         for number, raw in enumerate(self._all(), start=1):
             if not raw.strip():
                 continue
             yield _record(raw, self.name, number, self.format)
+
+    def _transcript_kind(self) -> str | None:
+        """The transcript kind of the first non-blank line (peeked, not consumed)."""
+        for raw in self._peeked:
+            if raw.strip():
+                return transcripts.sniff(iter([raw.decode("utf-8", "replace")]))[0]
+        for raw in self._read():
+            self._peeked.append(raw)
+            if raw.strip():
+                return transcripts.sniff(iter([raw.decode("utf-8", "replace")]))[0]
+        return None
+
+    def _transcript(self, kind: str) -> Iterator[Conversation | Rejected]:
+        lines = list(self._all())
+        session = transcripts.read_transcript(
+            transcripts.numbered(lines), kind=kind, source=self.name
+        )
+        for problem in session.problems:
+            yield Rejected(self.name, problem.line, problem.reason, problem.text)
+        yield from transcripts.conversations(session, source=self.name)
 
     def _document(self) -> Iterator[Conversation]:
         data = b"".join(self._all())

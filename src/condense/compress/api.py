@@ -74,6 +74,7 @@ from condense.compress.result import (
 )
 from condense.exceptions import BudgetError, InputError
 from condense.formats import Conversation
+from condense.formats.native import answer, answer_messages, read_native
 from condense.providers import (
     DEFAULT_PROVIDER,
     Profile,
@@ -178,7 +179,35 @@ def compress(
     otherwise, and each repair in the report names its place in the user's file. The
     result is in the canonical form; write it back with
     ``conversation.dump(result.messages)`` (and ``result.request_settings.apply_body``).
+    A native list or request body (Anthropic, Responses, Gemini, Bedrock …) is read the
+    same way, and the result answers in its shape (``result.messages`` native,
+    ``result.native`` the whole request, a body with the request settings' fields
+    already merged in; see :mod:`condense.formats.native`).
     """
+    native = read_native(messages)
+    if native is not None:
+        done = compress(
+            native,
+            budget=budget,
+            model=model,
+            encoding=encoding,
+            provider=provider,
+            summarizer=summarizer,
+            previous=previous,
+            tail_tokens=tail_tokens,
+            summary_tokens=summary_tokens,
+            strict_budget=strict_budget,
+            keep_bound_thinking=keep_bound_thinking,
+            bound_thinking=bound_thinking,
+            thinking=thinking,
+            reductions=reductions,
+            protection=protection,
+        )
+        listed, whole = answer(native, done.messages)
+        if done.request_settings is not None and isinstance(whole, dict):
+            whole = done.request_settings.apply_body(whole)
+            listed = answer_messages(native, whole, done.messages)
+        return replace(done, messages=listed, native=whole)
     conversation: Conversation | None
     given: Sequence[Any]
     if isinstance(messages, Conversation):

@@ -27,6 +27,7 @@ from condense.reduce.summary import (
     find_summary,
     mergeable,
     placed,
+    stands_for,
     summary_block,
     with_block,
 )
@@ -222,7 +223,9 @@ def _build(
         previous = inputs.previous
         text, fell_back, reason = _summarize(indices, target, previous, inputs)
         text = _fit_text(text.strip() or "(nothing to summarize)", target, inputs.counter)
-        candidate = summary_block(text, covered=len(indices))
+        candidate = summary_block(
+            text, covered=sum(stands_for(inputs.original[i]) for i in indices)
+        )
         size = inputs.counter.text(candidate) + 8 + NOTICE_TOKENS * (len(covers) - 1)
         if _more_than([current[i] for i in indices], size, inputs.counter):
             block, texts = candidate, [text]

@@ -7,6 +7,7 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from condense.compress.assemble import LeftOut
 from condense.providers.base import MediaBilling
@@ -182,7 +183,12 @@ class CompressionState:
 class CompressionResult:
     """The compressed history, the summary text (``None`` if nothing was summarized), the
     report, the state to pass as ``previous=`` on the next call, and the request settings
-    the messages must be sent with (``None``: none)."""
+    the messages must be sent with (``None``: none).
+
+    ``messages`` is in the input's shape: canonical messages for canonical input (and
+    for a loaded ``Conversation``), the native message list for native input; ``native``
+    is then the whole native request (the body for a body), else ``None``
+    (``condense.formats.native``). The report indexes canonical messages."""
 
     messages: list[RawMessage]
     summary: str | None
@@ -192,3 +198,5 @@ class CompressionResult:
     """With ``bound_thinking="drop_block"``, when an edit comes before kept thinking: the
     body fields and headers to send (``apply_body``, ``apply_headers``) so that the API
     drops the blocks whose prefix changed instead of refusing the request."""
+    native: Any = None
+    """For native input: the compressed request in its own format."""

@@ -109,6 +109,13 @@ def read_lines(jobs: list[Job], *, job: int = 0, offset: int = 0, line: int = 0)
     for index in range(job, len(jobs)):
         start, number = (offset, line) if index == job else (0, 0)
         with _open(jobs[index]) as handle:
+            if jobs[index].source != STDIN:  # an agent transcript: one line per context
+                from condense.datasets.transcripts import transcript_lines
+
+                found = transcript_lines(index, handle, source=jobs[index].name, offset=start)
+                if found is not None:
+                    yield from found
+                    continue
             if start:
                 handle.seek(start)
             position = start

@@ -9,6 +9,10 @@
 - ``parse_text`` reads a whole text (a CLI's stdin) that is either one JSON document or
   JSONL.
 
+A JSONL file (or list of objects) that is an agent transcript, a Claude Code session or a
+Codex rollout (:mod:`condense.formats.transcripts`), is read whole into the requests of
+its contexts: ``load`` gives the current one, ``load_records`` each in order.
+
 Every failure is a FormatError naming the source, the line and the message index where
 they are known, a record nested deeper than condense reads included (see
 :mod:`condense._input`). Blank lines in JSONL are skipped (line numbers still count them).
@@ -24,6 +28,7 @@ from typing import Any
 
 from condense._input import MAX_DEPTH
 from condense.exceptions import FormatError
+from condense.formats import transcripts
 from condense.formats.conversation import Conversation, check_format
 
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -40,6 +45,11 @@ def load(obj_or_path: object, *, format: str = "auto") -> Conversation:
     file must hold exactly one record (use ``load_records`` for datasets).
     """
     check_format(format, auto=True)
+    if isinstance(obj_or_path, list) and format == "auto":
+        kind = transcripts.first_kind(obj_or_path)
+        if kind is not None:
+            events = transcripts.read_events(obj_or_path, kind=kind, source="<events>")
+            return transcripts.conversations(events, source=None)[-1]
     if isinstance(obj_or_path, dict | list):
         return Conversation.read(obj_or_path, format=format)
     if not isinstance(obj_or_path, str | os.PathLike):
@@ -49,6 +59,9 @@ def load(obj_or_path: object, *, format: str = "auto") -> Conversation:
     path = os.fspath(obj_or_path)
     if not isinstance(path, str):
         raise FormatError("load() takes a text path, not bytes")
+    session = _transcript(path, format)
+    if session is not None:  # one session: its current request
+        return transcripts.conversations(session, source=path)[-1]
     records = _file_records(path, format)
     first = next(records, None)
     if first is None:
@@ -89,6 +102,16 @@ def parse_text(text: str, *, source: str, format: str = "auto") -> list[Conversa
     filled = [number for number, line in enumerate(lines, start=1) if line.strip()]
     if not filled:
         raise FormatError("is empty; expected a JSON document or JSON lines", source=source)
+    if len(filled) > 1 and format == "auto":
+        kind, _ = transcripts.sniff(iter(lines[filled[0] - 1 : filled[0]]))
+        if kind is not None:
+            session = transcripts.read_transcript(
+                transcripts.numbered(lines), kind=kind, source=source
+            )
+            problem = transcripts.first_problem(session, source)
+            if problem is not None:
+                raise problem
+            return transcripts.conversations(session, source=source)
     if len(filled) > 1 and _is_json(lines[filled[0] - 1]):
         return list(_jsonl_records(lines, source, format))
     return _document_records(text, source, format, line=filled[0] if len(filled) == 1 else None)
@@ -99,11 +122,31 @@ def parse_text(text: str, *, source: str, format: str = "auto") -> list[Conversa
 
 def _file_records(path: str, format: str, *, source: str | None = None) -> Iterator[Conversation]:
     name = source or path
+    session = _transcript(path, format, source=name)
+    if session is not None:
+        return iter(transcripts.conversations(session, source=name))
     if path.endswith(_JSONL_SUFFIXES):
         return _jsonl_records(_read_lines(path, name), name, format)
     if path.endswith(".json"):
         return iter(_document_records(_read_text(path, name), name, format))
     return iter(parse_text(_read_text(path, name), source=name, format=format))
+
+
+def _transcript(
+    path: str, format: str, *, source: str | None = None
+) -> transcripts.Transcript | None:
+    """The agent transcript in a JSONL file, read whole; ``None`` when it is not one."""
+    if format != "auto" or not path.endswith(_JSONL_SUFFIXES):
+        return None
+    name = source or path
+    kind, lines = transcripts.sniff(_read_lines(path, name))
+    if kind is None:
+        return None
+    session = transcripts.read_transcript(transcripts.numbered(lines), kind=kind, source=name)
+    problem = transcripts.first_problem(session, name)
+    if problem is not None:
+        raise problem
+    return session
 
 
 def _read_text(path: str, name: str) -> str:

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from condense.arguments.calls import call_name
 from condense.reduce.base import MARKER, TEXT_PARTS, Cost, Reduction, replace_to_a_cap
 from condense.reduce.images import image_placeholder, is_image
 from condense.reduce.mask import calls_answered
@@ -171,9 +172,7 @@ def fill(sizes: Sequence[int], room: int) -> list[int]:
 
 def tool_name(call: object) -> str:
     """The name of the tool ``call`` called, for a cut's marker (``tool`` when unknown)."""
-    function = call.get("function") if isinstance(call, dict) else None
-    name = function.get("name") if isinstance(function, dict) else None
-    return name if isinstance(name, str) and name else "tool"
+    return call_name(call) or "tool"
 
 
 def cut_tool_outputs(

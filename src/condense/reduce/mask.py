@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from condense.arguments.calls import call_name, function_arguments
 from condense.reduce.base import (
     MARKER,
     Cost,
@@ -58,7 +59,7 @@ def mask_tool_outputs(
     step). Blocks beside a result's text (documents, search results, …) go with the bulk;
     the placeholder names them by type. The result keeps its ``tool_call_id``.
     """
-    calls = _calls_before(messages, candidates)
+    calls = calls_answered(messages, candidates)
 
     def masked(index: int, message: RawMessage) -> RawMessage | None:
         content = message.get("content")
@@ -71,13 +72,14 @@ def mask_tool_outputs(
     return replace_oldest_first(messages, candidates, need=need, cost=cost, smaller=masked)
 
 
-def _calls_before(messages: Sequence[RawMessage], candidates: Sequence[int]) -> dict[str, Any]:
-    """The tool calls answered by the results at ``candidates``, by id."""
+def calls_answered(messages: Sequence[RawMessage], candidates: Sequence[int]) -> dict[str, Any]:
+    """The tool calls answered by the results at ``candidates``, by id (the mask's
+    placeholder and a cut's marker name the tool)."""
     wanted = {str(messages[i].get("tool_call_id")) for i in candidates}
     found: dict[str, Any] = {}
     for index in sorted(candidates):
-        back = index - 1
-        while back >= 0 and messages[back].get("role") == "tool":
+        back = index - 1  # past other results, and the messages Codex puts between
+        while back >= 0 and not messages[back].get("tool_calls"):
             back -= 1
         if back < 0:
             continue
@@ -96,10 +98,9 @@ def placeholder(
     name = "tool"
     arguments: dict[str, Any] = {}
     if call is not None:
-        function = call.get("function") or {}
-        name = str(function.get("name") or "tool")
-        try:
-            parsed = json.loads(function.get("arguments") or "{}")
+        name = call_name(call) or "tool"
+        try:  # a custom call's free-text input has no arguments to read
+            parsed = json.loads(function_arguments(call) or "{}")
         except (TypeError, ValueError):
             parsed = {}
         arguments = parsed if isinstance(parsed, dict) else {}
@@ -169,8 +170,3 @@ def _clip(text: str, limit: int) -> str:
 
 def _chars(count: int) -> str:
     return f"{count} chars" if count < 10_000 else f"{count / 1000:.0f}k chars"
-
-
-calls_answered = _calls_before
-"""The tool calls answered by the results at some indices, by id (shared with
-``condense.reduce.cut``, whose marker names the tool)."""

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from condense.arguments import shrink_arguments_report
+from condense.arguments.calls import function_arguments
 from condense.reduce.base import Cost, Reduction, replace_oldest_first, replace_to_a_cap
 from condense.types import RawMessage
 
@@ -40,8 +41,8 @@ def shrink_tool_arguments(
         new_calls: list[Any] = []
         touched = over = False
         for call in calls:
-            arguments = call["function"]["arguments"]
-            if len(arguments) > max_chars:
+            arguments = function_arguments(call)  # a custom call's free text is not JSON
+            if arguments is not None and len(arguments) > max_chars:
                 shorter = shrink_arguments_report(arguments, max_chars)
                 over = over or not shorter.fits
                 if len(shorter.text) < len(arguments):
@@ -80,9 +81,9 @@ def shrink_arguments_to_need(
         new_calls: list[Any] = []
         touched = above[index] = False
         for call in message["tool_calls"]:
-            function = call.get("function") if isinstance(call, dict) else None
-            text = function.get("arguments") if isinstance(function, dict) else None
-            if isinstance(function, dict) and isinstance(text, str) and len(text) > cap:
+            text = function_arguments(call)  # a custom call's free text is not JSON
+            function = call.get("function") if text is not None else None
+            if isinstance(function, dict) and text is not None and len(text) > cap:
                 shorter = shrink_arguments_report(text, cap)
                 above[index] = above[index] or not shorter.fits
                 if len(shorter.text) < len(text):
@@ -101,10 +102,5 @@ def shrink_arguments_to_need(
 def _arguments(message: RawMessage) -> list[str]:
     """The arguments strings of ``message``'s tool calls."""
     calls = message.get("tool_calls")
-    found: list[str] = []
-    for call in calls if isinstance(calls, list) else ():
-        function = call.get("function") if isinstance(call, dict) else None
-        text = function.get("arguments") if isinstance(function, dict) else None
-        if isinstance(text, str):
-            found.append(text)
-    return found
+    found = (function_arguments(call) for call in (calls if isinstance(calls, list) else ()))
+    return [text for text in found if text is not None]

@@ -29,7 +29,7 @@ from condense.units import carries_replay
 
 FOOTER = f"{MARKER} end of summary]"
 _BLOCK = re.compile(
-    re.escape(MARKER) + r" summary of \d+ earlier messages?\]\n(.*?)\n" + re.escape(FOOTER),
+    re.escape(MARKER) + r" summary of (\d+) earlier messages?\]\n(.*?)\n" + re.escape(FOOTER),
     re.DOTALL,
 )
 
@@ -105,6 +105,23 @@ def find_summary(message: RawMessage) -> tuple[str, str] | None:
     condense only ever puts a block at the start or the end of a message's text, so only
     those are looked at: a long tool output is never scanned.
     """
+    found = _find_block(message)
+    return None if found is None else (found[0].group(2), found[1])
+
+
+def stands_for(message: RawMessage) -> int:
+    """How many messages of the conversation ``message`` stands for: one holding a summary
+    block, the messages its header counts (and itself too when it says something else);
+    any other message, itself. A summary of a span that holds an earlier summary counts
+    them this way, so its header says what its body's ``Scope`` says."""
+    found = _find_block(message)
+    if found is None:
+        return 1
+    return int(found[0].group(1)) + bool(found[1])
+
+
+def _find_block(message: RawMessage) -> tuple[re.Match[str], str] | None:
+    """The summary block of ``message`` and the message's other text, if it holds one."""
     content = message.get("content")
     if isinstance(content, list):
         texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
@@ -116,8 +133,7 @@ def find_summary(message: RawMessage) -> tuple[str, str] | None:
             continue
         match = _BLOCK.search(text)
         if match is not None:
-            rest = (text[: match.start()] + text[match.end() :]).strip()
-            return match.group(1), rest
+            return match, (text[: match.start()] + text[match.end() :]).strip()
     return None
 
 

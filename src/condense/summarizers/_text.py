@@ -6,6 +6,7 @@ a message than it needs, so a span of thousands of long messages stays cheap.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable
@@ -15,6 +16,8 @@ from condense.tokens import count_text, estimate_text
 
 # A message with more content parts than this is read only this far.
 _MAX_PARTS = 1_000
+# fit_exact renders a text this many times at most before the last resort.
+_RENDERS = 8
 # condense() looks at this many characters of a text at most (head and tail).
 _CONDENSE_SCAN = 8_000
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=\S)|\n+")
@@ -28,6 +31,22 @@ _HAS_ASK = re.compile(
     r"|can you|could you|would you)\b|\?$"
     r"|^(?:fix|add|make|change|update|remove|implement|write|run|use|also|commit|check)\b"
 )
+
+
+_FORGETS: list[Callable[[], None]] = []
+
+
+def remember(clear: Callable[[], None]) -> None:
+    """Register how to clear one of the summarizers' memos (an ``lru_cache``'s
+    ``cache_clear``): :func:`forget` clears them all."""
+    _FORGETS.append(clear)
+
+
+def forget() -> None:
+    """Clear what the summarizers remember between calls (sentences valued, calls read,
+    lines scored): the next call is as cold as a new process's, as a benchmark needs."""
+    for clear in _FORGETS:
+        clear()
 
 
 def estimate_tokens(text: str) -> int:
@@ -62,7 +81,8 @@ def fit_exact(render: Callable[[int], str], target_tokens: int) -> str:
     :func:`condense.tokens.count_text` (``o200k_base``, what ``compress`` measures), and at
     most ``target_tokens`` by the estimate. ``render`` must return at most ``max_chars``
     characters, ``""`` for 0, and more text (as a rule) for more characters. A few
-    renders suffice: each one rescales ``max_chars`` by how full the last text was.
+    renders suffice: each one rescales ``max_chars`` by how full the last text was, and
+    when that overshoots, the room is halved between what fitted and what did not.
     """
     limit = target_tokens - target_tokens // 32
 
@@ -72,19 +92,27 @@ def fit_exact(render: Callable[[int], str], target_tokens: int) -> str:
 
     max_chars = tokens_to_chars(target_tokens)
     best = ""
-    for _ in range(6):
+    fits, over = 0, 0  # the largest room known to fit, the smallest known not to (0: none)
+    for _ in range(_RENDERS):
         text = render(max_chars)
         if not text:
             return best
         full = load(text)
         if full <= 1:
             best = max(best, text, key=len)
-            # Close enough, or everything there is fits already.
-            if full >= 0.95 or len(text) * 10 < max_chars * 9:
+            fits = max(fits, max_chars)
+            # Close enough, or far from the room given (everything there is fits).
+            if full >= 0.95 or len(text) * 2 < max_chars:
                 return best
-            max_chars = max(max_chars + 1, int(max_chars / full))
+            step = max(max_chars + 1, int(max_chars / full))
         else:
-            max_chars = min(max_chars - 1, int(max_chars / full * 0.97))
+            over = max_chars if not over else min(over, max_chars)
+            step = min(max_chars - 1, int(max_chars / full * 0.97))
+        if over and not fits < step < over:
+            step = (fits + over) // 2
+        if over and over - fits <= max(4, over // 64):
+            break
+        max_chars = step
     while not best and max_chars > 0:
         text = render(max_chars)
         if load(text) <= 1:
@@ -105,6 +133,27 @@ def condense(text: str, limit: int, *, favor_end: bool = False) -> str:
     text = text.strip()
     if len(text) <= limit:
         return text
+    pieces, values = _sentences(text, favor_end)
+    kept: list[int] = []
+    room = limit
+    for _, index in values:
+        cost = len(pieces[index]) + 3  # the separator it may bring: " … "
+        if cost <= room:
+            kept.append(index)
+            room -= cost
+    if not kept:  # not even one sentence fits: the best one, clipped
+        return clip(pieces[values[0][1]] if pieces else one_line(text), limit)
+    kept.sort()
+    out = pieces[kept[0]]
+    for before, index in itertools.pairwise(kept):
+        out += (" " if index == before + 1 else " … ") + pieces[index]
+    return out
+
+
+@functools.lru_cache(maxsize=1_024)
+def _sentences(text: str, favor_end: bool) -> tuple[list[str], list[tuple[float, int]]]:
+    """The sentences of ``text`` and what each is worth per character, sorted best first
+    (a text is condensed to several sizes while a summary is fitted: read it once)."""
     pieces = [
         one_line(piece)
         for piece in _SENTENCE.split(clip_middle(text, _CONDENSE_SCAN))
@@ -120,20 +169,10 @@ def condense(text: str, limit: int, *, favor_end: bool = False) -> str:
             score += 3 * (index == 0) + (index == last)
         # Value per character: a long sentence must say more to be kept.
         values.append((-score / (len(piece) + 40), index))
-    kept: list[int] = []
-    room = limit
-    for _, index in sorted(values):
-        cost = len(pieces[index]) + 3  # the separator it may bring: " … "
-        if cost <= room:
-            kept.append(index)
-            room -= cost
-    if not kept:  # not even one sentence fits: the best one, clipped
-        return clip(pieces[min(values)[1]] if pieces else one_line(text), limit)
-    kept.sort()
-    out = pieces[kept[0]]
-    for before, index in itertools.pairwise(kept):
-        out += (" " if index == before + 1 else " … ") + pieces[index]
-    return out
+    return pieces, sorted(values)
+
+
+remember(_sentences.cache_clear)
 
 
 def content_text(content: Any, limit: int) -> str:

@@ -26,13 +26,13 @@ A digest reads like this (empty sections are left out)::
     - also: list_dir ×2, web_search
 
 Sections come most valuable first, so a cut from the end loses the least. Room is handed
-out by value too (:func:`layout`): the user's asks (bounded) and the last state first, then
-errors, decisions, identifiers and commands, and what is left to the files and the tool
-calls. Identifiers (error codes, ids, PR numbers) and files are one line each, the most
-mentioned first; tool calls are one line per tool, and the tools that get no line of their
-own are named on one ``also:`` line. Within a section, items are chosen by
-rank (a traceback's last line over a log line, a finding over a plan, a failed command over
-one without an exit code) and then by recency, and written oldest first.
+out by value too (:func:`layout`): the user's asks first — every one, verbatim while they
+fit, else each by its first line — then the last state, the facts (errors, decisions and
+key facts, each chosen by worth per character, :func:`worth`), identifiers and commands,
+and what is left to the files and the tool calls. Identifiers (error codes,
+ids, PR numbers) and files are one line each, the most mentioned first; tool calls are one
+line per tool, and the tools that get no line of their own are named on one ``also:``
+line. Items are written oldest first.
 
 Because the format is plain and stable, a previous digest is parsed back and merged with
 the new span's items instead of being summarized again: a summary never contains a
@@ -46,8 +46,9 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from condense.summarizers._text import clip, condense, one_line
-from condense.summarizers.salient import info_score
+from condense.summarizers._text import clip, condense, one_line, remember
+from condense.summarizers.salient import info_score, token_score
+from condense.summarizers.scan import FINDING_WORDS, text_tokens
 
 SCOPE = "Scope"
 EARLIER = "Earlier"
@@ -65,25 +66,30 @@ LAST_STATE = "Last state"
 ITEM_SECTIONS = (ASKS, TOOLS, FILES, COMMANDS, ERRORS, DECISIONS, KEY, IDS)
 # Output order: most valuable first.
 ORDER = (SCOPE, EARLIER, ASKS, LAST_STATE, ERRORS, DECISIONS, KEY, IDS, COMMANDS, FILES, TOOLS)
-# Who is served first, with the share of the whole it may take in each of three rounds:
-# the sections after it get theirs before it may grow in the next round.
+# The facts: errors, decisions and key facts, each chosen by worth per character.
+FACTS = (ERRORS, DECISIONS, KEY)
+# After the asks, who is served first, with the share of the room left it may take in each
+# of three rounds: the sections after it get theirs before it may grow in the next round.
 _SHARES = {
-    ASKS: (0.3, 0.35, 0.35),
-    LAST_STATE: (0.2, 0.2, 0.25),
-    KEY: (0.1, 0.25, 1.0),
-    ERRORS: (0.16, 0.2, 0.3),
-    DECISIONS: (0.14, 0.2, 0.3),
+    LAST_STATE: (0.15, 0.2, 0.25),
+    ERRORS: (0.12, 0.18, 0.3),
+    DECISIONS: (0.12, 0.18, 0.3),
+    KEY: (0.3, 0.5, 1.0),
+    EARLIER: (0.1, 0.2, 0.3),
     IDS: (0.04, 0.06, 1.0),
-    EARLIER: (0.12, 0.25, 0.3),
-    COMMANDS: (0.1, 0.18, 0.25),
-    FILES: (0.06, 0.1, 1.0),
-    TOOLS: (0.06, 0.1, 1.0),
+    COMMANDS: (0.06, 0.12, 0.25),
+    FILES: (0.04, 0.08, 1.0),
+    TOOLS: (0.05, 0.1, 1.0),
 }
-# An ask other than the first is written in at most this many characters.
-_ASK_CHARS = 320
+# The asks take at most this share of the room: the rest is the facts' (an ask is written
+# by its first line, or a fair share of it, when they do not all fit whole).
+ASKS_SHARE = 0.6
+ASKS_OVERFLOW_SHARE = 0.25  # asks too many to keep even in part: the share of a sample
+_MIN_ASK = 40  # an ask is never cut shorter than this
 # The smallest room worth opening a section for (beyond its header).
 _MIN_BODY = 24
 _MIN_KEY_BODY = 80  # a key fact clipped shorter than this says little
+_MIN_WORTH = 4.0  # a fact worth less than this (:func:`worth`) is not written
 
 # Findings rank above plans; the extractor keeps sentences that match either.
 _CULPRIT = r"(?:fix|cause|problem|issue|bug|culprit|solution|reason|answer)"
@@ -92,10 +98,6 @@ FINDING = re.compile(
     rf"|the (?:\w+ )?{_CULPRIT}s? (?:is|are|was|were|has|had|lies|seems|must|should|here)\b"
     rf"|(?:this|that|it|which)(?: is|'s|’s) (?:the|a) (?:\w+ )?{_CULPRIT}\b)"
 )
-_FINDING_HINTS = (
-    "cause", "turns out", "reproduced", "confirm", "fix", "problem", "issue", "bug",
-    "culprit", "solution", "reason", "answer",
-)  # fmt: skip
 PLAN = re.compile(
     r"(?i)^(?:(?:now|so|then|first|next|finally|ok|okay|instead),?\s+)?"
     r"(?:(?:I|we)(?:\s+will|'ll|’ll|\s+am going to|'m going to|’m going to|\s+are going to"
@@ -123,6 +125,8 @@ _SHORT_COUNT = re.compile(r"^(.*?) \(?×(\d+)\)?$")
 _TOOL_LINE = re.compile(r"^([\w.\-/]+(?:\([\w.\-/]+\))?)(?: ×(\d+))?(?:: (.*))?$")
 _MORE = re.compile(r"^\+\d+ more$")
 _SCOPE_COUNT = re.compile(r"([\d,]+) messages? summarized")
+_COUNT_ANY = re.compile(r"^(.*?) \(×(\d+)\)$", re.S)
+_MORE_ASKS = re.compile(r"\(\+\d+ more asks\)")
 _BULLET = ("- ", "* ", "• ")
 _ALSO = "- also: "  # the line naming the tools that got no line of their own
 # A previous summary is read this far at most (it should be target-sized anyway).
@@ -134,7 +138,6 @@ class Digest:
     """The parts of a digest. Items are oldest first; each maps to its repeat count."""
 
     messages: int = 0
-    note: str = ""
     sections: dict[str, dict[str, int]] = field(
         default_factory=lambda: {name: {} for name in ITEM_SECTIONS}
     )
@@ -142,6 +145,8 @@ class Digest:
     details: dict[str, dict[str, int]] = field(default_factory=dict)
     earlier: str = ""
     last_state: str = ""
+    # What a fact is worth, where the span it came from said so (:func:`worth`).
+    weights: dict[str, float] = field(default_factory=dict)
 
     def add(self, section: str, item: str, count: int = 1) -> None:
         """Append ``item`` to ``section``; a repeat moves to the end and adds its count."""
@@ -153,23 +158,29 @@ class Digest:
 def layout(digest: Digest, max_chars: int) -> str:
     """The digest as text of at most ``max_chars`` characters, room given by value.
 
-    Three rounds over the sections, most valuable first: in each, a section may grow to
-    its share of ``max_chars`` for that round, as far as the room left allows.
+    The asks come first (:func:`_asks`). Then three rounds over the other blocks, most
+    valuable first: in each, a block may grow to its share of the room the asks left for
+    that round, as far as the room left allows.
     """
     scope = _scope(digest)
     room = max_chars + 1 - _size(scope)  # every line pays for a newline; the last has none
     if room <= 0:
         return clip("\n".join(scope), max_chars)
+    asks = _asks(digest.sections[ASKS], room)
+    room -= _size(asks)
+    written = "\n".join(asks)  # a key fact these say already is not written again
+    left = room
     blocks: dict[str, list[str]] = {name: [] for name in _SHARES}
     for round_ in range(3):
         for name, shares in _SHARES.items():
             used = _size(blocks[name])
-            allowance = min(used + room, int(max_chars * shares[round_]))
+            allowance = min(used + room, int(left * shares[round_]))
             if room > 0 and allowance > used:
-                lines = _section(digest, name, allowance)
+                lines = _section(digest, name, allowance, written)
                 if _size(lines) > used:
                     room -= _size(lines) - used
                     blocks[name] = lines
+    blocks[ASKS] = asks
     return "\n".join(scope + [line for name in ORDER[1:] for line in blocks[name]])
 
 
@@ -185,9 +196,10 @@ def parse(text: str) -> Digest:
     current: str | None = None
     earlier: list[str] = []
     last_state: list[str] = []
+    asks: list[str] = []
     for raw in text[:_MAX_PREVIOUS_CHARS].splitlines():
         line = raw.strip()
-        if line.startswith("#"):
+        if raw.startswith("#"):
             title = line.lstrip("#").strip().rstrip(":")
             known = next((name for name in ORDER if name.lower() == title.lower()), None)
             if known is not None:
@@ -204,9 +216,19 @@ def parse(text: str) -> Digest:
             match = _SCOPE_COUNT.search(line)
             if match:
                 digest.messages += int(match.group(1).replace(",", ""))
+        elif current == ASKS:
+            if raw.startswith(_BULLET) or not asks:
+                asks.append(raw[2:] if raw.startswith(_BULLET) else raw)
+            else:  # the next line of a multi-line ask
+                asks[-1] += "\n" + (raw[1:] if raw.startswith(" #") else raw)
         else:
             item = line[2:].strip() if line.startswith(_BULLET) else line
             _parse_item(digest, current, item)
+    for ask in asks:
+        match = _COUNT_ANY.match(ask)
+        item, count = (match.group(1), int(match.group(2))) if match else (ask, 1)
+        if item.strip() and not _MORE_ASKS.fullmatch(item.strip()):
+            digest.add(ASKS, item.strip(), count)
     digest.earlier = "\n".join(earlier).strip()
     digest.last_state = "\n".join(last_state).strip()
     return digest
@@ -223,6 +245,7 @@ def fold(previous: Digest, new: Digest) -> Digest:
             mine = merged.details.setdefault(group, {})
             for detail, count in details.items():
                 mine[detail] = mine.pop(detail, 0) + count
+        merged.weights.update(part.weights)
     merged.last_state = new.last_state or previous.last_state
     return merged
 
@@ -230,23 +253,46 @@ def fold(previous: Digest, new: Digest) -> Digest:
 def is_finding(sentence: str) -> bool:
     """Whether ``sentence`` states a finding ("the root cause is…", "the fix is…")."""
     lowered = sentence.lower()
-    return any(hint in lowered for hint in _FINDING_HINTS) and bool(FINDING.search(sentence))
+    return any(hint in lowered for hint in FINDING_WORDS) and bool(FINDING.search(sentence))
+
+
+def worth(section: str, item: str, tokens: float | None = None) -> float:
+    """What a fact of ``section`` (errors, decisions, key facts) tells: its text's
+    :func:`~condense.summarizers.salient.info_score`, what its tokens add (``tokens``,
+    from how rare they are in the span; else as if every one were rare: a fact of a
+    previous summary was rare where it came from), plus a step for an error line (two for
+    a sharp one: a named exception, a failed test, a compiler error) or a finding or a
+    decision that gives its reason."""
+    return _worth(section, item) + (_tokens_worth(item) if tokens is None else tokens)
+
+
+@functools.lru_cache(maxsize=8_192)
+def _tokens_worth(item: str) -> float:
+    return token_score(text_tokens(item))
+
+
+@functools.lru_cache(maxsize=8_192)
+def _worth(section: str, item: str) -> float:
+    score = info_score(item)
+    if section == ERRORS:  # an error line is news; one that names what failed more so
+        score += 2.0 + (2.0 if _SHARP_ERROR.search(item) else 0.0)
+    elif section == DECISIONS:
+        reasoned = bool(_REASON.search(item)) or score >= _TELLING
+        score += (4.0 if is_finding(item) else 0.0) + 2.0 * reasoned + bool(_CODE.search(item))
+    return score
 
 
 @functools.lru_cache(maxsize=4_096)
 def rank(section: str, item: str) -> int:
-    """How much an item of ``section`` is worth next to its neighbours (higher is better)."""
-    if section == ERRORS:
-        return 2 if _SHARP_ERROR.search(item) else 1
-    if section == DECISIONS:
-        reasoned = bool(_REASON.search(item)) or info_score(item) >= _TELLING
-        return (3 if is_finding(item) else 1) + bool(_CODE.search(item)) + 2 * reasoned
+    """How much a command is worth next to its neighbours: a failed one most."""
     if section == COMMANDS:
         match = _EXIT.search(item)
         return 0 if match is None else 1 + (match.group(1) != "0")
-    if section == KEY:
-        return int(info_score(item))
     return 1
+
+
+for _memo in (_tokens_worth, _worth, rank):
+    remember(_memo.cache_clear)
 
 
 def _parse_item(digest: Digest, section: str, item: str) -> None:
@@ -287,11 +333,10 @@ def _parse_list(digest: Digest, section: str, line: str, count: int) -> None:
 def _scope(digest: Digest) -> list[str]:
     if not digest.messages:
         return []
-    note = f" ({digest.note})" if digest.note else ""
-    return [f"## {SCOPE}", f"- {digest.messages:,} messages summarized{note}"]
+    return [f"## {SCOPE}", f"- {digest.messages:,} messages summarized"]
 
 
-def _section(digest: Digest, name: str, room: int) -> list[str]:
+def _section(digest: Digest, name: str, room: int, written: str = "") -> list[str]:
     """The lines of one section (its header first) in at most ``room``, or none."""
     body = room - len(name) - 4  # "## name\n"
     if body < (_MIN_KEY_BODY if name == KEY else _MIN_BODY):
@@ -306,6 +351,8 @@ def _section(digest: Digest, name: str, room: int) -> list[str]:
         lines = _counted(digest.sections[name], body, aggregate=name == FILES)
     elif name == TOOLS:
         lines = _tools(digest.sections[TOOLS], digest.details, body)
+    elif name in FACTS:
+        lines = _facts(digest, name, body, written)
     else:
         lines = _ranked(name, digest.sections[name], body)
     return [f"## {name}", *lines] if lines else []
@@ -319,31 +366,108 @@ def _text(text: str, room: int, *, favor_end: bool) -> list[str]:
 
 
 def _asks(items: dict[str, int], room: int) -> list[str]:
-    """The first ask (protected, and given most room), then the others that fit.
-
-    The others are taken by what they carry (an ask naming an id, a path or a value
-    first), then newest first, and written in their order.
-    """
-    if not items:
+    """Every ask, oldest first, under its header, within :data:`ASKS_SHARE` of ``room``:
+    verbatim while they fit; else each within a fair share of the room (the short ones
+    whole, the long ones cut to the same length: their first line, then their most
+    telling sentences, :func:`_ask_within`); when even that leaves less than
+    ``_MIN_ASK`` each, the first ask and the newest that fit a smaller share
+    (:data:`ASKS_OVERFLOW_SHARE`), and how many more there were."""
+    if not items or room < len(ASKS) + 4 + _MIN_BODY:
         return []
+    header = [f"## {ASKS}"]
     asks = list(items.items())
-    first, first_count = asks[0]
-    share = room if len(asks) == 1 else max(room * 3 // 4, min(room, 120))
-    lines = [_line(first, first_count, share - 1)]
-    room -= _size(lines)
-    others = sorted(
-        range(1, len(asks)),
-        key=lambda i: (min(2, int(info_score(asks[i][0]) // 4)), i),
-        reverse=True,
-    )
-    chosen: dict[int, str] = {}
-    for i in others:
-        if room < _MIN_BODY + 16:
+    whole = [_ask(text, count) for text, count in asks]
+    room = int(room * ASKS_SHARE) - _size(header)
+    if _size(whole) <= room:
+        return header + whole
+    extras = [len(line) - len(text) + 1 for line, (text, _) in zip(whole, asks, strict=True)]
+    level = _fair_share([len(text) for text, _ in asks], room - sum(extras))
+    if level >= _MIN_ASK:
+        return header + [_ask(_ask_within(text, level), count) for text, count in asks]
+    # Not every ask can be kept, not even in part: the first (the task) and the newest
+    # that fit a smaller share, each in short; the facts keep the rest of the room.
+    lines = [_ask(clip(_first_line(text), _MIN_ASK), count) for text, count in asks]
+    used = len(f"- (+{len(asks)} more asks)") + 1 + len(lines[0]) + 1
+    room = max(int(room * ASKS_OVERFLOW_SHARE / ASKS_SHARE), min(room, used))
+    newest: list[str] = []
+    for line in reversed(lines[1:]):
+        if used + len(line) + 1 > room:
             break
-        line = _line(*asks[i], min(room - 1, _ASK_CHARS))
-        chosen[i] = line
-        room -= len(line) + 1
-    return lines + [chosen[i] for i in sorted(chosen)]
+        newest.append(line)
+        used += len(line) + 1
+    left_out = len(asks) - 1 - len(newest)
+    more = [f"- (+{left_out} more asks)"] if left_out else []
+    return header + lines[:1] + more + newest[::-1] if used <= room else header + more
+
+
+def _ask_within(text: str, limit: int) -> str:
+    """An ask in at most ``limit`` characters: whole, or its first line and then, on the
+    next line, its most telling other sentences (numbers, ids, "must", "keep"…)."""
+    if len(text) <= limit:
+        return text
+    first = _first_line(text)
+    rest = text.strip()[len(first) :].strip() if text.strip().startswith(first) else ""
+    if len(first) + 2 >= limit or not rest:
+        return clip(first, limit) if len(first) > limit else first + " …"
+    return f"{first}\n{condense(rest, limit - len(first) - 1)}"
+
+
+def _fair_share(lengths: list[int], room: int) -> int:
+    """The largest cut ``c`` with ``sum(min(length, c)) <= room`` (0 when none fits)."""
+    if room <= 0:
+        return 0
+    left, count = room, len(lengths)
+    for length in sorted(lengths):
+        if length * count > left:
+            return left // count
+        left -= length
+        count -= 1
+    return max(lengths, default=0)
+
+
+def _first_line(text: str) -> str:
+    """The first line of ``text`` that holds something."""
+    return next((line.strip() for line in text.split("\n") if line.strip()), "")
+
+
+def _ask(text: str, count: int = 1, *, more: bool = False) -> str:
+    """An ask as written, its lines kept (a line that would read as a header is indented
+    by a space), its repeats counted; ``more``: the ask goes on after this line."""
+    suffix = (" …" if more else "") + (f" (×{count})" if count > 1 else "")
+    lines = text.split("\n")
+    body = "\n".join(
+        [lines[0], *(f" {line}" if line.startswith("#") else line for line in lines[1:])]
+    )
+    return f"- {body}{suffix}"
+
+
+def _facts(digest: Digest, section: str, room: int, written: str = "") -> list[str]:
+    """The facts of ``section`` that fit in ``room``, chosen by worth per character (the
+    newer first among equals), written oldest first; those worth less than
+    ``_MIN_WORTH``, and those the text ``written`` before (the asks) holds, are left out.
+    The best of those that do not fit whole is shortened to the room left, when that is
+    worth it."""
+    entries: list[tuple[float, int, str]] = []
+    items = list(digest.sections[section].items())
+    for i, (item, count) in enumerate(items):
+        value = digest.weights.get(item)
+        value = worth(section, item) if value is None else value
+        if value >= _MIN_WORTH and item not in written:  # not "Let's fix it.", not an ask
+            line = _line(item, count)
+            entries.append((-value / (len(line) + 40), -i, line))
+    if not entries:
+        return []
+    entries.sort()
+    chosen: list[tuple[int, str]] = []
+    for _, i, line in entries:
+        if len(line) + 1 <= room:
+            chosen.append((-i, line))
+            room -= len(line) + 1
+    taken = {i for i, _ in chosen}
+    left = [-i for _, i, _ in entries if -i not in taken]
+    if left and room > _MIN_KEY_BODY:  # the best of the rest, shortened to what is left
+        chosen.append((left[0], _line(*items[left[0]], room - 1)))
+    return [line for _, line in sorted(chosen)]
 
 
 def _ranked(name: str, items: dict[str, int], room: int) -> list[str]:

@@ -1,26 +1,28 @@
 """The LLM-free summarizer: a deterministic digest of what happened in a span.
 
-It walks the span newest first, reads only a bounded head and tail of each message, and
-stops looking at a kind of fact once its section holds more items than the target could
-ever keep. The whole walk has a work budget (characters examined, plus a fixed cost per
-message) that grows with the target, not with the span: on a span of 10,000 messages it
-reads the newest few hundred in depth, which is more than the digest can hold anyway,
-and says so in its ``Scope`` line. What it keeps:
+It reads every message of the span, whole, in one pass — however long the span, a fact
+in its middle has the same chance as one at its end — and keeps:
 
-- the user's asks (the first ask of the span always survives);
+- the user's asks, every one of them (the layout writes them first, verbatim while they
+  fit, else each by its first line);
 - the last state: the latest assistant text;
 - the errors the agent hit: the distinctive line (a traceback's last line,
   ``error[E0308]: …``, ``FAILED …``, ``HTTP 503``…), not the whole output, and not the
   error-looking lines of a file it read or a search it ran;
-- the findings and decisions the assistant stated ("The root cause is…", "I will…");
+- the findings and decisions the assistant stated ("The root cause is…", "I will…",
+  "…because…", in several languages);
 - the identifiers the user and the assistant talk about (``ORD-4102``, ``ord_8f3a2c91``,
   ``#412``, a commit hash), counted;
 - the commands run, with the exit code read from their output;
 - the files touched: path arguments and the path-like words of commands, counted;
 - the other tool calls, grouped per tool with their most telling arguments;
-- the key facts: the span's most informative lines, chosen by information rather than
+- the key facts: the span's most informative snippets, chosen by information rather than
   position over the whole span (:mod:`condense.summarizers.salient`: identifiers, values,
   errors, decisions, rarity), verbatim.
+
+The text is read by one linear scan (:mod:`condense.summarizers.scan`); the walk over the
+messages reads only their structure (calls, arguments, exit codes), so its cost per
+message is small and fixed.
 
 The conversation is read as it is: a ``user`` message that carries a tool observation
 (SWE-agent style) is an observation, not an ask; ``<think>`` blocks are reasoning, not the
@@ -34,21 +36,40 @@ tokenizer. A previous digest is folded in, never nested.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from condense.exceptions import InputError
 from condense.summarizers import digest as dg
 from condense.summarizers._text import (
     clip,
     content_ends,
+    content_text,
     fit_exact,
     one_line,
+    remember,
     tokens_to_chars,
 )
-from condense.summarizers.salient import is_observation, salient, strip_think
+from condense.summarizers.salient import (
+    ask_positions,
+    info_scores,
+    select,
+    span_pieces,
+    states_decision,
+    strip_think,
+    token_score,
+)
+from condense.summarizers.scan import (
+    ASK,
+    PROSE,
+    Scan,
+    SpanText,
+    text_tokens,
+    token_bounds,
+)
 from condense.types import RawMessage
 
 _PATH_KEYS = (
@@ -80,36 +101,12 @@ _READ_PROGRAM_LIST = (
 _READ_PROGRAMS = frozenset(_READ_PROGRAM_LIST.split())
 _SETUP_PROGRAMS = frozenset(("cd", "export", "set", "source", ".", "pushd"))
 
+# Matched at "exit" or "return" in lower-cased text.
 _EXIT_CODE = re.compile(
-    r"(?i)(?:exit(?:ed)?(?: with)?[ _]?(?:code|status)|return[ _]?code|returncode)"
+    r"(?:exit(?:ed)?(?: with)?[ _]?(?:code|status)|return[ _]?code|returncode)"
     r"[\"' ]{0,2}[:=]?\s{0,2}(-?\d{1,3})\b"
 )
 _EXIT_HINTS = ("xit", "XIT", "eturn")
-# A line that holds one of these is a candidate; _error_text decides.
-_ERROR_HINTS = (
-    "rror",
-    "RROR",
-    "FAIL",
-    "failed",
-    "atal",
-    "ATAL",
-    "anic",
-    "xception",
-    "Interrupt",
-    "fault",
-    "core dumped",
-    "denied",
-    "not found",
-    "No such",
-    "HTTP",
-    "tatus",
-    "ERR!",
-    "CRITICAL",
-    "No replacement",
-    "ould not",
-    "annot",
-    "nable to",
-)
 _ERROR_LINE = re.compile(
     r"""(?x)
       (?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Fault|Failure)\b(?::.*)?$
@@ -144,6 +141,7 @@ _ID = re.compile(
     r"(?<![\w#.-])(?:[A-Z][A-Z0-9]{1,9}-\d{2,}|[A-Z]{1,3}\d{3,6}|\#\d{2,6}|[a-z]{2,8}_[0-9a-z]{6,24}"
     r"|v\d+(?:\.\d+){1,3}|[0-9a-f]{7,12})(?![\w-])"
 )
+_ISSUE = re.compile(rb"(?<![\w#.-])#\d{2,6}(?![\w-])")
 _HEX_OR_SNAKE = re.compile(r"[a-z_]+|[0-9_]+")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 _STRING_FIELD = re.compile(r'"(\w{1,40})"\s*:\s*"((?:[^"\\\n]|\\.){0,300})"')
@@ -152,6 +150,7 @@ _NAME_CHARS = re.compile(r"[^\w.\-/]+")
 _NUMBERS = re.compile(r"\d+")
 _AGGREGATE_FROM = 3  # an action repeated this often (numbers aside) is written once
 _CAMEL = re.compile(r"([a-z])([A-Z])")
+_NOT_LETTERS = re.compile(r"[^a-z]+")
 _SEGMENTS = re.compile(r"&&|\|\||[;|\n]")
 
 # What looks like a file: no commas, pluses, quotes or globs; a name with an extension
@@ -175,33 +174,20 @@ _EXTENSION_LIST = (
 )
 _EXTENSIONS = frozenset(_EXTENSION_LIST.split())
 
-# How much of one message is read, at most.
-_ASK_HEAD = 1_600
-_ASK_TAIL = 400
 _ITEM_CHARS = 200
 _ARG_CHARS = 100
 _COMMAND_CHARS = 120
-_OUTPUT_HEAD = 800
-_OUTPUT_TAIL = 1_200
 _READ_ERROR_CHARS = 600  # a read's output this short may be the tool's own complaint
 _EXIT_WINDOW = 300
+_ERRORS_PER_OUTPUT = 3  # of one output, its last three error lines
 _TEXT_SCAN = 1_500
 _TEXT_TAIL = 600
 _ARGS_SCAN = 4_000
+_CACHED_ARGS = 512  # the facts of a call with arguments this short are remembered
 _LAST_STATE_ENOUGH = 240  # shorter than this, the assistant text before it is added
 _LAST_STATE_TEXTS = 3
-# The work budget of one walk, in characters examined; each message also costs this much.
-_WORK_BUDGET = 250_000
-_WORK_PER_TARGET_CHAR = 16
-_MESSAGE_COST = 100
-_WORK_CEILING = 300_000  # a large target (a roomy budget) does not read without end
-# The key-fact scan reads at most this many characters (more for a larger target).
-_KEY_BUDGET = 400_000
-_KEY_PER_TARGET_CHAR = 24
-_KEY_CEILING = 450_000
-_KEY_CHARS_PER_LINE = 200
-# Sections whose fill stops the walk (tool groups and files only add up counts).
-_BOUNDED = (dg.ASKS, dg.COMMANDS, dg.ERRORS, dg.DECISIONS)
+_CHARS_PER_FACT = 200  # the key-fact scan is asked for about one candidate per this much room
+_WHOLE = 1 << 40
 
 
 class ExtractiveSummarizer:
@@ -220,20 +206,36 @@ class ExtractiveSummarizer:
         if target_tokens < 1:
             raise InputError(f"target_tokens must be at least 1, got {target_tokens}")
         max_chars = tokens_to_chars(target_tokens)
-        digest = extract(
-            messages,
-            # More items than this per section can never be written.
-            cap=max(4, max_chars // 48),
-            budget=min(_WORK_CEILING, max(_WORK_BUDGET, _WORK_PER_TARGET_CHAR * max_chars)),
-        )
-        _add_key_facts(digest, messages, max_chars)
+        digest = extract(messages, facts=max(8, max_chars // _CHARS_PER_FACT))
         if previous and previous.strip():
             digest = dg.fold(dg.parse(previous), digest)
         return fit_exact(lambda limit: dg.layout(digest, limit), target_tokens)
 
 
-def _add_key_facts(digest: dg.Digest, messages: Sequence[object], max_chars: int) -> None:
-    """Add the span's most informative lines (:mod:`.salient`) not already said elsewhere."""
+def extract(messages: Sequence[object], *, facts: int) -> dg.Digest:
+    """Collect the facts of every message of ``messages`` into a digest (oldest first);
+    ``facts`` is about how many key facts the scan is asked for."""
+    asks = ask_positions(messages)
+    walk = _Walk()
+    for index, message in enumerate(messages):
+        if isinstance(message, dict):
+            walk.message(index, message, index in asks)
+    scan = Scan(SpanText(span_pieces(messages, asks)))
+    walk.errors(scan)
+    walk.decisions(scan)
+    walk.ids(scan)
+    digest = walk.digest(len(messages), _last_state(messages))
+    info_scores([*digest.sections[dg.ERRORS], *digest.sections[dg.DECISIONS]])  # at once
+    for section in (dg.ERRORS, dg.DECISIONS):
+        for item in digest.sections[section]:
+            found = text_tokens(item)
+            digest.weights[item] = dg.worth(section, item, token_score(found, scan.counts))
+    _add_key_facts(digest, scan, facts, walk.reads)
+    return digest
+
+
+def _add_key_facts(digest: dg.Digest, scan: Scan, limit: int, reads: set[int]) -> None:
+    """Add the span's most informative snippets (:mod:`.salient`) not already said."""
     said = "\n".join([*digest.sections[dg.ERRORS], *digest.sections[dg.DECISIONS]])
     errors = [item.rstrip("…") for item in digest.sections[dg.ERRORS]]
 
@@ -241,252 +243,198 @@ def _add_key_facts(digest: dg.Digest, messages: Sequence[object], max_chars: int
         """The same sentence, or an error line the Errors section shortened."""
         return line in said or any(error in line for error in errors)
 
-    found = salient(
-        messages,
-        budget=min(_KEY_CEILING, max(_KEY_BUDGET, _KEY_PER_TARGET_CHAR * max_chars)),
-        # About what the section can show: the scan's own ranking (rarity, one fact per
-        # dump) chooses, the layout only trims.
-        limit=max(6, max_chars // _KEY_CHARS_PER_LINE),
-        skip=already_said,
-    )
-    for candidate in found:
+    for candidate in select(scan.span, limit=limit, skip=already_said, reads=reads, scan=scan):
         digest.add(dg.KEY, candidate.text)
+        digest.weights[candidate.text] = candidate.score
 
 
-def extract(messages: Sequence[object], *, cap: int, budget: int) -> dg.Digest:
-    """Collect the facts of ``messages`` into a digest, newest first.
+class _CallFacts(NamedTuple):
+    """What a tool call tells, before its output: a command (``command`` is true, ``item``
+    the command line) or a tool group and its telling argument; the files it names;
+    whether it reads (shows content) rather than runs."""
 
-    At most ``cap`` distinct items per section; the walk stops when every bounded section
-    is full or ``budget`` (characters examined plus a fixed cost per message) is spent.
-    """
-    found = _Collector(cap, budget)
-    asks = _ask_positions(messages)
-    positions = range(len(messages) - 1, -1, -1)
-    for position, message in zip(positions, reversed(messages), strict=True):
-        if found.full() or found.budget <= 0:
-            break
-        found.scanned += 1
-        found.budget -= _MESSAGE_COST
-        if not isinstance(message, dict):
-            continue
-        role = message.get("role")
-        if role == "tool":
-            found.tool_output(message)
-        elif role == "assistant":
-            found.assistant(message)
-        elif role == "user":
-            if position in asks:
-                found.ask(message.get("content"))
-            else:  # a tool observation carried in a user message (SWE-agent style)
-                found.errors(
-                    *content_ends(message.get("content"), _OUTPUT_HEAD, _OUTPUT_TAIL), reads=False
-                )
-    found.flush()
-    found.tool_names(messages[: len(messages) - found.scanned])
-    first_ask = next(
-        (
-            text
-            for position, message in enumerate(messages)
-            if position in asks and isinstance(message, dict)
-            if (text := _ask_text(message.get("content")))
-        ),
-        None,
+    command: bool
+    item: str
+    detail: str
+    files: tuple[str, ...]
+    reads: bool
+
+
+def _call_facts(name: str, raw: str) -> _CallFacts:
+    """The facts of a call of tool ``name`` with arguments ``raw`` (JSON text); a short
+    call seen before is looked up, not parsed again (agents repeat their calls)."""
+    if len(raw) <= _CACHED_ARGS:
+        return _cached_call_facts(name, raw)
+    return _read_call(name, raw)
+
+
+def _read_call(name: str, raw: str) -> _CallFacts:
+    name = _NAME_CHARS.sub("_", one_line(name))[:60] or "?"
+    args = _arguments(raw)
+    command = _command(name, args)
+    reads = _reads(name, args, command)
+    if command is not None:
+        item = clip(one_line(command), _COMMAND_CHARS)
+        return _CallFacts(True, item, "", tuple(_path_words(command)), reads)
+    group, detail = _call_group(name, args)
+    files = tuple(
+        _normal_path(value.strip())
+        for key in _PATH_KEYS
+        if isinstance(value := args.get(key), str) and _is_file(value.strip(), strict=False)
     )
-    return found.digest(len(messages), first_ask)
+    return _CallFacts(False, group, detail, files, reads)
 
 
-def _ask_positions(messages: Sequence[object]) -> set[int]:
-    """The indices of the user messages that ask (not those carrying tool observations)."""
-    positions: set[int] = set()
-    first = True
-    for position, message in enumerate(messages):
-        if isinstance(message, dict) and message.get("role") == "user":
-            if not is_observation(message.get("content"), first=first):
-                positions.add(position)
-            first = False
-    return positions
+_cached_call_facts = functools.lru_cache(maxsize=4_096)(_read_call)
+remember(_cached_call_facts.cache_clear)
 
 
-class _Collector:
-    """Newest-first collection of items, bounded per section."""
+class _Walk:
+    """One forward pass over the messages: asks, calls, commands, files, exit codes."""
 
-    def __init__(self, cap: int, budget: int) -> None:
-        self.cap = cap
-        self.budget = budget
-        self.scanned = 0
+    def __init__(self) -> None:
         self.items: dict[str, dict[str, int]] = {name: {} for name in dg.ITEM_SECTIONS}
         self.details: dict[str, dict[str, int]] = {}
-        self.state: list[str] = []  # the newest assistant texts, newest first
         self.exit_codes: dict[str, int] = {}
+        self.read_calls: set[str] = set()
+        self.outputs: dict[int, str] = {}  # message index -> the call id it answers
+        self.reads: set[int] = set()  # messages whose output is content, not an outcome
         self.shapes: dict[str, list[int | str]] = {}
-        # Tool outputs seen before their call (the walk is backwards): their errors are
-        # read once the call tells whether the output is content or an outcome.
-        self.outputs: dict[str, tuple[str, str]] = {}
+        # (call id, command?, item, detail): each call waits for its output's exit code
+        self.pending: list[tuple[str, bool, str, str]] = []
 
-    def full(self) -> bool:
-        return self.state_done() and all(len(self.items[name]) >= self.cap for name in _BOUNDED)
-
-    def state_done(self) -> bool:
-        size = sum(len(text) for text in self.state)
-        return size >= _LAST_STATE_ENOUGH or len(self.state) >= _LAST_STATE_TEXTS
-
-    def room(self, section: str) -> bool:
-        return len(self.items[section]) < self.cap
+    def message(self, index: int, message: RawMessage, ask: bool) -> None:
+        role = message.get("role")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if isinstance(call_id, str):
+                self.outputs[index] = call_id
+                code = _exit_code(message.get("content"))
+                if code is not None:
+                    self.exit_codes[call_id] = code
+        elif role == "assistant":
+            calls = message.get("tool_calls")
+            if isinstance(calls, list):
+                for call in calls:
+                    if isinstance(call, dict):
+                        self.tool_call(call)
+        elif role == "user" and ask:
+            text = content_text(message.get("content"), _WHOLE).strip()
+            if text:
+                self.add(dg.ASKS, text)
 
     def add(self, section: str, item: str) -> None:
         items = self.items[section]
-        if item in items:
-            items[item] += 1
-        elif len(items) < self.cap:
-            items[item] = 1
-
-    def ask(self, content: Any) -> None:
-        if self.room(dg.ASKS):
-            text = _ask_text(content)
-            if text:
-                self.add(dg.ASKS, text)
-                self.ids(text)
-
-    def ids(self, text: str) -> None:
-        for found in reversed(_ID.findall(text)):
-            # A word like "deadbeef" or "line_discounts" is not an id.
-            if not _HEX_OR_SNAKE.fullmatch(found):
-                self.add(dg.IDS, found)
-
-    def assistant(self, message: RawMessage) -> None:
-        content = message.get("content")
-        wants_state = not self.state_done()
-        if wants_state or self.room(dg.DECISIONS):
-            head, tail = content_ends(content, _TEXT_SCAN, _TEXT_TAIL)
-            self.budget -= len(head) + len(tail)
-            head, tail = strip_think(head), strip_think(tail)
-            if head.strip():
-                if wants_state:
-                    self.state.append(f"{head}\n…\n{tail}".strip() if tail else head.strip())
-                if self.room(dg.DECISIONS):
-                    for decision in reversed(_decisions(head) + _decisions(tail)):
-                        self.add(dg.DECISIONS, decision)
-                self.ids(f"{head}\n{tail}")
-        calls = message.get("tool_calls")
-        if isinstance(calls, list):
-            for call in reversed(calls):
-                if isinstance(call, dict):
-                    self.tool_call(call)
+        items[item] = items.get(item, 0) + 1
 
     def tool_call(self, call: RawMessage) -> None:
         function = call.get("function")
         if not isinstance(function, dict):
             return
-        name = _NAME_CHARS.sub("_", one_line(str(function.get("name") or "?")))[:60] or "?"
         raw = function.get("arguments")
-        self.budget -= min(len(raw), _ARGS_SCAN) if isinstance(raw, str) else _MESSAGE_COST
-        args = _arguments(raw)
+        if not isinstance(raw, str):  # arguments given as an object (or nothing usable)
+            raw = json.dumps(raw, default=str) if isinstance(raw, dict) else ""
+        facts = _call_facts(str(function.get("name") or "?"), raw)
         call_id = str(call.get("id"))
-        command = _command(name, args)
-        output = self.outputs.pop(call_id, None)
-        if output is not None:
-            self.errors(*output, reads=_reads(name, args, command))
-        code = self.exit_codes.get(call_id)
-        ended = "" if code is None else f"→ exit {code}"
-        if command is not None:
-            item = clip(one_line(command), _COMMAND_CHARS)
-            item = f"{item} {ended}" if ended else item
-            self.shape(item)
-            if self.room(dg.COMMANDS):
+        if facts.reads:
+            self.read_calls.add(call_id)
+        self.pending.append((call_id, facts.command, facts.item, facts.detail))
+        for path in facts.files:
+            self.add(dg.FILES, path)
+            self.shape(path, files=True)
+
+    def settle(self) -> None:
+        """Give each call its exit code (read from its output, which came later)."""
+        for call_id, is_command, item, detail in self.pending:
+            code = self.exit_codes.get(call_id)
+            ended = "" if code is None else f"→ exit {code}"
+            if is_command:
+                item = f"{item} {ended}" if ended else item
                 self.add(dg.COMMANDS, item)
-                self.ids(command[: _ITEM_CHARS * 2])
-            for word in reversed(_path_words(command)):
-                self.add(dg.FILES, word)
-                self.shape(word, files=True)
-            return
-        group, detail = _call_group(name, args)
-        self.add(dg.TOOLS, group)
-        detail = f"{detail} {ended}".strip()
-        details = self.details.setdefault(group, {})
-        if detail and (detail in details or len(details) < self.cap):
-            details[detail] = details.get(detail, 0) + 1
-        for key in _PATH_KEYS:
-            value = args.get(key)
-            if isinstance(value, str) and _is_file(value.strip(), strict=False):
-                self.add(dg.FILES, _normal_path(value.strip()))
-                self.shape(_normal_path(value.strip()), files=True)
-
-    def tool_output(self, message: RawMessage) -> None:
-        head, tail = content_ends(message.get("content"), _OUTPUT_HEAD, _OUTPUT_TAIL)
-        if not head:
-            return
-        self.budget -= len(head) + len(tail)  # read out of the content, whatever comes next
-        call_id = message.get("tool_call_id")
-        if not isinstance(call_id, str):
-            self.errors(head, tail, reads=False)
-            return
-        for window in ((tail or head)[-_EXIT_WINDOW:], head[:_EXIT_WINDOW]):
-            match = _hinted(window, _EXIT_HINTS) and _EXIT_CODE.search(window)
-            if match:
-                self.exit_codes[call_id] = int(match.group(1))
-                break
-        if self.room(dg.ERRORS):
-            self.outputs[call_id] = (head, tail)
-
-    def errors(self, head: str, tail: str, *, reads: bool) -> None:
-        """Keep the error lines of a tool output; of a read, only the tool's own complaint."""
-        if not self.room(dg.ERRORS):
-            return
-        windows: tuple[str, ...]
-        if reads:
-            # A file's or a search's content is data: only a short output that starts
-            # like a failure ("Error: no such file", "HTTP 404") says the read failed.
-            head = head.lstrip()
-            if tail or len(head) > _READ_ERROR_CHARS or not _READ_FAILURE.match(head):
-                return
-            windows = ("\n".join(head.split("\n", 2)[:2]),)
-        else:
-            windows = (tail, head)
-        for window in windows:
-            for line in reversed(_error_lines(window)):
-                self.add(dg.ERRORS, line)
-
-    def tool_names(self, older: Sequence[object]) -> None:
-        """Name the tools called in ``older`` (what the walk did not reach), newest
-        first, without reading their arguments: every tool used gets named."""
-        # a tool seen with an action (``editor(view)``) is not named again without one
-        with_action = {group.split("(", 1)[0] for group in self.items[dg.TOOLS] if "(" in group}
-        names: dict[str, str] = {}  # as called -> as written
-        for message in reversed(older):
-            if not isinstance(message, dict) or message.get("role") != "assistant":
+                self.shape(item)
                 continue
-            calls = message.get("tool_calls")
-            for call in reversed(calls) if isinstance(calls, list) else ():
-                function = call.get("function") if isinstance(call, dict) else None
-                raw = function.get("name") if isinstance(function, dict) else None
-                if not isinstance(raw, str) or not raw:
-                    continue
-                name = names.get(raw)
-                if name is None:
-                    name = names[raw] = _NAME_CHARS.sub("_", one_line(raw))[:60]
-                if name not in with_action:
-                    self.add(dg.TOOLS, name)
+            self.add(dg.TOOLS, item)
+            detail = f"{detail} {ended}".strip()
+            if detail:
+                details = self.details.setdefault(item, {})
+                details[detail] = details.get(detail, 0) + 1
+        self.pending = []
+        self.reads = {index for index, call in self.outputs.items() if call in self.read_calls}
 
-    def flush(self) -> None:
-        """Read the errors of the outputs whose call was never seen."""
-        outputs, self.outputs = self.outputs, {}
-        for head, tail in outputs.values():
-            self.errors(head, tail, reads=False)
+    def errors(self, scan: Scan) -> None:
+        """The error lines of the outputs: of what ran, the last three of each; of a read,
+        only the tool's own complaint (a short output that starts like a failure)."""
+        self.settle()
+        span, blob = scan.span, scan.span.blob
+        starts: dict[int, set[int]] = {}  # piece -> starts of the lines to look at
+        for at in scan.errors:
+            piece = span.piece_of(at)
+            starts.setdefault(piece, set()).add(blob.rfind(b"\n", span.starts[piece], at) + 1)
+        for piece in sorted(starts):
+            owner = span.owners[piece]
+            first, last = span.starts[piece], span.piece_end(piece)
+            read = owner in self.reads
+            found: list[str] = []
+            for start in sorted(starts[piece]):
+                start = max(start, first)
+                if read and not _failed_read(span, piece, start):
+                    continue
+                end = blob.find(b"\n", start, last)
+                text = _line_error(span, start, last if end < 0 else end)
+                if text:
+                    found.append(text)
+            for text in found[-_ERRORS_PER_OUTPUT:]:
+                self.add(dg.ERRORS, text)
+
+    def decisions(self, scan: Scan) -> None:
+        """The assistant's sentences that state a finding, a decision or a plan."""
+        span = scan.span
+        seen: set[tuple[int, int]] = set()
+        for at in scan.decisions:
+            piece = span.piece_of(at)
+            if span.kinds[piece] != PROSE:
+                continue
+            snippet = span.snippet(at, piece)
+            if (snippet.start, snippet.end) in seen:
+                continue
+            seen.add((snippet.start, snippet.end))
+            for decision in _decisions(span.decode(snippet.start, snippet.end)):
+                self.add(dg.DECISIONS, decision)
+
+    def ids(self, scan: Scan) -> None:
+        """The identifiers in what the user and the assistant wrote: of the tokens the
+        scan found there, those shaped like an id (and ``#412``), in order."""
+        span, blob = scan.span, scan.span.blob
+        found: list[tuple[int, str]] = []
+        for piece, kind in enumerate(span.kinds):
+            if kind in (ASK, PROSE):
+                for hit in scan.of_piece(piece):
+                    start, end = token_bounds(span, hit)
+                    token = blob[start:end].decode("utf-8", "ignore")
+                    if _ID.fullmatch(token) and not _HEX_OR_SNAKE.fullmatch(token):
+                        found.append((start, token))
+                at = blob.find(b"#", span.starts[piece], span.piece_end(piece))
+                while at >= 0:
+                    number = _ISSUE.match(blob, at)
+                    if number:
+                        found.append((at, number.group().decode()))
+                    at = blob.find(b"#", at + 1, span.piece_end(piece))
+        for _, token in sorted(found):
+            self.add(dg.IDS, token)
 
     def shape(self, item: str, *, files: bool = False) -> None:
         """Count ``item`` under its shape (numbers left out): repeated actions aggregate."""
         key = ("file:" if files else "") + _NUMBERS.sub("#", item)
         seen = self.shapes.get(key)
         if seen is None:
-            self.shapes[key] = [1, item, item]  # count, newest, oldest (walking backwards)
+            self.shapes[key] = [1, item, item]  # count, newest, oldest
         else:
             seen[0] = int(seen[0]) + 1
-            seen[2] = item
+            seen[1] = item
 
     def aggregated(self, items: dict[str, int], *, files: bool = False) -> dict[str, int]:
-        """``items`` (newest first) with each action repeated with other numbers (``cat
-        logs/part3611.log``, ``…part3612.log``…) as one item: oldest … newest, counted
-        over the whole walk (not only the items the section could hold)."""
+        """``items`` (oldest first) with each action repeated with other numbers (``cat
+        logs/part3611.log``, ``…part3612.log``…) as one item: oldest … newest, counted."""
         out: dict[str, int] = {}
         done: set[str] = set()
         for item, count in items.items():
@@ -499,33 +447,74 @@ class _Collector:
                 out[f"{oldest} … {newest}"] = int(total)
         return out
 
-    def digest(self, messages: int, first_ask: str | None) -> dg.Digest:
-        result = dg.Digest(messages=messages, last_state="\n".join(reversed(self.state)))
-        if self.scanned < messages and self.budget <= 0:
-            result.note = f"details from the newest {self.scanned:,}"
+    def digest(self, messages: int, last_state: str) -> dg.Digest:
+        self.settle()
+        result = dg.Digest(messages=messages, last_state=last_state)
         self.items[dg.COMMANDS] = self.aggregated(self.items[dg.COMMANDS])
         self.items[dg.FILES] = self.aggregated(self.items[dg.FILES], files=True)
         for name, items in self.items.items():
-            # Collected newest first; a digest keeps them oldest first.
-            for item, count in reversed(items.items()):
+            for item, count in items.items():
                 result.sections[name][item] = count
-        for group, details in self.details.items():
-            result.details[group] = dict(reversed(details.items()))
-        asks = result.sections[dg.ASKS]
-        if first_ask is not None and next(iter(asks), None) != first_ask:
-            count = asks.pop(first_ask, 1)
-            result.sections[dg.ASKS] = {first_ask: count, **asks}
+        result.details = {group: dict(details) for group, details in self.details.items()}
         return result
 
 
-def _hinted(window: str, hints: tuple[str, ...]) -> bool:
-    return any(hint in window for hint in hints)
+def _last_state(messages: Sequence[object]) -> str:
+    """The newest assistant text (and the one or two before it when it is short)."""
+    state: list[str] = []
+    for message in reversed(messages):
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        head, tail = content_ends(message.get("content"), _TEXT_SCAN, _TEXT_TAIL)
+        head, tail = strip_think(head), strip_think(tail)
+        if head.strip():
+            state.append(f"{head}\n…\n{tail}".strip() if tail else head.strip())
+            if sum(map(len, state)) >= _LAST_STATE_ENOUGH or len(state) >= _LAST_STATE_TEXTS:
+                break
+    return "\n".join(reversed(state))
 
 
-def _ask_text(content: Any) -> str:
-    """An ask, its lines kept (they end sentences when it is condensed), bounded."""
-    head, tail = content_ends(content, _ASK_HEAD, _ASK_TAIL)
-    return (f"{head}\n…\n{tail}" if tail else head).strip()
+def _exit_code(content: Any) -> int | None:
+    """The exit code an output reports (at its end, or at its start), if any."""
+    head, tail = content_ends(content, _EXIT_WINDOW, _EXIT_WINDOW)
+    for window in (tail or head, head if tail else ""):
+        if any(hint in window for hint in _EXIT_HINTS):
+            lowered = window.lower()
+            for word in ("exit", "return"):
+                at = lowered.find(word)
+                while at >= 0:
+                    match = _EXIT_CODE.match(lowered, at)
+                    if match:
+                        return int(match.group(1))
+                    at = lowered.find(word, at + 1)
+    return None
+
+
+def _failed_read(span: SpanText, piece: int, line_start: int) -> bool:
+    """Whether a read's output is the tool's own complaint ("Error: no such file", "HTTP
+    404"): short, starting like a failure; only its first two lines count."""
+    start, end = span.starts[piece], span.piece_end(piece)
+    if end - start > _READ_ERROR_CHARS:
+        return False
+    head = span.decode(start, end).lstrip()
+    if not _READ_FAILURE.match(head):
+        return False
+    first = span.blob.find(b"\n", start, end)
+    second = span.blob.find(b"\n", first + 1, end) if first >= 0 else -1
+    return second < 0 or line_start < second
+
+
+def _line_error(span: SpanText, start: int, end: int) -> str:
+    """The error a line of the buffer states, or ``""``; a bare ``ERROR:`` label takes
+    the next line with it."""
+    line = span.decode(start, min(end, start + 4 * _ITEM_CHARS))
+    text = _error_text(line)
+    if text is None:
+        return ""
+    if text.rstrip(":").upper() == "ERROR":
+        following = span.decode(end + 1, end + 1 + 4 * _ITEM_CHARS).lstrip("\n").split("\n", 1)
+        text = f"{text} {following[0].strip()}"
+    return clip(one_line(text), _ITEM_CHARS)
 
 
 def _arguments(raw: Any) -> dict[str, Any]:
@@ -598,7 +587,7 @@ def _pick(args: dict[str, Any], keys: Sequence[str]) -> tuple[str, str] | None:
 def _scalar(value: Any, limit: int) -> str:
     if isinstance(value, bool) or value is None:
         return ""
-    if isinstance(value, int | float):
+    if isinstance(value, (int, float)):
         return str(value)
     if isinstance(value, str):
         return clip(one_line(value[: limit * 4]), limit)
@@ -616,9 +605,14 @@ def _reads(name: str, args: dict[str, Any], command: str | None) -> bool:
                     program = f"git-{words[1]}"
                 return program in _READ_PROGRAMS
         return False
-    action = _action(args)
-    words = re.split(r"[^a-z]+", _CAMEL.sub(r"\1_\2", name).lower())
-    return action.lower() in _READ_WORDS or any(word in _READ_WORDS for word in words)
+    return _action(args).lower() in _READ_WORDS or _reading_name(name)
+
+
+@functools.lru_cache(maxsize=1_024)  # a session calls a few tools many times
+def _reading_name(name: str) -> bool:
+    """Whether a tool's name says it reads (``read_file``, ``viewImage``, ``search``)."""
+    words = _NOT_LETTERS.split(_CAMEL.sub(r"\1_\2", name).lower())
+    return any(word in _READ_WORDS for word in words)
 
 
 def _path_words(command: str) -> list[str]:
@@ -659,30 +653,7 @@ def _normal_path(path: str) -> str:
     return path[2:] if path.startswith("./") else path
 
 
-def _error_lines(window: str) -> list[str]:
-    """The distinctive error lines of ``window``: the last three, oldest first."""
-    starts: set[int] = set()
-    for hint in _ERROR_HINTS:
-        at = window.find(hint)
-        while at >= 0:
-            start = window.rfind("\n", 0, at) + 1
-            starts.add(start)
-            end = window.find("\n", at)
-            at = window.find(hint, end) if end >= 0 else -1
-    lines: list[str] = []
-    for start in sorted(starts):
-        end = window.find("\n", start)
-        text = _error_text(window[start:] if end < 0 else window[start:end])
-        if text is None:
-            continue
-        if text.rstrip(":").upper() == "ERROR" and end >= 0:
-            # A bare "ERROR:" label: the message is on the next line.
-            following = window[end + 1 :].lstrip("\n").split("\n", 1)[0]
-            text = f"{text} {following.strip()}"
-        lines.append(clip(one_line(text), _ITEM_CHARS))
-    return lines[-3:]
-
-
+@functools.lru_cache(maxsize=4_096)  # logs repeat their error lines
 def _error_text(line: str) -> str | None:
     """The error a line states (its distinctive part), or ``None`` for any other line."""
     if _LISTING.match(line):
@@ -696,11 +667,18 @@ def _error_text(line: str) -> str | None:
     return text if _ERROR_LINE.match(text) else None
 
 
-def _decisions(text: str) -> list[str]:
+@functools.lru_cache(maxsize=4_096)  # people repeat their sentences
+def _decisions(text: str) -> tuple[str, ...]:
     """The sentences of ``text`` that state a finding or a decision."""
     found = []
     for sentence in _SENTENCE_BREAK.split(text):
         sentence = sentence.replace("**", "").strip().lstrip("-*>#• ").strip()
-        if len(sentence) > 12 and (dg.PLAN.match(sentence) or dg.is_finding(sentence)):
+        if len(sentence) > 12 and (
+            dg.PLAN.match(sentence) or dg.is_finding(sentence) or states_decision(sentence)
+        ):
             found.append(clip(one_line(sentence), _ITEM_CHARS))
-    return found
+    return tuple(found)
+
+
+for _memo in (_error_text, _decisions, _reading_name):
+    remember(_memo.cache_clear)

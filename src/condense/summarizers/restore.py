@@ -18,8 +18,7 @@ from condense.summarizers._text import estimate_tokens
 from condense.summarizers.salient import identifiers, info_score, salient
 from condense.tokens import count_text
 
-# How much of the span is read for key facts, and how many are considered.
-_READ_BUDGET = 400_000
+# How many of the span's key facts are considered.
 _CANDIDATES = 200
 
 
@@ -50,7 +49,7 @@ def restore_identifiers(
 
 def _lost_facts(text: str, messages: Sequence[object], previous: str | None) -> list[str]:
     """The best-ranked facts of the span (and of ``previous``) with an identifier missing."""
-    facts = [c.text for c in salient(messages, budget=_READ_BUDGET, limit=_CANDIDATES)]
+    facts = [c.text for c in salient(messages, limit=_CANDIDATES)]
     if previous:
         old = dg.parse(previous)
         for section in (dg.KEY, dg.ERRORS, dg.DECISIONS):
