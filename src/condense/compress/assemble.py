@@ -392,6 +392,10 @@ def bridges_needed(
     )
 
 
+def _tool_then_user(before: RawMessage, after: RawMessage) -> bool:
+    return before.get("role") == "tool" and after.get("role") == "user"
+
+
 def _joined(
     before: list[RawMessage], after: list[RawMessage], inputs: SummaryInputs
 ) -> list[RawMessage] | None:
@@ -400,8 +404,11 @@ def _joined(
     be plain text, the second may carry tool calls (they stay its own). ``None`` when two
     such messages cannot be joined — messages with replay state, turns whose thinking was
     removed and the current turn are never joined — since no profile gets a same-role run
-    that condense made (see ``condense.reduce.summary.choose_placement``)."""
-    if before and after and needs_bridge(before[-1], after[0], inputs.profile):
+    that condense made (see ``condense.reduce.summary.choose_placement``). A tool result
+    and a user message that the span stood between get the one-line bridge, under every
+    profile: where results travel as a user turn (Anthropic, Bedrock, Gemini), the two
+    would be two user turns in a row."""
+    if before and after and _tool_then_user(before[-1], after[0]):
         return [*before, dict(TOOL_USER_BRIDGE), *after]
     if not before or not after:
         return [*before, *after]

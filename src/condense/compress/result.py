@@ -113,6 +113,13 @@ class CompressionReport:
             return self._protected()
         return shared_counter(self.encoding, media=self.media).messages(self._protected)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """For pickling (worker pools, ``BudgetError``): the protected count is resolved,
+        since what counts it on demand holds the engine's counter."""
+        state = dict(self.__dict__)
+        state["_protected"] = self.protected_tokens
+        return state
+
     @functools.cached_property
     def tokens_after(self) -> int:
         """Exact tokens of the output (when the input was returned unchanged because a
