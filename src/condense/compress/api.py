@@ -292,6 +292,9 @@ def compress(
 
     if _bounded_by(history, budget, media):  # fits for every encoding
         return unchanged(None, None, None)
+    grown = _grown_tokens(previous, history, incremental, bool(repaired.changes), counter)
+    if grown is not None and grown <= budget:  # a session's growth fits: sent as it is
+        return unchanged(grown, None, None)
     whole = history  # the repaired input: what the output must stay below
     # stage 1a: what a compaction block supersedes goes first (the API drops it itself)
     cut, superseded = supersede(history, profile)
@@ -698,7 +701,28 @@ def _result(
         budget=budget,
         provider=provider,
         encoding=encoding,
+        tokens=report._tokens_after,
     )
     return CompressionResult(
         messages=output, summary=summary, report=report, state=state, request_settings=settings
     )
+
+
+def _grown_tokens(
+    previous: CompressionState | None,
+    history: Sequence[RawMessage],
+    incremental: bool,
+    repaired: bool,
+    counter: TokenCounter,
+) -> int | None:
+    """The exact tokens of ``history`` when it is the previous output (as the same
+    objects, repair changed nothing) plus what was appended: the previous count plus the
+    new messages' (``None`` when that is not known)."""
+    if not incremental or repaired or previous is None or previous.tokens is None:
+        return None
+    known = len(previous.output)
+    if len(history) < known or any(
+        a is not b for a, b in zip(history, previous.output, strict=False)
+    ):
+        return None
+    return previous.tokens + sum(counter.counts(history[known:]))

@@ -1,11 +1,13 @@
 """Stage 1b, measure: count exactly only what decides, newest first.
 
 The protected units are counted first, then the reducible units from the newest back.
-Counting stops as soon as it proves that the oldest units must be summarized: the part
-counted so far is over the budget as it stands (so the whole history is), and even with
-every cheap reduction applied to it, plus a one-line notice, it does not fit. The units
-older than that point are replaced in stage 3 without ever being tokenized, so the cost
-of compressing a long session grows with the budget, not with the session.
+Once the part counted so far is over the budget as it stands (so the whole history is),
+the walk starts again from the newest unit with every cheap reduction applied, and
+counting stops as soon as it proves that the oldest units must be summarized: even with
+every cheap reduction applied to what it has seen, plus a one-line notice, it does not
+fit. The units older than that point are replaced in stage 3 without ever being
+tokenized, so the cost of compressing a long session grows with the budget, not with the
+session.
 
 The result is the one the plain sequence would give: when summarizing is needed at all,
 every cheap reduction has been applied to every kept reducible unit first, and every
@@ -100,10 +102,19 @@ def measure(
         raw = [count(plan.units[u].start, plan.units[u].stop) if counted else 0 for u in chunk]
         if not proven and raw_fixed + raw_suffix + sum(raw) > budget:
             proven = True
-            if summarize and plan.kept_order:
-                fixed -= _gentle(current, plan, steps, counter, original, reduced, actions, short)
-                for i in reduced.keys() - reduced_counts.keys():
-                    reduced_counts[i] = counter.message(reduced[i])
+            if summarize:
+                if plan.kept_order:
+                    fixed -= _gentle(
+                        current, plan, steps, counter, original, reduced, actions, short
+                    )
+                    for i in reduced.keys() - reduced_counts.keys():
+                        reduced_counts[i] = counter.message(reduced[i])
+                # the newer units were walked as they are: walk them again, reduced, so
+                # that what is kept is measured as it will be sent (counts are cached)
+                raw_suffix += sum(raw)
+                cheap_suffix = 0
+                position = len(order)
+                continue
         cheap = raw
         if summarize and proven:
             cost = counter.message if counted else estimate

@@ -184,6 +184,9 @@ class CompressionState:
     budget: int
     provider: str
     encoding: str
+    tokens: int | None = None
+    """Exact tokens of ``output`` when this call counted them: the next call adds only
+    what was appended, and returns it as it is when that fits."""
 
 
 @dataclass(frozen=True, kw_only=True)
