@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cli_support import run_cli
 from condense.compress.plan import (
     HeadTailProtection,
     SpanChoice,
@@ -41,6 +42,7 @@ from condense.summarizers import ExtractiveSummarizer
 from condense.testing import DeterministicSummarizer
 from condense.testing.sessions import synthetic_session
 from corpus import corpus_files
+from profiles import examples
 
 CORPUS_FILES = corpus_files()
 TOKENIZER = load_tokenizer(resolve_tokenizer(None))
@@ -266,7 +268,7 @@ def test_planner_without_middle_flags_an_oversized_record() -> None:
     assert chosen.verdict is Verdict.NO_SPAN
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     turns=st.integers(min_value=6, max_value=80),
     seed=st.integers(min_value=0, max_value=10_000),
@@ -446,13 +448,9 @@ TAU_BENCH = Path(__file__).parent / "data" / "corpus" / "openai" / "tau_bench_gp
 def test_tau_bench_at_2048_the_dataset_fits_every_record_the_session_path_fits(
     tmp_path: Path,
 ) -> None:
-    import subprocess
-    import sys
 
     def run(*args: str) -> None:
-        done = subprocess.run(
-            [sys.executable, "-m", "condense", *args], capture_output=True, text=True
-        )
+        done = run_cli(*args)
         assert done.returncode == 0, done.stderr
 
     run("compress-dataset", str(TAU_BENCH), "-o", str(tmp_path / "d.jsonl"), "--budget", "2048")

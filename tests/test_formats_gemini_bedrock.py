@@ -14,8 +14,11 @@ from hypothesis import strategies as st
 import condense
 from condense.formats import detect_format, from_bedrock, from_gemini, to_bedrock, to_gemini
 from native_chat_rules import bedrock_problems, gemini_problems
+from profiles import examples
 
-QUICK = settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+QUICK = settings(
+    max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow], deadline=None
+)
 TEXT = st.text(
     alphabet=st.sampled_from([*'ab \n{}"\\:', "é", "中", "🚀"]), min_size=1, max_size=16
 ).filter(str.strip)

@@ -24,6 +24,7 @@ from condense.datasets import DatasetOptions, RecordProcessor, RecordResult, Sta
 from condense.exceptions import InputError
 from condense.summarizers import ExtractiveSummarizer
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
+from profiles import examples
 
 SENTENCE = "the build fails because a test reads a stale cache file so we clear it and rerun"
 WORDS = SENTENCE.split(" ")
@@ -83,7 +84,7 @@ def assert_same_span(messages: list[dict[str, Any]], options: DatasetOptions, su
         assert span == session
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     turns=st.integers(min_value=4, max_value=40),
     seed=st.integers(min_value=0, max_value=10_000),

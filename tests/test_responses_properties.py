@@ -16,8 +16,11 @@ from hypothesis import strategies as st
 import condense
 from condense.formats import to_responses
 from native_responses_rules import current_turn, kept_with_neighbours, problems
+from profiles import examples
 
-QUICK = settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+QUICK = settings(
+    max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow], deadline=None
+)
 TEXT = st.text(
     alphabet=st.sampled_from([*'ab \n{}"\\:', "é", "🚀"]), min_size=1, max_size=12
 ).filter(str.strip)

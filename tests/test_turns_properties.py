@@ -26,9 +26,12 @@ from condense.compress import compress
 from condense.providers import PROFILES
 from condense.tokens import count_tokens
 from condense.turns import current_turn
+from profiles import examples
 from strategies import histories
 
-PROPERTY = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(
+    max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 WORDS = ["order", "cache", "retry", "schema", "tenant", "queue", "invoice", "token"]
 
 
