@@ -38,6 +38,7 @@ import condense
 from condense.compress.assemble import NOTICE_TOKENS
 from condense.providers import PROFILES
 from condense.reduce.cut import SHORT_CHARS
+from profiles import examples
 from session_judge import (
     ask_verbatim_last,
     chat_problems,
@@ -59,7 +60,9 @@ SHAPES = st.builds(
     write_rate=st.sampled_from([0.0, 0.1, 0.3]),
 )
 BUDGETS = st.sampled_from([500, 1_200, 3_000, 8_000, 25_000])
-PROPERTY = settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(
+    max_examples=examples(3), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 MARKER_LINE = "\n[condense: 12,345 of 23,456 chars cut from the middle of this write_file output]\n"
 
 
