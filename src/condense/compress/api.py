@@ -106,7 +106,7 @@ from condense.tokens.estimate import upper_bound_message
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.turns import Turn, current_turn
 from condense.types import RawMessage
-from condense.units import Unit, carries_replay, segment
+from condense.units import Unit, UnitKind, carries_replay, segment
 from condense.validate import check
 
 
@@ -562,10 +562,18 @@ def _plan(
 
 
 def _ask_unit(units: Sequence[Unit], turn: Turn, protection: Protection | None) -> set[int]:
-    """The unit of the latest ask, untouchable under the session policy."""
-    if not _graded(protection) or turn.ask is None:
+    """The unit of the latest ask, untouchable under the session policy; and a user
+    message that ends the history (the message the model answers, even a blank one)."""
+    if not _graded(protection):
         return set()
-    return {i for i, unit in enumerate(units) if unit.start <= turn.ask < unit.stop}
+    found = {
+        i
+        for i, unit in enumerate(units)
+        if turn.ask is not None and unit.start <= turn.ask < unit.stop
+    }
+    if units and units[-1].kind is UnitKind.USER:
+        found.add(len(units) - 1)
+    return found
 
 
 def _cuts(

@@ -392,6 +392,10 @@ def bridges_needed(
     )
 
 
+def _ends_badly(last: RawMessage, profile: Profile) -> bool:
+    return last.get("role") == "assistant" and not profile.ends_with_assistant
+
+
 def _tool_then_user(before: RawMessage, after: RawMessage) -> bool:
     return before.get("role") == "tool" and after.get("role") == "user"
 
@@ -410,6 +414,8 @@ def _joined(
     would be two user turns in a row."""
     if before and after and _tool_then_user(before[-1], after[0]):
         return [*before, dict(TOOL_USER_BRIDGE), *after]
+    if before and not after and _ends_badly(before[-1], inputs.profile):
+        return None  # the history would end where the profile refuses it
     if not before or not after:
         return [*before, *after]
     first, second = before[-1], after[0]

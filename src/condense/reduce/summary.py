@@ -187,12 +187,14 @@ def choose_placement(
             and not any(message is other for other in frozen)
         )
 
+    # merged into the message before it, the block ends the history when nothing follows
+    last = ("user", "tool") if after is None and not profile.ends_with_assistant else ()
     if not speaks_as_user:
         if fits(("assistant",)):
             return "assistant"
         if into(after, ("assistant",)):
             return "merge_next"
-        if into(before, ("assistant", "tool")):
+        if into(before, tuple(r for r in ("assistant", "tool") if not last or r in last)):
             return "merge_previous"
         return None
     if fits(("user",)):
@@ -201,7 +203,7 @@ def choose_placement(
         return "assistant"
     if into(after, ("user", "assistant")):
         return "merge_next"
-    if into(before, ("user", "assistant", "tool")):
+    if into(before, tuple(r for r in ("user", "assistant", "tool") if not last or r in last)):
         return "merge_previous"
     if fits(("user", "assistant")):
         return "bridge_user"
