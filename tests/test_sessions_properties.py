@@ -22,7 +22,7 @@ verbatim (the agent's own object, unchanged) at one budget is kept verbatim at a
 one. The measure holds on a single call by construction (the reductions run in one
 sequence that does not depend on the budget). It does not hold across a session that
 continues from earlier outputs: which turn first had to summarize depends on the
-budget, and what each call starts from then differs (measured: 20 of 1,350 turns of 30
+budget, and what each call starts from then differs (measured: 15 of 1,350 turns of 30
 generated sessions); that path is held to every other guarantee.
 """
 
