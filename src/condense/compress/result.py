@@ -15,6 +15,7 @@ from condense.reduce.compaction import Superseded
 from condense.reduce.thinking import Binding, RequestSettings, ThinkingRemoval
 from condense.repair import Change
 from condense.tokens.counting import shared_counter
+from condense.tokens.request import Room
 from condense.types import RawMessage
 from condense.units import UnitKind
 
@@ -57,9 +58,11 @@ class OutputCut:
 
 @dataclass(frozen=True, kw_only=True)
 class CompressionReport:
-    """Tokens before and after (real tokens of ``encoding``) and what happened to each unit."""
+    """Tokens before and after (real tokens of ``encoding``, the whole request: messages
+    and what is sent besides them) and what happened to each unit."""
 
     budget: int
+    """The caller's budget, in the provider's tokens for the whole request."""
     encoding: str
     provider: str
     """The profile the output was made valid for."""
@@ -94,6 +97,10 @@ class CompressionReport:
     cuts: tuple[OutputCut, ...] = ()
     """Every tool output this call cut middle-out: those kept if at all possible, cut
     before older units were summarized, and the running turn's, as the last resort."""
+    room: Room | None = None
+    """How the budget was shared out: the tokens of what is sent besides the messages
+    (tools, instructions) and the tokenizer's measured error for the model; the messages
+    were fitted to ``room.messages``. ``None``: the messages had the whole budget."""
     _input: Sequence[RawMessage] = field(repr=False, compare=False)
     _output: Sequence[RawMessage] = field(repr=False, compare=False)
     _tokens_after: int | None = field(default=None, repr=False, compare=False)
@@ -108,16 +115,18 @@ class CompressionReport:
         to a short head, compaction state); under the training-set policy every unit that
         is not reducible. The result fits whenever this does (a one-line notice aside)."""
         if isinstance(self._protected, int):
-            return self._protected
+            return self._protected + self._fixed
         if callable(self._protected):
-            return self._protected()
-        return shared_counter(self.encoding, media=self.media).messages(self._protected)
+            return self._protected() + self._fixed
+        counter = shared_counter(self.encoding, media=self.media)
+        return counter.messages(self._protected) + self._fixed
 
     def __getstate__(self) -> dict[str, Any]:
         """For pickling (worker pools, ``BudgetError``): the protected count is resolved,
         since what counts it on demand holds the engine's counter."""
         state = dict(self.__dict__)
-        state["_protected"] = self.protected_tokens
+        state["protected_tokens"] = self.protected_tokens  # the cached value, read first
+        state["_protected"] = 0
         return state
 
     @functools.cached_property
@@ -125,13 +134,17 @@ class CompressionReport:
         """Exact tokens of the output (when the input was returned unchanged because a
         guaranteed bound showed it fits, counted on first access)."""
         if self._tokens_after is not None:
-            return self._tokens_after
-        return shared_counter(self.encoding, media=self.media).messages(self._output)
+            return self._tokens_after + self._fixed
+        return shared_counter(self.encoding, media=self.media).messages(self._output) + self._fixed
 
     @functools.cached_property
     def tokens_before(self) -> int:
         """Exact tokens of the input (counted on first access, then cached)."""
-        return shared_counter(self.encoding, media=self.media).messages(self._input)
+        return shared_counter(self.encoding, media=self.media).messages(self._input) + self._fixed
+
+    @property
+    def _fixed(self) -> int:
+        return self.room.fixed if self.room is not None else 0
 
     @property
     def actions(self) -> Mapping[str, int]:
@@ -146,6 +159,11 @@ class CompressionReport:
             f"{self.tokens_before} → {self.tokens_after} tokens (budget {self.budget}, "
             f"{verdict}); units: {counts or 'none'}"
         )
+        room = self.room
+        if room is not None and (room.fixed or room.ratio != 1):
+            line += f"; {room.fixed} sent besides the messages"
+            if room.ratio != 1:
+                line += f", planned at {room.ratio:g} {room.tokenizer} tokens per token"
         if self.summarizer:
             line += f"; summarizer {self.summarizer}"
             if self.summarizer_fell_back:
