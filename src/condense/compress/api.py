@@ -5,11 +5,11 @@ The stages, one module each, in pipeline order (all functions over frozen values
 1. ``plan`` — repair for the profile, segment into units, and grade them: untouchable
    (the system prompt, the latest ask, the running turn — ``condense.turns`` —,
    compaction state), kept if at all possible (the first ask, the newest results, the
-   latest reply, a recent tail), reducible (the rest, oldest first). Decide what to do
-   with thinking the edits would unbind (``condense.reduce.thinking``).
+   latest reply), reducible (the rest, oldest first; a recent tail only gently). Decide
+   what to do with thinking the edits would unbind (``condense.reduce.thinking``).
 2. ``reductions`` — the message reductions cheapest first (dedupe, strip images, mask,
-   shrink, cut) on the reducible units, then the gentle ones on the kept units, counted
-   exactly, stopping as soon as the history fits.
+   shrink) on the reducible units, then the gentle ones (shrink, cut) on the tail and
+   the kept units, counted exactly, stopping as soon as the history fits.
 3. ``assemble`` — replace the oldest reducible units by one summary, or a one-line notice;
    ``last_resort`` — the kept units reduced hard, then summarized too, then the running
    turn's own outputs cut middle-out.
@@ -137,12 +137,12 @@ def compress(
     Nothing is reduced when the history fits, and reductions stop as soon as the exact
     count fits. Protection is graded (``condense.compress.plan``): the system prompt, the
     latest ask, the running turn and compaction state are untouchable; the first ask, the
-    newest results, the latest reply and the newest units worth ``tail_tokens`` (default
-    2,000) are kept if at all possible — reduced last, gently (arguments shrunk, outputs
-    cut middle-out with a marker saying how much), summarized only after everything
-    else; the rest is reduced oldest first, cheapest first. ``summary_tokens`` caps the
-    summary (by default it takes the room the kept part leaves, up to half the budget and
-    32,768 tokens). ``reductions`` is the sequence of steps to run, cheapest first
+    newest results and the latest reply are kept if at all possible — reduced last,
+    gently (arguments shrunk, outputs cut middle-out with a marker saying how much),
+    summarized only after everything else; the rest is reduced oldest first, cheapest
+    first, but the newest units worth ``tail_tokens`` (default 2,000) only gently.
+    ``summary_tokens`` caps the summary (by default it takes the room the kept part
+    leaves, up to half the budget and 32,768 tokens). ``reductions`` is the sequence of steps to run, cheapest first
     (``condense.compress.DEFAULT_REDUCTIONS``: dedupe, strip images, mask, shrink, cut,
     summarize); drop one to forbid it or add your own ``MessageReduction``. The sequence
     does not depend on the budget, so a larger budget never keeps less.
@@ -164,8 +164,8 @@ def compress(
     The running turn (everything after the last user message that carries content, when
     the history ends with its tool results, ``condense.turns``) comes back message by
     message in order, its assistant messages as the same objects; only its tool outputs
-    may be cut, last. ``thinking`` is the request's thinking setting (its ``thinking`` object, or
-    ``"enabled"``, ``"adaptive"``, ``"disabled"``; ``None``: unknown). Anthropic thinking
+    may be cut, last. ``thinking`` is the request's thinking setting (its ``thinking``
+    object, or ``"enabled"``, ``"adaptive"``, ``"disabled"``; ``None``: unknown). Anthropic thinking
     that an edit would unbind (models with preserved thinking check each block against
     everything before it) is handled per request, as ``report.thinking`` says
     (``condense.reduce.thinking``): kept where the model does not check; with
@@ -455,7 +455,9 @@ def compress(
         # the last resort: the kept units reduced hard, then summarized, then the running
         # turn's own outputs cut (condense.compress.last_resort)
 
-        def assemble_with(messages: Sequence[RawMessage], wide: Plan, at_least: int) -> Any:
+        def assemble_with(
+            messages: Sequence[RawMessage], wide: Plan, at_least: int
+        ) -> Assembly | None:
             counts = counter.counts(messages)
             total = sum(counts) + REPLY_PRIMING_TOKENS
             gone = [0]

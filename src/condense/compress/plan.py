@@ -90,8 +90,8 @@ class Layout:
 
 DEFAULT_TAIL_TOKENS = 2_000
 """The session policy's tail when the caller names none: the newest units worth about
-this many tokens are kept if at all possible. A fixed size, not a share of the budget,
-so that a larger budget never keeps less."""
+this many tokens are reduced only gently. A fixed size, not a share of the budget, so
+that a larger budget never keeps less."""
 
 
 @dataclass(frozen=True, kw_only=True)

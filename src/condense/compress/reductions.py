@@ -9,8 +9,8 @@ shrink → cut → summarize. Drop a step to forbid it; add your own ``MessageRe
 pure ``(messages, candidates, *, need, cost) -> Reduction`` function) where it belongs.
 
 The steps but :data:`CUT` reduce the reducible units (their outputs are masked). The
-units kept if at all possible (the first ask, the newest results, the latest reply, the
-tail: ``condense.compress.plan``) are reduced only by :data:`SHRINK` and :data:`CUT`:
+units kept if at all possible (the first ask, the newest results, the latest reply) and
+the tail (``condense.compress.plan``) are reduced only by :data:`SHRINK` and :data:`CUT`:
 gently (:func:`kept_steps`: arguments down to ``DEFAULT_MAX_ARGUMENT_CHARS``, outputs
 down to ``GENTLE_CHARS``) once every reducible unit had every step, and — once every
 reducible unit is summarized — as far as needed (``condense.compress.last_resort``).
