@@ -142,9 +142,10 @@ def compress(
     summarized only after everything else; the rest is reduced oldest first, cheapest
     first, but the newest units worth ``tail_tokens`` (default 2,000) only gently.
     ``summary_tokens`` caps the summary (by default it takes the room the kept part
-    leaves, up to half the budget and 32,768 tokens). ``reductions`` is the sequence of steps to run, cheapest first
-    (``condense.compress.DEFAULT_REDUCTIONS``: dedupe, strip images, mask, shrink, cut,
-    summarize); drop one to forbid it or add your own ``MessageReduction``. The sequence
+    leaves, up to half the budget and 32,768 tokens). ``reductions`` is the sequence of
+    steps to run, cheapest first (``condense.compress.DEFAULT_REDUCTIONS``: dedupe, strip
+    images, mask, shrink, cut, summarize); drop one to forbid it or add your own
+    ``MessageReduction``. The sequence
     does not depend on the budget, so a larger budget never keeps less.
     ``previous`` is the ``state`` of an earlier call on the same session: the call then
     works on that call's output plus what was appended since, and meets every guarantee a
