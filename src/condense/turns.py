@@ -11,7 +11,7 @@ build-with-claude/thinking-tool-workflows; real Claude Code requests in
 ``tests/data/corpus/agents/cc_spotter_*`` carry thinking on the first step of a turn
 only.)
 
-The current turn is untouchable: its assistant messages come back as the same objects and
+The running turn is untouchable: its assistant messages come back as the same objects and
 every message in order. (The only reduction planned for it is cutting its own tool outputs
 middle-out, as the last resort before a budget is called impossible; see
 :attr:`Turn.outputs`.)
@@ -96,13 +96,13 @@ class Turn:
     """The history ends with tool results of this turn: the agent is in a tool loop and
     the provider will answer with the next step."""
 
+    opened: bool = False
+    """A user message that carries content opened the turn (``start - 1``)."""
+
     @property
     def ask(self) -> int | None:
         """The index of the user message that opened the turn (the latest ask), if any."""
         return self.start - 1 if self.opened else None
-
-    opened: bool = False
-    """A user message that carries content opened the turn (``start - 1``)."""
 
     def __contains__(self, index: object) -> bool:
         return isinstance(index, int) and self.start <= index < self.stop
