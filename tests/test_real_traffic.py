@@ -29,6 +29,8 @@ from condense.compress.assemble import NOTICE_TOKENS, without_notices
 from condense.providers.base import THINKING_BLOCKS
 from condense.reduce.cut import SHORT_CHARS
 from condense.reduce.summary import find_summary
+from condense.tokens.families import tokenizer_for_model
+from condense.tokens.request import parts_tokens, request_parts
 from condense.turns import carries_compaction, current_turn
 from corpus import agent_requests
 from native_anthropic_rules import problems, unbound_thinking
@@ -222,7 +224,12 @@ def untouchable_floor(conversation: condense.Conversation) -> int:
             text = json.dumps(message.get("content"))
             message = {**message, "content": text[:SHORT_CHARS] + MARKER_LINE}
         kept.append(message)
-    return condense.count_tokens(kept, media="anthropic")
+    # and what the request sends besides its messages (its tools, with the tool-use
+    # system prompt Anthropic adds to a request that has any)
+    record = conversation.record if isinstance(conversation.record, dict) else {}
+    tokenizer = tokenizer_for_model(record.get("model"))
+    sent = parts_tokens(request_parts(record), encoding="o200k_base", tokenizer=tokenizer)
+    return condense.count_tokens(kept, media="anthropic") + sent
 
 
 MARKER_LINE = "\n[condense: 123,456 of 234,567 chars cut from the middle of this Bash output]\n"
@@ -248,7 +255,9 @@ def test_compress_returns_a_request_anthropic_accepts(
 ) -> None:
     conversation = _load(path)
     body = _body(path)
-    result = compress(conversation, budget=budget, provider=provider)
+    # the budget in condense's tokens, as ``untouchable_floor`` counts (the provider's
+    # count is judged in test_provider_budget.py)
+    result = compress(conversation, budget=budget, provider=provider, tokenizer_margin=False)
     assert result.report.provider == "anthropic"
     sent = conversation.dump(result.messages)
     if result.request_settings is not None:

@@ -39,13 +39,6 @@ import tiktoken
 TOKENIZER_ALLOWANCE = 0.05
 """How far above the budget the judge's count may be (see the module docstring)."""
 
-# --- the known open defects these suites meet (the xfail reasons; one home) ----------
-
-TRAINABILITY = (
-    "issue 17: datasets lose trainability — the summary turn is written next to a human "
-    "turn, two or three human turns in a row"
-)
-
 _CL100K_PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++"""
     r"""[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""

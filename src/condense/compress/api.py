@@ -130,7 +130,7 @@ def compress(
     reductions: Sequence[ReductionStep] = DEFAULT_REDUCTIONS,
     protection: Protection | None = None,
     tools: Sequence[Any] | None = None,
-    tokenizer_margin: bool = False,
+    tokenizer_margin: bool = True,
 ) -> CompressionResult:
     """Return ``messages`` reduced to at most ``budget`` tokens, valid for ``provider``.
 
@@ -192,11 +192,15 @@ def compress(
     The budget is for the whole request: what a loaded request sends besides its messages
     (``tools``, Responses ``instructions``, a structured-output schema) and the tool
     definitions passed as ``tools`` are counted against it (``condense.tokens.request``).
-    The budget is in condense's tokens. With ``tokenizer_margin=True`` it is in the
-    provider's: when ``model`` names a family whose tokenizer condense does not ship
-    (Claude, Gemini), the messages are planned below the budget by the family's measured
-    error (``condense.tokens.families``). ``report.room`` says how the budget was shared
-    out.
+    The budget is in the provider's tokens: when ``model`` (or, unless ``model`` is given,
+    a loaded request's ``model``) names a family whose tokenizer condense does not ship
+    (Claude ×1.30, Claude Opus 4.7 and later ×1.70, Gemini ×1.25), the request is planned
+    below the budget by the family's measured error (``condense.tokens.families``), so
+    that it fits the provider's own count; OpenAI models are counted with their own
+    encoding, and without a model (or for a family not measured) the budget is in
+    condense's tokens. ``tokenizer_margin=False`` takes the budget in condense's tokens
+    whatever the model (for a caller that planned the margin itself, as the proxy does).
+    ``report.room`` says how the budget was shared out.
     """
     native = read_native(messages)
     if native is not None:
@@ -264,8 +268,10 @@ def compress(
     )
     profile = choice.profile
     media = media_billing(profile)
-    counter = shared_counter(encoding or encoding_for_model(model), media=media)
-    room = _room(budget, conversation, tools, model, counter.encoding, margin=tokenizer_margin)
+    counter = shared_counter(encoding or encoding_for_model(request_model), media=media)
+    room = _room(
+        budget, conversation, tools, request_model, counter.encoding, margin=tokenizer_margin
+    )
     budget = room.messages  # what the messages may take, in condense's tokens
     work, incremental = resume_from(previous, given, budget, profile, counter.encoding)
     # the user's own file, when the work is it: its repairs are named in its terms
