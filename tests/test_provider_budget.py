@@ -140,3 +140,41 @@ def test_the_proxy_plans_a_claude_window_once(tmp_path: Path) -> None:
     sent = CLAUDE.count("anthropic", turn.upstream[0])
     assert carries(turn.upstream[0], latest_ask(history))
     assert 0.55 * window < sent <= window, sent
+
+
+CLAUDE_RATIO = 1.30
+"""Claude's measured ratio (``condense.tokens.families``), as documented."""
+
+
+@pytest.mark.parametrize("budget", [3_000, 12_000])
+@pytest.mark.parametrize("seed", [4, 19])
+def test_every_turn_of_a_claude_session_fits_claudes_count(seed: int, budget: int) -> None:
+    """A 40-step agent loop (parallel calls, oversized outputs, files written through
+    arguments, new asks) sent to a Claude model, compressed fresh and with ``previous=``
+    at every call: each result fits the budget as Claude counts it whenever the
+    untouchable part (counted on its own, ``test_sessions_properties``) fits the room
+    Claude's ratio leaves, and keeps the latest ask, one summary at most."""
+    from condense.compress.assemble import NOTICE_TOKENS
+    from session_judge import ask_verbatim_last, latest_ask, summaries
+    from session_loops import LoopShape, agent_loop
+    from test_sessions_properties import untouchable_floor
+
+    model = "claude-sonnet-4-5"
+    shape = LoopShape(seed=seed, steps=40, parallel=4, big_rate=0.15, write_rate=0.15)
+    state = None
+    fitted = 0
+    for point in agent_loop(shape):
+        fresh = compress(point.history, budget=budget, model=model)
+        resumed = compress(point.history, budget=budget, model=model, previous=state)
+        state = resumed.state
+        ask = latest_ask(point.history)
+        assert ask is not None
+        for result in (fresh, resumed):
+            assert ask_verbatim_last(result.messages, ask)
+            assert summaries(result.messages) <= 1
+            if untouchable_floor(point.history) + NOTICE_TOKENS <= int(budget / CLAUDE_RATIO):
+                assert result.report.fits, result.report.describe()
+            if result.report.fits:
+                fitted += 1
+                assert CLAUDE.count("anthropic", to_anthropic(result.messages)) <= budget
+    assert fitted >= 20  # the judge of the provider count above did run

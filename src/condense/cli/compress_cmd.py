@@ -223,6 +223,14 @@ def _json_report(
         "tokens_before": report.tokens_before,
         "tokens_after": report.tokens_after,
         "fits": report.fits,
+        "room": None
+        if report.room is None
+        else {
+            "tokenizer": report.room.tokenizer,
+            "ratio": report.room.ratio,
+            "fixed": report.room.fixed,
+            "request": report.room.request,
+        },
         "protected_tokens": report.protected_tokens,
         "units": dict(report.actions),
         "reduced": [

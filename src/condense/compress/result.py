@@ -155,11 +155,14 @@ class CompressionReport:
         """One human line: tokens before → after and units per action."""
         counts = ", ".join(f"{n} {action}" for action, n in sorted(self.actions.items()))
         verdict = "fits" if self.fits else "OVER BUDGET"
+        room = self.room
+        budget = f"budget {self.budget}"
+        if room is not None and room.ratio != 1:  # the counts above are condense's
+            budget += f" {room.tokenizer} tokens, {room.request} of these"
         line = (
-            f"{self.tokens_before} → {self.tokens_after} tokens (budget {self.budget}, "
+            f"{self.tokens_before} → {self.tokens_after} tokens ({budget}, "
             f"{verdict}); units: {counts or 'none'}"
         )
-        room = self.room
         if room is not None and (room.fixed or room.ratio != 1):
             line += f"; {room.fixed} sent besides the messages"
             if room.ratio != 1:
