@@ -29,8 +29,9 @@ from condense.tokens import TokenCounter, quick_estimate
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.types import RawMessage
 
-CHUNK = 32
-"""Reducible units counted (and, once over, reduced) per step of the walk."""
+CHUNK = 16
+"""Reducible units counted (and, once over, reduced) per step of the walk: small, since
+the units of the last step that turn out to be summarized were reduced for nothing."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,8 +93,17 @@ def measure(
     position = len(order)
     proven = False  # the part counted so far is over the budget: so is the history
 
+    estimates: dict[int, tuple[Mapping[str, Any], int]] = {}
+
     def estimate(message: Mapping[str, Any]) -> int:
-        return quick_estimate(message, media=counter.media)
+        """``quick_estimate``, once per message object (a strategy and the check after it
+        both ask; the message is held so that its id is not reused)."""
+        known = estimates.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1]
+        value = quick_estimate(message, media=counter.media)
+        estimates[id(message)] = (message, value)
+        return value
 
     while position > 0:
         low = max(0, position - CHUNK)
@@ -118,9 +128,18 @@ def measure(
         cheap = raw
         if summarize and proven:
             cost = counter.message if counted else estimate
-            _cheap(current, chunk, plan, steps, counter, original, reduced, actions, short, cost)
-            for i in reduced.keys() - reduced_counts.keys():
-                reduced_counts[i] = counter.message(reduced[i])
+            _cheap(
+                current,
+                chunk,
+                plan,
+                steps,
+                counter,
+                original,
+                (reduced, reduced_counts),
+                actions,
+                short,
+                cost,
+            )
             unchanged = [
                 i
                 for u in chunk
@@ -183,16 +202,18 @@ def _cheap(
     steps: Sequence[ReductionStep],
     counter: TokenCounter,
     original: Sequence[RawMessage],
-    reduced: dict[int, RawMessage],
+    record: tuple[dict[int, RawMessage], dict[int, int]],
     actions: dict[int, str],
     short: set[int],
     cost: Cost,
 ) -> None:
-    """Every cheap reduction applied to the units ``chunk`` (recorded in ``reduced``),
-    the gentle ones only to those of the tail; a replacement that is not smaller than
+    """Every cheap reduction applied to the units ``chunk`` (recorded in ``record``: each
+    replacement and its exact count), the gentle ones only to those of the tail; a
+    replacement that is not smaller than
     ``cost`` of what it replaces is not kept (``cost``: the exact count, or, once the
     history is proven over the budget, an estimate, so that what is masked is never
     tokenized; what is kept is counted exactly either way)."""
+    reduced, counts = record
     scratch = list(current)  # the raw history: dedupe points at raw later copies
     gentle = plan.layout.gentle
     rounds = [(step, False) for step in reducible_steps(steps)]
@@ -206,9 +227,11 @@ def _cheap(
         result = step.strategy(scratch, candidates, need=1 << 62, cost=cost)
         for index in result.changed:
             new = result.messages[index]
-            if counter.message(new) >= cost(scratch[index]):
+            tokens = counter.message(new)
+            if tokens >= cost(scratch[index]):
                 continue
             scratch[index] = reduced[index] = new
+            counts[index] = tokens
             actions.setdefault(plan.unit_of(index), step.action)
         short.update(result.short_of_target)
 

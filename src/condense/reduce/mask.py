@@ -164,8 +164,14 @@ def _first(arguments: dict[str, Any], keys: Sequence[str]) -> str | None:
 
 
 def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """``text`` on one line (runs of whitespace as one space), clipped to ``limit``
+    characters with an ellipsis. A long text is read at its head when that is enough (the
+    flattened head is a prefix of the flattened whole)."""
+    head = text[: limit * 4]
+    flat = " ".join(head.split())
+    if len(flat) <= limit and len(head) < len(text):
+        flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _chars(count: int) -> str:
