@@ -9,8 +9,9 @@ Units fall in three tiers (``provider-rules.md``; DESIGN, "plan"):
   middle-out as the very last resort, ``condense.compress.last_resort``), compaction
   state, and a finished current turn that carries replay state;
 - **kept if at all possible** (:attr:`Layout.kept`): the first ask, the newest tool
-  exchange and the latest reply. Reduced last and only gently — long arguments shrunk,
-  long outputs cut middle-out — and summarized only once every other unit is;
+  exchange and the latest reply. Reduced last and only gently — an output repeated word
+  for word later pointed at its copy, long arguments shrunk, long outputs cut
+  middle-out — and summarized only once every other unit is;
 - **reducible**: everything else, oldest first, cheapest reduction first — but the
   recent tail (:attr:`Layout.tail`) is only ever reduced gently, like the kept units,
   before it is summarized in its turn.

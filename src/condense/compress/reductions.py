@@ -10,9 +10,10 @@ pure ``(messages, candidates, *, need, cost) -> Reduction`` function) where it b
 
 The steps but :data:`CUT` reduce the reducible units (their outputs are masked). The
 units kept if at all possible (the first ask, the newest results, the latest reply) and
-the tail (``condense.compress.plan``) are reduced only by :data:`SHRINK` and :data:`CUT`:
-gently (:func:`kept_steps`: arguments down to ``DEFAULT_MAX_ARGUMENT_CHARS``, outputs
-down to ``GENTLE_CHARS``) once every reducible unit had every step, and — once every
+the tail (``condense.compress.plan``) are reduced only by :data:`DEDUPE` (lossless: the
+newer copy is still there), :data:`SHRINK` and :data:`CUT`: gently (:func:`kept_steps`:
+arguments down to ``DEFAULT_MAX_ARGUMENT_CHARS``, outputs down to ``GENTLE_CHARS``) once
+every reducible unit had every step, and — once every
 reducible unit is summarized — as far as needed (``condense.compress.last_resort``).
 :data:`CUT` is also what cuts the running turn's own outputs, the very last resort.
 Forbidding a step forbids it everywhere.
@@ -127,10 +128,11 @@ Strength = Literal["gentle", "hard"]
 
 def kept_steps(steps: Sequence[ReductionStep], strength: Strength) -> list[MessageReduction]:
     """The reductions of the units kept if at all possible, as far as ``steps`` allow
-    them: :data:`SHRINK` and :data:`CUT`, each as far as needed, largest first, down to a
+    them: :data:`DEDUPE` (an output pointed at its identical newer copy loses nothing),
+    then :data:`SHRINK` and :data:`CUT`, each as far as needed, largest first, down to a
     floor: ``gentle`` (arguments to the shrink target, outputs to ``GENTLE_CHARS``) or
     ``hard`` (both to a short floor; images in outputs replaced)."""
-    found: list[MessageReduction] = []
+    found: list[MessageReduction] = [DEDUPE] if DEDUPE in steps else []
     if SHRINK in steps:
         least = DEFAULT_MAX_ARGUMENT_CHARS if strength == "gentle" else SHORT_ARGUMENT_CHARS
         shrink = functools.partial(shrink_arguments_to_need, floor=least)
