@@ -209,10 +209,10 @@ def _cheap(
 ) -> None:
     """Every cheap reduction applied to the units ``chunk`` (recorded in ``record``: each
     replacement and its exact count), the gentle ones only to those of the tail; a
-    replacement that is not smaller than
-    ``cost`` of what it replaces is not kept (``cost``: the exact count, or, once the
-    history is proven over the budget, an estimate, so that what is masked is never
-    tokenized; what is kept is counted exactly either way)."""
+    replacement that is not smaller than ``cost`` of what it replaces is not kept
+    (``cost``: the exact count, or, once the history is proven over the budget, an
+    estimate, so that what is masked is never tokenized; what is kept is counted exactly
+    either way)."""
     reduced, counts = record
     scratch = list(current)  # the raw history: dedupe points at raw later copies
     gentle = plan.layout.gentle

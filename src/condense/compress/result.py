@@ -158,7 +158,7 @@ class CompressionReport:
         room = self.room
         budget = f"budget {self.budget}"
         if room is not None and room.ratio != 1:  # the counts above are condense's
-            budget += f" {room.tokenizer} tokens, {room.request} of these"
+            budget += f" {room.tokenizer} tokens = {room.request} of condense's"
         line = (
             f"{self.tokens_before} → {self.tokens_after} tokens ({budget}, "
             f"{verdict}); units: {counts or 'none'}"
