@@ -2,11 +2,15 @@
 
 The stages, one module each, in pipeline order (all functions over frozen values):
 
-1. ``plan`` — repair for the profile, segment into units, and grade them: untouchable
-   (the system prompt, the latest ask, the running turn — ``condense.turns`` —,
-   compaction state), kept if at all possible (the first ask, the newest results, the
-   latest reply), reducible (the rest, oldest first; a recent tail only gently). Decide
-   what to do with thinking the edits would unbind (``condense.reduce.thinking``).
+0. ``incremental`` — a session that grew since the previous call is worked on as that
+   call's output plus what was appended (``previous=``); then the history is repaired
+   for the profile, and one that fits is returned as it is.
+1. ``plan`` — segment into units and grade them: untouchable (the system prompt, the
+   latest ask, the running turn — ``condense.turns`` —, compaction state), kept if at
+   all possible (the first ask, the newest results, the latest reply), reducible (the
+   rest, oldest first; a recent tail only gently), after deciding what to do with
+   thinking the edits would unbind (``condense.reduce.thinking``); ``measure`` counts
+   exactly only what decides.
 2. ``reductions`` — the message reductions cheapest first (dedupe, strip images, mask,
    shrink) on the reducible units, then the gentle ones (shrink, cut) on the tail and
    the kept units, counted exactly, stopping as soon as the history fits.
@@ -15,7 +19,9 @@ The stages, one module each, in pipeline order (all functions over frozen values
    turn's own outputs cut middle-out.
 4. ``gate`` — remove unbound Anthropic thinking (where that is the decision), validate,
    count, never return a larger history.
-5. ``incremental`` — reuse the previous call's output for a session that grew.
+
+Every report carries the same facts (the budget and its room, the provider chosen, the
+repairs) and what the call did, built from typed values (``_Known.report``).
 
 The sequence of reductions does not depend on the budget: a larger budget stops earlier
 in it, so it never keeps less. The common case, a history that already fits, costs a
@@ -32,7 +38,7 @@ it is reported as not met).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from condense._input import check_history
@@ -84,7 +90,7 @@ from condense.providers import (
 )
 from condense.providers.anthropic import request_thinking
 from condense.providers.base import MediaBilling
-from condense.reduce.compaction import supersede
+from condense.reduce.compaction import Superseded, supersede
 from condense.reduce.cut import SHORT_CHARS, cut_content, cut_size, tool_name
 from condense.reduce.mask import calls_answered
 from condense.reduce.thinking import (
@@ -93,12 +99,13 @@ from condense.reduce.thinking import (
     BoundThinking,
     RequestSettings,
     Stripped,
+    ThinkingRemoval,
     bound_after,
     decide,
     drop_block_settings,
     strip_thinking,
 )
-from condense.repair import repair
+from condense.repair import Change, repair
 from condense.summarizers import Summarizer, get_summarizer
 from condense.tokens import TokenCounter, encoding_for_model
 from condense.tokens.counting import shared_counter
@@ -234,30 +241,17 @@ def compress(
         conversation, given = messages, messages.messages
     else:
         conversation, given = None, messages
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
-        raise InputError(f"budget must be a positive number of tokens, not {budget!r}")
-    check_history(given, depth=False)  # repair checks the depth of what it works on
-    for name, value in (("tail_tokens", tail_tokens), ("summary_tokens", summary_tokens)):
-        if value is not None and (
-            isinstance(value, bool) or not isinstance(value, int) or value < 0
-        ):
-            raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
-    if summary_tokens == 0:  # not "no cap": a summary of no tokens cannot be written
-        raise InputError(
-            "summary_tokens=0 leaves a summary no room; give it at least 1 token, or leave "
-            "it out to let the summary take the room the kept part leaves"
-        )
-    check_protection(protection)
-    if bound_thinking not in BOUND_THINKING:
-        raise InputError(
-            f"bound_thinking must be one of {', '.join(BOUND_THINKING)}, not {bound_thinking!r}"
-        )
+    _check_options(
+        given,
+        budget=budget,
+        tail_tokens=tail_tokens,
+        summary_tokens=summary_tokens,
+        protection=protection,
+        bound_thinking=bound_thinking,
+        tools=tools,
+    )
     bound: BoundThinking = "keep" if keep_bound_thinking else bound_thinking
     summarizer = get_summarizer(summarizer)  # an unknown name fails now, not at first summary
-    if tools is not None and (
-        isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Sequence)
-    ):
-        raise InputError(f"tools must be a list of tool definitions, not {type(tools).__name__}")
     record = conversation.record if conversation is not None else None
     if thinking is None and conversation is not None:
         thinking = request_thinking(record, format=conversation.format)
@@ -283,17 +277,17 @@ def compress(
     source = conversation if conversation is not None and work is given else work
     repaired = repair(source, provider=choice)
     history: list[RawMessage] = repaired.messages
-    report_base: dict[str, Any] = {
-        "budget": room.budget,
-        "room": room,
-        "encoding": counter.encoding,
-        "provider": profile.name,
-        "provider_reason": choice.reason,
-        "media": media,
-        "repairs": repaired.changes,
-        "incremental": incremental,
-        "_input": given,
-    }
+    known = _Known(
+        budget=room.budget,
+        room=room,
+        encoding=counter.encoding,
+        provider=profile.name,
+        provider_reason=choice.reason,
+        media=media,
+        repairs=repaired.changes,
+        incremental=incremental,
+        given=given,
+    )
 
     def finish(result: CompressionResult) -> CompressionResult:
         if strict_budget and not result.report.fits:
@@ -306,19 +300,15 @@ def compress(
         protected: int | Callable[[], int] | None,
         binding: Binding | None = None,
     ) -> CompressionResult:
-        report = CompressionReport(
-            **report_base,
+        report = known.report(
             thinking=binding,
             fits=True if tokens is None else tokens <= budget,
             units=_outcomes(plan, {})
             if plan is not None
             else tuple(UnitOutcome(u.kind, u.start, u.stop, "kept") for u in segment(history)),
-            summarizer=None,
-            summarizer_fell_back=False,
-            fallback_reason=None,
-            _output=history,
-            _tokens_after=tokens,
-            _protected=history if protected is None else protected,
+            output=history,
+            tokens_after=tokens,
+            protected=history if protected is None else protected,
         )
         return finish(
             _result(history, None, report, previous, budget, profile.name, counter.encoding)
@@ -341,7 +331,7 @@ def compress(
         return unchanged(tokens, None, tokens, binding)
     if superseded is not None:
         history = cut
-        report_base["superseded"] = superseded
+        known = replace(known, superseded=superseded)
     turn = current_turn(history)
     tail = tail_tokens if tail_tokens is not None else DEFAULT_TAIL_TOKENS
     plan = _plan(history, counter, tail, turn, protection, budget)
@@ -518,7 +508,7 @@ def compress(
         stripped=stripped,
     )
     if gated.reverted:
-        report_base.pop("superseded", None)
+        known = replace(known, superseded=None)
         history = whole
         return unchanged(counter.messages(whole), None, protected, binding)
     if assembly is not None:
@@ -527,21 +517,17 @@ def compress(
     dropping = binding is not None and binding.action == "drop_block"
     if dropping and bound_after(gated.messages, given):
         settings = drop_block_settings(thinking)
-    report = CompressionReport(
-        **report_base,
+    report = known.report(
         cuts=_cuts(gated.messages, given, history, turn),
         thinking=binding,
         fits=gated.tokens <= budget,
         units=_outcomes(plan, actions),
-        summarizer=assembly.summarizer if assembly is not None else None,
-        summarizer_fell_back=assembly.fell_back if assembly is not None else False,
-        fallback_reason=assembly.fallback_reason if assembly is not None else None,
+        assembly=assembly,
         replay_removed=gated.replay_removed,
-        left_out=assembly.left_out if assembly is not None else (),
         short_of_target=short,
-        _output=gated.messages,
-        _tokens_after=gated.tokens,
-        _protected=protected,
+        output=gated.messages,
+        tokens_after=gated.tokens,
+        protected=protected,
     )
     summary = assembly.summary if assembly is not None else None
     return finish(
@@ -556,6 +542,100 @@ def compress(
             settings,
         )
     )
+
+
+def _check_options(
+    given: Sequence[Any],
+    *,
+    budget: object,
+    tail_tokens: object,
+    summary_tokens: object,
+    protection: Protection | None,
+    bound_thinking: object,
+    tools: object,
+) -> None:
+    """Refuse, with a clear :class:`InputError`, what ``compress`` cannot work with."""
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
+        raise InputError(f"budget must be a positive number of tokens, not {budget!r}")
+    check_history(given, depth=False)  # repair checks the depth of what it works on
+    for name, value in (("tail_tokens", tail_tokens), ("summary_tokens", summary_tokens)):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 0
+        ):
+            raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
+    if summary_tokens == 0:  # not "no cap": a summary of no tokens cannot be written
+        raise InputError(
+            "summary_tokens=0 leaves a summary no room; give it at least 1 token, or leave "
+            "it out to let the summary take the room the kept part leaves"
+        )
+    check_protection(protection)
+    if bound_thinking not in BOUND_THINKING:
+        raise InputError(
+            f"bound_thinking must be one of {', '.join(BOUND_THINKING)}, not {bound_thinking!r}"
+        )
+    if tools is not None and (
+        isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Sequence)
+    ):
+        raise InputError(f"tools must be a list of tool definitions, not {type(tools).__name__}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Known:
+    """What every report of one call says, whatever the call then does: the budget and
+    its room, how it counts, the provider chosen and why, the repairs, whether it resumed
+    a session, the caller's history, and the compaction block's superseded turns."""
+
+    budget: int
+    room: Room
+    encoding: str
+    provider: str
+    provider_reason: str
+    media: MediaBilling
+    repairs: tuple[Change, ...]
+    incremental: bool
+    given: Sequence[RawMessage]
+    superseded: Superseded | None = None
+
+    def report(
+        self,
+        *,
+        fits: bool,
+        units: tuple[UnitOutcome, ...],
+        thinking: Binding | None,
+        output: Sequence[RawMessage],
+        tokens_after: int | None,
+        protected: Sequence[RawMessage] | int | Callable[[], int],
+        assembly: Assembly | None = None,
+        replay_removed: tuple[ThinkingRemoval, ...] = (),
+        short_of_target: tuple[int, ...] = (),
+        cuts: tuple[OutputCut, ...] = (),
+    ) -> CompressionReport:
+        """The report of an outcome: these facts, and what the call did."""
+        return CompressionReport(
+            budget=self.budget,
+            room=self.room,
+            encoding=self.encoding,
+            provider=self.provider,
+            provider_reason=self.provider_reason,
+            media=self.media,
+            repairs=self.repairs,
+            incremental=self.incremental,
+            superseded=self.superseded,
+            fits=fits,
+            units=units,
+            thinking=thinking,
+            summarizer=assembly.summarizer if assembly is not None else None,
+            summarizer_fell_back=assembly.fell_back if assembly is not None else False,
+            fallback_reason=assembly.fallback_reason if assembly is not None else None,
+            left_out=assembly.left_out if assembly is not None else (),
+            replay_removed=replay_removed,
+            short_of_target=short_of_target,
+            cuts=cuts,
+            _input=self.given,
+            _output=output,
+            _tokens_after=tokens_after,
+            _protected=protected,
+        )
 
 
 def _room(

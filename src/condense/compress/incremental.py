@@ -1,5 +1,5 @@
-"""Stage 5, incremental reuse: a session that grew since the last call is compressed for
-its growth only.
+"""Stage 0, incremental reuse: a session that grew since the last call is compressed for
+its growth only (before anything is repaired or planned).
 
 ``compress(previous=state)`` works on the previous output plus what was appended since,
 when the new history extends the previous call's input (or output) message by message
