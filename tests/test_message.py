@@ -13,7 +13,8 @@ from condense.compress import compress
 from condense.datasets.trajectory import message_text
 from condense.formats import load
 from condense.message import content_text, extends, is_text_part, resumed, text_parts
-from condense.reduce.base import has_images, other_parts, text_of
+from condense.reduce.base import has_images, other_parts
+from condense.reduce.cut import cut_content
 from condense.reduce.summary import find_summary, stands_for, summary_block
 from condense.repair.worth import Worth, result_worth
 from condense.server.prepare import keeps_ask
@@ -129,8 +130,13 @@ def test_compress_resumes_a_session_whose_client_resends_it_as_json() -> None:
 
 
 def test_reduce_reads_the_same_text() -> None:
-    assert text_of(CONTENT) == content_text(CONTENT)
-    assert text_of([{"type": "text", "text": None}]) == ""  # it read the word "None"
+    # a cut reads the text parts by the same rule: an untyped one is cut, a malformed one
+    # (a type that is not a string) is left alone, without an error
+    cut = cut_content(
+        [{"text": "x" * 5000}, {"type": ["text"], "text": "y"}], 200, "read", images=False
+    )
+    assert isinstance(cut, list) and len(cut[0]["text"]) < 1000
+    assert cut[1] == {"type": ["text"], "text": "y"}
     assert other_parts(CONTENT) == {"text": 1, "image_url": 1, "refusal": 1, "document": 1}
     assert not has_images([{"type": ["image_url"]}])  # a malformed part: no error
     block = summary_block("what happened", covered=3)

@@ -12,8 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from condense.message import TEXT_PARTS as TEXT_PARTS  # the text part types, read here too
-from condense.message import content_text, is_text_part
+from condense.message import is_text_part
 from condense.tokens.media import IMAGE_PARTS
 from condense.types import RawMessage
 
@@ -38,10 +37,6 @@ class Reduction:
     changed: tuple[int, ...]
     saved: int
     short_of_target: tuple[int, ...] = ()
-
-
-text_of = content_text
-"""The text of a message's content: ``condense.message.content_text``."""
 
 
 def has_images(content: object) -> bool:
