@@ -10,7 +10,8 @@ proxy read them here, never write them out again:
   plain text a content holds — a string, or its text parts in order (a part of a text
   type, :data:`TEXT_PARTS`, or of no type, whose ``text`` is a string). Images, files,
   refusals and other blocks are not text; a caller that needs a word for them (a
-  summary's ``[image]``) adds it itself; two contents become one by
+  summary's ``[image]``) adds it itself; whether it says anything at all is
+  :func:`is_empty_content`; two contents become one by
   :func:`join_content` (repair's merge of a same-role run, compression's join);
 - **call ids** (:func:`call_ids`, :func:`calls_made`) and **the result's id**
   (:func:`result_id`, :func:`answers`): how a tool result names the call it answers;
@@ -52,6 +53,7 @@ __all__ = [
     "carries_replay",
     "content_text",
     "extends",
+    "is_empty_content",
     "is_text_part",
     "join_content",
     "keeps_replay",
@@ -124,6 +126,24 @@ def content_text(content: object) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(text_parts(content))
+
+
+def is_empty_content(content: object) -> bool:
+    """Whether a content says nothing: ``None``, a blank string, or a list whose parts are
+    all blank ``text`` blocks (what providers refuse as empty; any other part, an image
+    or a ``input_text``, says something)."""
+    if content is None:
+        return True
+    if isinstance(content, str):
+        return not content.strip()
+    if isinstance(content, list):
+        return all(
+            isinstance(part, dict)
+            and part.get("type") == "text"
+            and not str(part.get("text") or "").strip()
+            for part in content
+        )
+    return False
 
 
 def join_content(first: object, second: object) -> object:
