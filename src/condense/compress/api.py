@@ -81,6 +81,7 @@ from condense.compress.result import (
 from condense.exceptions import BudgetError, InputError
 from condense.formats import Conversation
 from condense.formats.native import answer, answer_messages, read_native
+from condense.message import carries_replay
 from condense.providers import (
     DEFAULT_PROVIDER,
     Profile,
@@ -115,7 +116,7 @@ from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.tokens.request import Room, parts_tokens, plan_room, request_parts
 from condense.turns import Turn, current_turn
 from condense.types import RawMessage
-from condense.units import Unit, UnitKind, carries_replay, segment
+from condense.units import Unit, UnitKind, segment
 from condense.validate import check
 
 

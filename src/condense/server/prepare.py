@@ -44,7 +44,7 @@ from condense.server.routing import choose_provider
 from condense.server.windows import LearnedWindows
 from condense.tokens import context_window, encoding_for_model, request_parts
 from condense.tokens.request import requested_output
-from condense.turns import opens_turn, turn_start
+from condense.turns import current_turn
 from condense.types import RawMessage
 from condense.validate import validate
 
@@ -254,8 +254,8 @@ class Preparer:
 def latest_ask(messages: Sequence[Any]) -> Any:
     """The user message that opened the current turn (``condense.turns``): the ask the
     request is to answer, or ``None``."""
-    start = turn_start(messages)
-    return messages[start - 1] if start and opens_turn(messages[start - 1]) else None
+    ask = current_turn(messages).ask
+    return messages[ask] if ask is not None else None
 
 
 def keeps_ask(ask: Any, messages: Sequence[Any]) -> bool:
