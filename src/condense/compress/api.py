@@ -53,7 +53,7 @@ from condense.compress.assemble import (
 from condense.compress.gate import InputSize, gate
 from condense.compress.incremental import resume_from
 from condense.compress.last_resort import last_resort
-from condense.compress.measure import measure
+from condense.compress.measure import Measured, measure
 from condense.compress.plan import (
     DEFAULT_TAIL_TOKENS,
     Plan,
@@ -375,47 +375,10 @@ def compress(
             summarize=summarizing,
         )
 
-    if measured.first_kept is None:  # everything counted: reduce cheapest first, in order
-        # a message the walk left uncounted (its reduced copy was counted instead) is
-        # counted now: the reductions start from what the history really costs
-        counts = [
-            n if n is not None else counter.message(message)
-            for n, message in zip(measured.counts, current, strict=True)
-        ]
-        reduced = run_reductions(
-            current,
-            counts,
-            plan=plan,
-            rungs=ladder(plan, reductions),
-            budget=budget,
-            counter=counter,
-            original=history,
-        )
-        after_cheap = reduced.tokens
-        output: Sequence[RawMessage] = reduced.messages
-        actions: dict[int, str] = dict(reduced.actions)
-        short = reduced.short_of_target
-        prefix = [0]
-        for u in plan.order:
-            prefix.append(
-                prefix[-1] + sum(reduced.counts[plan.units[u].start : plan.units[u].stop])
-            )
-
-        def kept_tokens(k: int) -> int:
-            return after_cheap - prefix[k]
-
-        first = 1
-    else:  # the oldest units must be summarized; the kept ones are fully reduced
-        after_cheap = budget + 1
-        output = measured.messages
-        actions = dict(measured.actions)
-        short = measured.short_of_target
-        suffix, fixed = measured.suffix, measured.fixed
-
-        def kept_tokens(k: int) -> int:
-            return fixed + suffix[k]
-
-        first = measured.first_kept
+    stage = _reduce(current, measured, plan, reductions, budget, counter, history)
+    after_cheap, output, kept_tokens, first = stage.tokens, stage.messages, stage.kept, stage.first
+    actions: dict[int, str] = dict(stage.actions)
+    short = stage.short_of_target
     # what the output must stay below: the repaired input, counted in full only if needed
     at_least = 0 if superseded is not None else measured.lower_bound
     input_size = InputSize(at_least=at_least, count=lambda: counter.messages(whole))
@@ -542,6 +505,71 @@ def compress(
             counter.encoding,
             settings,
         )
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Stage2:
+    """The history after the cheap reductions (stage 2), and what the summary is planned
+    from: ``kept(k)`` is the tokens kept when the first ``k`` units of the plan's order
+    are summarized (``first``: the fewest that may be), ``tokens`` the total (over the
+    budget when the oldest units must be summarized)."""
+
+    tokens: int
+    messages: Sequence[RawMessage]
+    actions: Mapping[int, str]
+    short_of_target: tuple[int, ...]
+    kept: Callable[[int], int]
+    first: int
+
+
+def _reduce(
+    current: list[RawMessage],
+    measured: Measured,
+    plan: Plan,
+    reductions: Sequence[ReductionStep],
+    budget: int,
+    counter: TokenCounter,
+    history: list[RawMessage],
+) -> _Stage2:
+    """Stage 2: when everything was counted, the reductions cheapest first, in order;
+    else the oldest units must be summarized, the kept ones as ``measure`` reduced them."""
+    if measured.first_kept is not None:
+        suffix, fixed = measured.suffix, measured.fixed
+        return _Stage2(
+            tokens=budget + 1,
+            messages=measured.messages,
+            actions=measured.actions,
+            short_of_target=measured.short_of_target,
+            kept=lambda k: fixed + suffix[k],
+            first=measured.first_kept,
+        )
+    # a message the walk left uncounted (its reduced copy was counted instead) is
+    # counted now: the reductions start from what the history really costs
+    counts = [
+        n if n is not None else counter.message(message)
+        for n, message in zip(measured.counts, current, strict=True)
+    ]
+    reduced = run_reductions(
+        current,
+        counts,
+        plan=plan,
+        rungs=ladder(plan, reductions),
+        budget=budget,
+        counter=counter,
+        original=history,
+    )
+    prefix = [0]
+    for u in plan.order:
+        prefix.append(prefix[-1] + sum(reduced.counts[plan.units[u].start : plan.units[u].stop]))
+    total = reduced.tokens
+    return _Stage2(
+        tokens=total,
+        messages=reduced.messages,
+        actions=reduced.actions,
+        short_of_target=reduced.short_of_target,
+        kept=lambda k: total - prefix[k],
+        first=1,
     )
 
 
