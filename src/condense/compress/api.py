@@ -420,31 +420,7 @@ def compress(
     if result_tokens > budget and _graded(protection):
         # the last resort: the kept units reduced hard, then summarized, then the running
         # turn's own outputs cut (condense.compress.last_resort)
-
-        def assemble_with(
-            messages: Sequence[RawMessage], wide: Plan, at_least: int
-        ) -> Assembly | None:
-            counts = counter.counts(messages)
-            total = sum(counts) + REPLY_PRIMING_TOKENS
-            gone = [0]
-            for u in wide.order:
-                gone.append(gone[-1] + sum(counts[wide.units[u].start : wide.units[u].stop]))
-            return assemble(
-                messages,
-                kept_tokens=lambda k: total - gone[k],
-                first=at_least,
-                input_size=input_size,
-                plan=wide,
-                budget=budget,
-                # what is kept if at all possible goes only to make room for the
-                # shortest summary, which then takes the room left
-                inputs=replace(
-                    inputs,
-                    cap=MIN_SUMMARY_TOKENS,
-                    frozen=_frozen(messages, plan, turn, protection, stripped),
-                ),
-            )
-
+        assemble_with = _hard_summary(plan, turn, protection, stripped, input_size, inputs, budget)
         resort = last_resort(
             output,
             plan=plan,
@@ -506,6 +482,44 @@ def compress(
             settings,
         )
     )
+
+
+def _hard_summary(
+    plan: Plan,
+    turn: Turn,
+    protection: Protection | None,
+    stripped: Stripped,
+    input_size: InputSize,
+    inputs: SummaryInputs,
+    budget: int,
+) -> Callable[[Sequence[RawMessage], Plan, int], Assembly | None]:
+    """How the last resort summarizes (``assemble_with``): the units of a wider plan
+    (the kept ones too) replaced oldest first, from the ``at_least``-th, where what is
+    kept if at all possible goes only to make room for the shortest summary, which then
+    takes the room left."""
+    counter = inputs.counter
+
+    def assemble_with(messages: Sequence[RawMessage], wide: Plan, at_least: int) -> Assembly | None:
+        counts = counter.counts(messages)
+        total = sum(counts) + REPLY_PRIMING_TOKENS
+        gone = [0]
+        for u in wide.order:
+            gone.append(gone[-1] + sum(counts[wide.units[u].start : wide.units[u].stop]))
+        return assemble(
+            messages,
+            kept_tokens=lambda k: total - gone[k],
+            first=at_least,
+            input_size=input_size,
+            plan=wide,
+            budget=budget,
+            inputs=replace(
+                inputs,
+                cap=MIN_SUMMARY_TOKENS,
+                frozen=_frozen(messages, plan, turn, protection, stripped),
+            ),
+        )
+
+    return assemble_with
 
 
 @dataclass(frozen=True, kw_only=True)
