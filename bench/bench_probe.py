@@ -17,7 +17,8 @@ summarizer's last change and never used to tune it.
 Each session is compressed to each budget; the share of planted facts whose every probe
 string is in the output is printed by session, by depth, by kind and by budget. A next
 turn is then appended and compressed with ``previous=state``: the share of the first
-compression's facts still present. Every user ask of the span that was summarized is
+compression's facts still present; and again after a long next turn (about a budget's
+worth of noisy tool loop before the reply and the new ask), which the summary must fold. Every user ask of the span that was summarized is
 looked for too, whole or by its first line. Each session ends with the user's new ask.
 
 The corpus is ``../shared/corpus`` next to the repository when present (or
@@ -38,7 +39,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from _probe_facts import Fact, heldout2_facts, heldout_facts, team_facts
-from _probe_sessions import SOURCES, corpus_dir, ops_session, real_session, team_session
+from _probe_sessions import (
+    SOURCES,
+    corpus_dir,
+    ops_session,
+    real_session,
+    team_session,
+    tool_loop,
+)
 
 from condense import compress
 from condense.summarizers.salient import ask_positions
@@ -247,6 +255,14 @@ def probe_case(
         for fact in present:
             results.add(kept(fact, later), b, "carried")
             results.add(kept(fact, later), b, "carried", case.facts)
+        # the running turn finishes: about a budget's worth of noisy tool loop, a reply and a
+        # new ask; the summary must fold that in
+        finished = [*planted, *tool_loop(budget, seed=number), *next_turn(number)]
+        folded = compress(finished, budget=budget, summarizer=summarizer, previous=first.state)
+        after = output_text(folded.messages)
+        for fact in present:
+            results.add(kept(fact, after), b, "carried long")
+            results.add(kept(fact, after), b, "carried long", case.facts)
 
 
 def report(
@@ -286,6 +302,9 @@ def report(
     row("kept after the next turn", "carried")
     for fact_set in FACT_SETS:
         row(f"  {fact_set} facts", "carried", fact_set)
+    row("kept after a long next turn (a tool loop)", "carried long")
+    for fact_set in FACT_SETS:
+        row(f"  {fact_set} facts", "carried long", fact_set)
     row("asks of the span present (first line)", "asks")
     row("asks of the span present whole", "asks whole")
     for family in sorted({case.family for case in cases_}):

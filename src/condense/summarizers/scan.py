@@ -1,39 +1,43 @@
-"""Read a span once: all of its text in one buffer, and the telling spots in it.
+"""Read a span once: all of its text in one buffer, and what the span says about its words.
 
 Every message of the span is read whole — no window, no sampling — so a fact in message 50
 of 5,000, or in the middle of a long output, or at the end of a long line, has the same
 chance as one at the end of the span. To keep that linear and cheap at any length, the
-text is joined into one UTF-8 buffer and searched by a few compiled scans that each run
-at C speed over the whole of it; Python only looks at what they find (:class:`Scan`):
+text is joined into one UTF-8 buffer (:class:`SpanText`) and read by a few calls that
+each run at C speed over the whole of it; Python only looks at what they single out
+(:class:`Scan`):
 
-- **tokens**, entered only at the first digit of a number: a digit after a letter
-  (``E4417``, ``ACCT-88213``, ``x.py:218``, ``db-07.internal:6432``, hashes) or after a key
-  (``retry_ms = 3471``, ``maxConns: 384``), a dotted number (``1.41.2``, an IP), a date, a
-  number with a unit (``1843 ms``, ``3.7 GiB``, ``95%``), an HTTP status; and URLs and
-  e-mail addresses. How often each token occurs is counted: a token found in a few
-  places is rare (a fact), one found everywhere is the backdrop;
-- **failure words** in the outputs, in any case (``error``, ``exception``, ``fail``
-  everywhere; ``fatal``, ``denied``, ``not found``… near the two ends of each output);
-- **decision and finding words** in what the assistant wrote ("because", "instead of",
-  "root cause", "weil", "parce que", "porque", "因为", "決定"…).
+- **words**: the buffer, its quotes, brackets and commas made spaces (:func:`normalize`),
+  split at white space and counted. How often a word occurs *in this span* is what makes
+  it rare, whatever its shape;
+- **families**: a rare word is written as a class — each hex digit ``x``, each other
+  letter ``a``, punctuation kept (``req=3f9a2c1b0e4d`` → ``axx=xxxxxxxxxxxx``). A class
+  with many distinct rare members is a family of look-alikes (the request id of every log
+  line, the hashes of a lockfile, the timestamps): each member tells little. A rare word
+  in a small family is **distinctive** (:attr:`Scan.distinct`), and so is a rare word the
+  user or the assistant wrote that an output holds too (they *referred* to it);
+- where each distinctive word is (:attr:`Scan.places`), found in one forward walk over
+  the buffer, in the order the split gave them;
+- **line shapes** (:func:`shape`, a line's punctuation): the lines of a log that differ
+  only by their ids share one; the count of each is a line's family;
+- **failure words** in the outputs (``error``, ``exception``, ``fail`` everywhere;
+  ``fatal``, ``denied``, ``not found``… near the two ends of each output) and **decision
+  and finding words** in what the assistant wrote ("because", "instead of", "root cause",
+  "downgrade", "weil", "parce que", "porque", "因为", "決定"…).
 
-Each is a literal search or one compiled pattern entered at few places: one alternation
-of many words would cost several times more. A spot is widened to what a reader needs:
-its line when the line is short, else the sentence or a window around it
-(:meth:`SpanText.snippet`). The shape of a line (:func:`shape`, its punctuation) tells a
-log's look-alike lines from the one built otherwise (:func:`unusual_segments`).
+A place is widened to what a reader needs: its line when the line is short, else the
+sentence or a window around it (:meth:`SpanText.snippet`).
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
-import re
+import operator
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-import regex  # type: ignore[import-untyped, unused-ignore]
+from itertools import compress, repeat
 
 # What a piece of text is: a user's ask, the assistant's text, a tool's output (or an
 # observation carried in a user message), the arguments of a tool call.
@@ -47,68 +51,51 @@ SNIPPET_BYTES = 280
 _WINDOW = 200  # a window of a longer line: this many bytes…
 _BEFORE = 60  # …of which these come before the spot
 
-# One scan finds every token of interest at a digit, and only at the first digit of a
-# number (the only places it is entered): a digit after a letter, a key, or a dash or
-# colon after a letter (``E4417``, ``ACCT-88213``, ``x.py:218``, ``retry_ms = 3471``,
-# ``maxConns: 384``, hashes, an HTTP status), the second part of a dotted number
-# (``1.41.2``, an IP), a date (not a log line's timestamp: ``2025-11-13``), or
-# a number followed by a short word (group 1: kept when the word is a unit, ``1843 ms``).
-# Times of day are not taken: every log line has its own. The match runs on to the end of
-# the token.
-_TOKEN_HIT = re.compile(  # re, not regex: a third of the cost per token found
-    rb"[0-9](?<![0-9][0-9])"
-    rb"(?:(?:(?:(?<=[A-Za-z_][0-9])|(?<=[A-Za-z_][-:][0-9])|(?<==[0-9])|(?<== [0-9])"
-    rb"|(?<=[A-Za-z_]: [0-9])|(?<=HTTP [0-9])|(?<=HTTP/1.0 [0-9])|(?<=HTTP/1.1 [0-9])"
-    rb"|(?<=HTTP/2 [0-9])|(?<=HTTP/2.0 [0-9]))(?![0-9]?:[0-9][0-9](?::[0-9][0-9])?(?![0-9]))"
-    rb"|(?<=[0-9]\.[0-9])(?=[0-9]*\.[0-9])|(?=[0-9]{3}-[01][0-9]-[0-3][0-9](?![0-9]|T[0-9])))"
-    rb"(?:[\w.:/#@%-]*[\w%])?"
-    rb"|([0-9.,]*+ ?[A-Za-z%\xc2\xe6\xe7][A-Za-z\x80-\xbf]{0,5}(?![A-Za-z])))"
-)
+# Words: quotes, brackets, commas, pipes and the like are spaces (a sentence's final stop
+# stays with its word: ``keepalive.`` is built like every word that ends a sentence).
+_SEPARATORS = b"\"'()[]{}<>,;|`\t\r!?*\\"
+_NORMAL = bytes.maketrans(_SEPARATORS, b" " * len(_SEPARATORS))
+# A word's class: its digits 9, its letters (of any script) left out, the rest kept
+# (``req=3f9a2c1b`` → ``=9999``, ``OPS-4127`` → ``-9999``, ``retry_backoff_ms`` → ``__``).
+_CLASS = bytes.maketrans(b"0123456789", b"9" * 10)
+_CLASS_DELETE = bytes(c for c in range(256) if chr(c).isalpha() or c >= 0x80)
+_SPACES = frozenset(b" \n\x0b\x0c")
+_ENDINGS = frozenset((b"", b" ", b"\n", b"\x0b", b"\x0c"))
+_NOT_DIGITS = bytes(c for c in range(256) if c not in b"0123456789\n")
+_DUMP_LINES = 8  # an output of this many lines may be a dump (a log, a table, a config)
+_ODD_PER_DUMP = 8  # of one dump, at most this many odd lines lead
 # What a shape leaves out: letters, digits, the underscore and spaces (not newlines and
 # commas: they cut segments).
 SHAPE_DELETE = bytes(
     c for c in range(128) if (chr(c).isalnum() or chr(c) in " \t\r_") and chr(c) not in "\n,"
 )
-_HTTP = regex.compile(rb"HTTP(?:/[0-9.]+)? \Z")
-_UNIT_WORD = regex.compile(rb"[0-9.,]+ ?(.*)")
-UNITS = frozenset(
-    (
-        "ms s sec secs second seconds min mins minute minutes h hr hrs hour hours ns us µs"
-        " kB KB MB GB TB KiB MiB GiB TiB kb Mb Gb % rps qps x 毫秒 秒"
-    )
-    .encode()
-    .split()
-)
-# The part of a token before its first hit, read backwards from the hit.
-_TOKEN_HEAD = regex.compile(rb"(?r)[\w.:/#@%-]*")
-_LOCAL_PART = regex.compile(rb"(?r)[\w.+-]+")
-_DOMAIN = regex.compile(rb"[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b")
-_SHORT = 5  # a token shorter than this, after a word, is counted with the word
-_WORDY = frozenset(bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-:")
-_TICKET = re.compile(rb"[A-Z][A-Z0-9]{1,9}-[0-9]{2,}")
-_AT_LINE = re.compile(rb"\.[A-Za-z][\w-]{0,20}:[0-9]{1,5}")  # x.py:218, db.internal:6432
-_MIXED = re.compile(rb"[\w-]*(?:[0-9][\w-]*[A-Za-z]|[A-Za-z][\w-]*[0-9])[\w-]*")
-_URL_TAIL = regex.compile(rb"[^\s\"'<>)\]}`|\\]*")
-_SCHEME = regex.compile(rb"(?r)[A-Za-z][\w+.-]*")
+
+RARE_UPTO = 8  # a word found at most this often in the span is rare
+FAMILY_FROM = 6  # a class with this many distinct rare words is a family of look-alikes
+_FAMILY_CUT = 64  # …and with this many, none of them is distinctive
+_LONGEST = 160  # a longer word (a blob: base64, minified code) is not one word
+
 # Failure words, searched for in the lower-cased text, each a literal (one alternation of
 # them all would cost several times more): the common ones over all of the text, the
 # others over the two ends of each output, where outcomes are told.
-ERROR_WORDS = (b"rror", b"xception", b"fail")
+ERROR_WORDS = (b"rror", b"xception", b"fail", b"fatal", b"panic", b"caused by")
 END_ERROR_WORDS = (
-    *(b"fatal", b"panic", b"denied", b"not found", b"no such", b"ould not", b"cannot"),
-    *(b"nable to", b"segmentation", b"no replacement", b"err!", b"critical"),
+    *(b"denied", b"not found", b"no such", b"ould not", b"cannot", b"nable to", b"refused"),
+    *(b"segmentation", b"no replacement", b"err!", b"critical", b"timed out", b"abort"),
+    *(b"unavailable", b"forbidden", b"oomkilled", b"crashloop"),
 )
-_END_HEAD = 300  # an output's ends: this many bytes of its head…
-_END_TAIL = 500  # …and of its tail
+_END_HEAD = 200  # an output's ends: this many bytes of its head…
+_END_TAIL = 400  # …and of its tail
 
 # Decision and conclusion words, as people write them (several languages; lower case).
 DECISION_WORDS = (
-    *("cause", "decid", "decisi", "turns out", "instead of", "rather than", "due to"),
-    *("we will", "must not", "flaky", "chose", "so that", "in order to"),
+    *("cause", "decid", "instead", "rather than", "due to", "so that", "turns out", "flaky"),
+    *("we will", "we'll", "won't", "will not", "do not", "don't", "avoid", "revert"),
+    *("roll back", "rollback", "downgrad", "stick with", "switch to", "chose", "pin "),
     *("weil", "entschied", "stattdessen", "ursache", "deshalb"),  # de
-    *("parce qu", "décid", "au lieu d"),  # fr
-    *("porque", "en lugar de", "causa ra", "debido a"),  # es
-    *("em vez de", "devido a", "perché", "invece di"),  # pt, it
+    *("parce qu", "décid", "au lieu d", "plutôt"),  # fr
+    *("porque", "en lugar de", "debido a", "decidimos"),  # es
+    *("em vez de", "devido a", "perché", "invece di", "deciso", "poiché"),  # pt, it
     *("因为", "由于", "决定", "原因", "而不是"),  # zh
     *("ため", "理由", "決定", "代わりに", "ので"),  # ja
     *("때문", "결정", "원인", "대신"),  # ko
@@ -123,6 +110,31 @@ FINDING_WORDS = (
 )
 _DECISION_BYTES = tuple(sorted(word.encode() for word in {*DECISION_WORDS, *FINDING_WORDS}))
 _SENTENCE_ENDS = (b". ", b"! ", b"? ", b"\xe3\x80\x82")  # the last one: "。"
+
+
+def normalize(text: bytes) -> bytes:
+    """``text`` with separators made spaces (same length, same offsets): its words are
+    what ``.split()`` gives."""
+    return text.translate(_NORMAL)
+
+
+def words(text: str | bytes) -> list[bytes]:
+    """The words of ``text``, as the span counts them."""
+    data = text.encode("utf-8", "replace") if isinstance(text, str) else text
+    return normalize(data).split()
+
+
+def word_class(word: bytes) -> bytes:
+    """How a word is built: look-alikes share a class (``req=3f9a2c1b`` → ``=9999``,
+    ``OPS-4127`` → ``-9999``, ``retry_backoff_ms`` → ``__``; a word of letters only has
+    none)."""
+    return word.translate(_CLASS, _CLASS_DELETE)
+
+
+def shape(text: bytes) -> bytes:
+    """How a line is built: its punctuation, its words, numbers and spaces left out (the
+    lines of a log that differ only by their ids and numbers share one)."""
+    return text.translate(None, SHAPE_DELETE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +168,9 @@ class SpanText:
         self.kinds = kinds
         self.blob = b"\n".join(encoded)
         self.starts = list(itertools.accumulate((len(e) + 1 for e in encoded), initial=0))
+        # the index of each piece's first line in the buffer (and one past the last)
+        lines = map(operator.add, repeat(1), map(bytes.count, encoded, repeat(b"\n")))
+        self.first_lines = list(itertools.accumulate(lines, initial=0))
         self._lower: bytes | None = None
 
     @property
@@ -173,6 +188,10 @@ class SpanText:
 
     def decode(self, start: int, end: int) -> str:
         return self.blob[start:end].decode("utf-8", "ignore")
+
+    def line(self, at: int) -> tuple[int, int]:
+        """The bounds of the line holding byte ``at``."""
+        return self.blob.rfind(b"\n", 0, at) + 1, _end(self.blob.find(b"\n", at), len(self.blob))
 
     def snippet(self, at: int, piece: int | None = None) -> Snippet:
         """What to read around byte ``at``: its line when the line is short; else, in
@@ -208,167 +227,144 @@ class SpanText:
         return Snippet(w_start, w_end, piece, w_start > line_start, w_end < line_end)
 
 
-Hit = tuple[int, bytes]
-"""A token found at a byte offset (from its first hit digit), as counted for rarity."""
-
-
-def token_hits(blob: bytes) -> list[Hit]:
-    """Every token of interest in ``blob``, in order (one scan), the URLs and the e-mail
-    addresses. A short token that follows a word (``E4417``, ``p99``, ``svc-prod-4``) is
-    counted with that word: ``4`` alone would be everywhere."""
-    hits: list[Hit] = []
-    for match in _TOKEN_HIT.finditer(blob):
-        at, token = match.start(), match.group()
-        if match.group(1) is not None:  # a number and a short word: a token if a unit
-            number, _, word = token.rpartition(b" ")
-            if (word if number else _UNIT_WORD.match(word).group(1)) in UNITS:
-                hits.append((at, token.replace(b" ", b"")))
-        elif len(token) < _SHORT and blob[at - 1 : at] in _WORDY:
-            head = _TOKEN_HEAD.match(blob, max(0, at - 64), at)
-            word = blob[head.start() : at] if head else b""
-            # a URL or an address is a token of its own (and counted once)
-            hits.append((at, token if b"://" in word or b"@" in word else word + token))
-        else:
-            hits.append((at, token))
-    found = _urls(blob) + _emails(blob)
-    return sorted(hits + found) if found else hits
-
-
-def _emails(blob: bytes) -> list[tuple[int, bytes]]:
-    found: list[tuple[int, bytes]] = []
-    at = blob.find(b"@")
-    while at >= 0:
-        local = _LOCAL_PART.match(blob, max(0, at - 64), at)
-        domain = _DOMAIN.match(blob, at + 1)
-        if local is not None and local.start() < at and domain is not None:
-            found.append((local.start(), blob[local.start() : domain.end()]))
-        at = blob.find(b"@", at + 1)
-    return found
-
-
-def _urls(blob: bytes) -> list[tuple[int, bytes]]:
-    found: list[tuple[int, bytes]] = []
-    at = blob.find(b"://")
-    while at >= 0:
-        scheme = _SCHEME.match(blob, max(0, at - 12), at)
-        tail = _URL_TAIL.match(blob, at + 3)
-        end = tail.end() if tail else at + 3
-        if scheme is not None and scheme.start() < at and end > at + 4:
-            found.append((scheme.start(), blob[scheme.start() : end].rstrip(b".,;:")))
-        at = blob.find(b"://", max(end, at + 3))
-    return found
-
-
-_TIME = regex.compile(rb"[0-9]{1,2}(?::[0-9]{2}){1,2}(?:[.,][0-9]+)?(?:Z|[+-][0-9:]+)?")
-
-
-def is_timestamp(token: bytes) -> bool:
-    """Whether a token is a date with a time (``2025-06-14T03:12:09Z``), as in every log
-    line."""
-    return token[4:5] == b"-" and len(token) > 10 and token[:4].isdigit()
-
-
-def is_time(token: bytes) -> bool:
-    """Whether a token is a time of day or a timestamp, as in every log line (the scan
-    takes no time of day alone: this is for tokens found otherwise)."""
-    return is_timestamp(token) or (b":" in token and _TIME.fullmatch(token) is not None)
-
-
-def shape(text: bytes) -> bytes:
-    """How a line is built: its punctuation, its words, numbers and spaces left out (the
-    lines of a log that differ only by their ids and numbers share one)."""
-    return text.translate(None, SHAPE_DELETE)
-
-
-def unusual_segments(span: SpanText, piece: int) -> list[tuple[int, int]]:
-    """The segments of a piece built like no more than one other of its segments.
-
-    A segment is a line, or, of a line longer than :data:`SNIPPET_BYTES`, a part between
-    commas (a field of minified JSON, a cell of CSV). Its shape is its punctuation (words,
-    numbers and spaces left out): the lines of a log that differ only by their ids share
-    one, the line that is built otherwise is the news. All of this is done by C-speed
-    calls over the piece, and one step per segment.
-    """
-    start, end = span.starts[piece], span.piece_end(piece)
-    text = span.blob[start:end]
-    lines = text.split(b"\n")
-    shapes = shape(text).split(b"\n")
-    segments: list[tuple[int, bytes]] = []
-    at = start
-    for line, built in zip(lines, shapes, strict=True):
-        if len(line) > SNIPPET_BYTES and b"," in line:
-            for part, part_built in zip(line.split(b","), built.split(b","), strict=True):
-                segments.append((at, part_built))
-                at += len(part) + 1
-        else:
-            segments.append((at, built))
-            at += len(line) + 1
-    counted = Counter(built for _, built in segments)
-    bounds = [at for at, _ in segments] + [end + 1]
-    return [
-        (segment_start, bounds[i + 1] - 1)
-        for i, (segment_start, built) in enumerate(segments)
-        if counted[built] <= 2 and bounds[i + 1] - 1 > segment_start
-    ]
-
-
-def token_weight(token: bytes) -> float:
-    """What a token's shape alone says, before the words around it are read: a URL or an
-    address, a ticket (``OPS-4127``), a file and line or a host and port, a hash or an id
-    with letters and digits, a version or an IP; anything else a little."""
-    if b"://" in token or b"@" in token:
-        return 5.0
-    if _TICKET.match(token) or _AT_LINE.search(token):
-        return 4.0
-    if (len(token) >= 7 and _MIXED.fullmatch(token)) or token.count(b".") >= 2:
-        return 3.0
-    return 1.0
-
-
-def text_tokens(text: str) -> list[bytes]:
-    """The tokens :func:`token_hits` finds in ``text``, as counted."""
-    return [token for _, token in token_hits(text.encode("utf-8", "replace"))]
-
-
-def token_bounds(span: SpanText, hit: Hit) -> tuple[int, int]:
-    """The whole token of ``hit``: its head before the hit digit, then the hit."""
-    at, token = hit
-    head = _TOKEN_HEAD.match(span.blob, max(0, at - 64), at)
-    start = head.start() if head is not None else at
-    while start < at and span.blob[start] in b".:/-#@%":
-        start += 1
-    return start, at + len(token)
+def _end(found: int, default: int) -> int:
+    return default if found < 0 else found
 
 
 class Scan:
-    """What one linear scan of a span found: its tokens (where each is, how often each
-    occurs), its error words (in outputs), its decision and finding words (in what the
-    assistant wrote)."""
+    """What one linear read of a span found: how often each word occurs (:attr:`counts`),
+    and in what people wrote (:attr:`said`); the families of rare look-alikes; the
+    distinctive words and where they are (:attr:`places`); how many lines share each
+    shape (:attr:`shapes`); the failure words in outputs (:attr:`errors`); the decision
+    and finding words in what the assistant wrote (:attr:`decisions`)."""
 
     def __init__(self, span: SpanText) -> None:
         self.span = span
-        self.hits = token_hits(span.blob)
-        self.at = [place for place, _ in self.hits]
-        self.counts: Counter[bytes] = Counter(token for _, token in self.hits)
-        # the hits of piece i are hits[firsts[i]:firsts[i + 1]]
-        self.firsts = [bisect.bisect_left(self.at, start) for start in span.starts]
-        self.errors = _error_places(span, self.hits)
+        blob = span.blob
+        mapped = normalize(blob)
+        tokens = mapped.split()
+        self.counts: Counter[bytes] = Counter(tokens)
+        self.total = len(tokens)
+        said = [i for i, kind in enumerate(span.kinds) if kind in (ASK, PROSE)]
+        said_text = b"\n".join(mapped[span.starts[i] : span.piece_end(i)] for i in said)
+        self.said: Counter[bytes] = Counter(said_text.split())
+        self.family, self.distinct = self._families()
+        self.places = _places(mapped, tokens, self.distinct)
+        line_shapes = shape(blob).split(b"\n")
+        self.shapes: Counter[bytes] = Counter(line_shapes)
+        self.odd = _odd_lines(span, line_shapes)
+        self.errors = _error_places(span)
         self.decisions = _decision_places(span)
 
-    def of_piece(self, piece: int) -> list[Hit]:
-        """The hits of ``piece``, in order."""
-        return self.hits[self.firsts[piece] : self.firsts[piece + 1]]
+    def _families(self) -> tuple[Counter[bytes], frozenset[bytes]]:
+        """How many distinct rare words each class holds, and the distinctive words: the
+        rare words of a small family, and the rare words people wrote that the outputs
+        hold too (they referred to them). A word of letters only (a plain word, a name, a
+        phrase of another script) is in no family and not distinctive by itself; nor is
+        a blob."""
+        counts, said = self.counts, self.said
+        rare = [token for token, count in counts.items() if count <= RARE_UPTO]
+        classes = list(map(bytes.translate, rare, repeat(_CLASS), repeat(_CLASS_DELETE)))
+        family = Counter(classes)
+        family.pop(b"", None)
+        small = map(operator.gt, repeat(_FAMILY_CUT), map(family.get, classes, repeat(_FAMILY_CUT)))
+        short = map(operator.ge, repeat(_LONGEST), map(len, rare))
+        chosen = set(compress(rare, map(operator.and_, small, short)))
+        chosen.update(
+            token
+            for token, times in said.items()
+            if times < counts[token] <= RARE_UPTO and len(token) <= _LONGEST and word_class(token)
+        )
+        return family, frozenset(chosen)
 
-    def within(self, start: int, end: int) -> set[bytes]:
-        """The tokens found between bytes ``start`` and ``end``."""
-        first, last = bisect.bisect_left(self.at, start), bisect.bisect_left(self.at, end)
-        return {self.hits[i][1] for i in range(first, last)}
+    def family_of(self, word: bytes) -> int:
+        """How many distinct rare look-alikes ``word`` has in the span (itself included;
+        1 for a word of letters only: it is in no family)."""
+        return self.family.get(word_class(word), 1)
+
+    def referred(self, word: bytes) -> bool:
+        """Whether ``word`` is in what people wrote and in what the tools gave."""
+        said = self.said.get(word, 0)
+        return 0 < said < self.counts.get(word, 0)
+
+    def of_piece(self, piece: int) -> list[tuple[int, bytes]]:
+        """The places of distinctive words in ``piece``, in order."""
+        starts = self.span.starts
+        first = bisect.bisect_left(self.places, (starts[piece], b""))
+        last = bisect.bisect_left(self.places, (starts[piece + 1], b""))
+        return self.places[first:last]
 
 
-def _error_places(span: SpanText, hits: list[Hit]) -> list[int]:
-    """Where the failure words are in the outputs, in order; and the HTTP statuses of
-    failure (``HTTP 503``, ``HTTP/1.1 404``) among the tokens."""
-    lower, blob, kinds, starts = span.lower, span.blob, span.kinds, span.starts
+def _places(
+    mapped: bytes, tokens: list[bytes], wanted: frozenset[bytes]
+) -> list[tuple[int, bytes]]:
+    """Where each occurrence of a ``wanted`` word is, in order: one forward walk, each
+    find starting where the last one ended (the split gave them in this order)."""
+    if not wanted:
+        return []
+    found: list[tuple[int, bytes]] = []
+    at = 0
+    size = len(mapped)
+    for token in compress(tokens, map(wanted.__contains__, tokens)):
+        place = mapped.find(token, at)
+        # a word found inside a longer one is not it: look further
+        while place >= 0 and not (
+            (place == 0 or mapped[place - 1] in _SPACES)
+            and mapped[place + len(token) : place + len(token) + 1] in _ENDINGS
+        ):
+            place = mapped.find(token, place + 1)
+        if place < 0:
+            break
+        found.append((place, token))
+        at = place + len(token)
+        if at >= size:
+            break
+    return found
+
+
+def _odd_lines(span: SpanText, shapes: list[bytes]) -> list[int]:
+    """Where the odd lines of the dumps are: in an output of many lines most of which are
+    built alike (a log, a table, a config), each line built like no other of it, or
+    built like others but alone with (or without) digits (``timeout_ms = 3471`` among
+    ``x_enabled = true``). At most :data:`_ODD_PER_DUMP` of each, the rarest first."""
+    blob, starts, firsts = span.blob, span.starts, span.first_lines
+    digits: list[bytes] | None = None
+    found: list[int] = []
+    for piece, kind in enumerate(span.kinds):
+        first, last = firsts[piece], firsts[piece + 1]
+        if kind != OUTPUT or last - first < _DUMP_LINES:
+            continue
+        built = shapes[first:last]
+        counted = Counter(built)
+        if max(counted.values()) * 5 < (last - first) * 2:
+            continue  # no look-alike lines make most of it: not a dump
+        if digits is None:
+            digits = blob.translate(None, _NOT_DIGITS).split(b"\n")
+        keys = list(zip(built, map(bool, digits[first:last]), strict=True))
+        alone = Counter(keys)
+        if len(alone) == len(counted) and min(counted.values()) > 1:
+            continue  # every line is built like another, with digits alike
+        odd = sorted(
+            (counted[built[i]], i)
+            for i in compress(
+                range(last - first), map(operator.eq, repeat(1), map(alone.get, keys))
+            )
+            if built[i]
+        )[:_ODD_PER_DUMP]
+        if odd:
+            start = starts[piece]
+            sizes = list(
+                itertools.accumulate(
+                    map(len, blob[start : starts[piece + 1] - 1].split(b"\n")), initial=0
+                )
+            )
+            found.extend(start + sizes[i] + i for _, i in odd)
+    return sorted(found)
+
+
+def _error_places(span: SpanText) -> list[int]:
+    """Where the failure words are in the outputs, in order."""
+    lower, kinds, starts = span.lower, span.kinds, span.starts
     found = _literals(lower, ERROR_WORDS)
     # the two ends of every output, joined (each end remembers where it came from)
     ends: list[bytes] = []
@@ -388,9 +384,6 @@ def _error_places(span: SpanText, hits: list[Hit]) -> list[int]:
     for at in _literals(joined, END_ERROR_WORDS):
         k = bisect.bisect_right(offsets, at) - 1
         found.append(origins[k] + at - offsets[k])
-    for at, token in hits:
-        if len(token) == 3 and token[:1] in b"45" and _HTTP.search(blob, max(0, at - 12), at):
-            found.append(at)
     found.sort()
     return [at for at in found if kinds[bisect.bisect_right(starts, at) - 1] == OUTPUT]
 
