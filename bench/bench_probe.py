@@ -18,8 +18,9 @@ Each session is compressed to each budget; the share of planted facts whose ever
 string is in the output is printed by session, by depth, by kind and by budget. A next
 turn is then appended and compressed with ``previous=state``: the share of the first
 compression's facts still present; and again after a long next turn (about a budget's
-worth of noisy tool loop before the reply and the new ask), which the summary must fold. Every user ask of the span that was summarized is
-looked for too, whole or by its first line. Each session ends with the user's new ask.
+worth of noisy tool loop before the reply and the new ask), which the summary must fold.
+Every user ask of the span that was summarized is looked for too, whole or by its first
+line. Each session ends with the user's new ask.
 
 The corpus is ``../shared/corpus`` next to the repository when present (or
 ``CONDENSE_CORPUS``), else the sample under ``tests/data/corpus``.

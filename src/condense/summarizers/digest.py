@@ -44,39 +44,61 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from condense.summarizers._text import clip, condense, one_line, remember
 from condense.summarizers.salient import (
-    DECISIONS,
     EARLIER_BOOST,
-    ERRORS,
-    KEY,
     Candidate,
     FactPool,
     fact_line,
     previous_fact,
 )
-from condense.summarizers.scan import ASK
-from condense.summarizers.worth import WORD, Measure, combine, signals
+from condense.summarizers.scan import ASK, words
+from condense.summarizers.sections import (
+    ASKS,
+    COMMANDS,
+    DECISIONS,
+    EARLIER,
+    ERRORS,
+    FACTS,
+    FILES,
+    IDS,
+    KEY,
+    LAST_STATE,
+    SCOPE,
+    TOOLS,
+)
+from condense.summarizers.worth import WORD, Measure, combine, core, signals
 
-SCOPE = "Scope"
-EARLIER = "Earlier"
-ASKS = "User asks"
-TOOLS = "Tool calls"
-FILES = "Files"
-COMMANDS = "Commands"
-IDS = "Identifiers"
-LAST_STATE = "Last state"
+__all__ = [
+    "ASKS",
+    "COMMANDS",
+    "DECISIONS",
+    "EARLIER",
+    "ERRORS",
+    "FACTS",
+    "FILES",
+    "IDS",
+    "ITEM_SECTIONS",
+    "KEY",
+    "LAST_STATE",
+    "ORDER",
+    "SCOPE",
+    "TOOLS",
+    "Digest",
+    "fold",
+    "layout",
+    "parse",
+    "rank",
+]
 
 # Sections holding items (TOOLS: tool group -> calls; FILES, IDS: path or id -> mentions).
 ITEM_SECTIONS = (ASKS, TOOLS, FILES, COMMANDS, ERRORS, DECISIONS, KEY, IDS)
 # Output order: most valuable first.
 ORDER = (SCOPE, EARLIER, ASKS, LAST_STATE, ERRORS, DECISIONS, KEY, IDS, COMMANDS, FILES, TOOLS)
-# The facts: errors, decisions and key facts, chosen together by marginal worth per
+# The facts (errors, decisions and key facts) are chosen together by marginal worth per
 # character (:class:`~condense.summarizers.salient.FactPool`), written in three sections.
-FACTS = (ERRORS, DECISIONS, KEY)
 _FACTS = "facts"  # the block the three sections are written in
 # After the asks, who is served first, with the share of the room left it may take in each
 # of three rounds: the blocks after it get theirs before it may grow in the next round.
@@ -84,8 +106,8 @@ _SHARES = {
     LAST_STATE: (0.1, 0.15, 0.2),
     _FACTS: (0.6, 0.8, 1.0),
     EARLIER: (0.1, 0.2, 0.3),
-    IDS: (0.06, 0.1, 1.0),
-    COMMANDS: (0.05, 0.1, 0.25),
+    IDS: (0.1, 0.15, 1.0),
+    COMMANDS: (0.06, 0.1, 0.2),
     FILES: (0.03, 0.06, 1.0),
     TOOLS: (0.04, 0.08, 1.0),
 }
@@ -98,7 +120,8 @@ _MIN_BODY = 24
 _MIN_KEY_BODY = 80  # a key fact clipped shorter than this says little
 _STATE_LINE = 240  # a previous last state's line longer than this is read by sentences
 _SENTENCES = re.compile(r"(?<=[.!?。])\s+")
-_ID_WORTH = 0.3  # an identifier worth less than this (a flag, a short number) is not one
+_MIN_ID = 8  # the shortest identifier worth looking for when the line is nearly full
+_ID_WORTH = 0.35  # an identifier worth less than this (a flag, a short number) is not one
 _HEADERS = sum(len(name) + 4 for name in FACTS)  # what the facts' headers may take
 
 _EXIT = re.compile(r"→ exit (-?\d+)")
@@ -140,6 +163,8 @@ class Digest:
     # identifiers, and its last state when the span has a newer one.
     earlier_ids: set[str] = field(default_factory=set)
     earlier_state: str = ""
+    # What each of the span's identifiers is worth (its word's worth, as the span says)
+    id_worth: dict[str, float] = field(default_factory=dict)
     _pool: FactPool | None = field(default=None, repr=False, compare=False)
     _ids: list[tuple[str, int]] | None = field(default=None, repr=False, compare=False)
 
@@ -169,13 +194,17 @@ class Digest:
         """The identifiers, most telling first (the newest first among equals)."""
         if self._ids is None:
             items = list(self.sections[IDS].items())
+            known = self.id_worth
             worth = [
-                combine(self.measure.words(item).values())
+                (known[item] if item in known else combine(self.measure.words(item).values()))
                 * (EARLIER_BOOST if item in self.earlier_ids else 1.0)
                 for item, _ in items
             ]
-            order = sorted(range(len(items)), key=lambda i: (-worth[i], -i))
-            self._ids = [items[i] for i in order if worth[i] >= _ID_WORTH]
+            # the most telling per character first (the newest first among equals)
+            order = sorted(
+                range(len(items)), key=lambda i: (-worth[i] / (len(items[i][0]) + 12), -i)
+            )
+            self._ids = [items[i] for i in order if worth[i] >= _ID_WORTH and items[i][0]]
         return self._ids
 
 
@@ -280,6 +309,7 @@ def fold(previous: Digest, new: Digest) -> Digest:
     merged.last_state = new.last_state or previous.last_state
     merged.earlier_state = previous.last_state if new.last_state else ""
     merged.earlier_ids = {*previous.earlier_ids, *previous.sections[IDS]}
+    merged.id_worth = new.id_worth
     merged.candidates = [*previous.candidates, *new.candidates]
     merged.measure = new.measure
     return merged
@@ -361,8 +391,7 @@ def _section(digest: Digest, name: str, room: int, written: str = "") -> list[st
     elif name == EARLIER:
         lines = _text(digest.earlier, body, favor_end=False)
     elif name == IDS:
-        ids = [(item, count) for item, count in digest.identifiers() if item not in written]
-        line = _joined([_counted_item(*item) for item in ids], body - 1, prefix="- ")
+        line = _listed(digest.identifiers(), body - 1, written)
         lines = [line] if line else []
     elif name == FILES:
         lines = _counted(digest.sections[name], body, aggregate=True)
@@ -597,6 +626,30 @@ def _tools(groups: dict[str, int], details: dict[str, dict[str, int]], room: int
         if also:
             lines.append(also)
     return lines
+
+
+def _listed(items: list[tuple[str, int]], width: int, written: str) -> str:
+    """``- a ×3, b, c`` in at most ``width`` characters: the items in their order, those
+    ``written`` holds left out, each that does not fit skipped for a shorter one, and
+    ``+N more`` for the rest."""
+    said = set(map(core, words(written)))
+    out = "- "
+    taken = 0
+    for number, (item, count) in enumerate(items):
+        piece = _counted_item(item, count)
+        more = len(f", +{len(items) - number} more")
+        if len(out) + len(piece) + 2 + more > width:
+            if len(out) + more > width - _MIN_ID:
+                break
+            continue
+        if core(item.encode()) in said:
+            continue
+        out += (", " if taken else "") + piece
+        taken += 1
+    if not taken:
+        return ""
+    left = len(items) - taken
+    return f"{out}, +{left} more" if left and len(out) + len(f", +{left} more") <= width else out
 
 
 def _counted_item(item: str, count: int) -> str:

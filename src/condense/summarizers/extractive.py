@@ -59,8 +59,8 @@ from condense.summarizers.salient import (
     span_pieces,
     strip_think,
 )
-from condense.summarizers.scan import Scan, SpanText
-from condense.summarizers.worth import Measure
+from condense.summarizers.scan import Scan, SpanText, words
+from condense.summarizers.worth import Measure, core, specificity
 from condense.types import RawMessage
 
 _PATH_KEYS = (
@@ -129,6 +129,8 @@ _EXTENSION_LIST = (
 _EXTENSIONS = frozenset(_EXTENSION_LIST.split())
 
 _ITEM_CHARS = 200
+_TALKED_ABOUT = 2  # an identifier people wrote this often is listed, however common
+_ID_ALONE = 0.6  # a value this specific is an identifier without its key (href=https://…)
 _ARG_CHARS = 100
 _COMMAND_CHARS = 120
 _EXIT_WINDOW = 300
@@ -177,10 +179,39 @@ def extract(messages: Sequence[object], *, facts: int) -> dg.Digest:
     measure = Measure(scan)
     digest = walk.digest(len(messages), _last_state(messages))
     digest.measure = measure
-    digest.candidates = candidates(scan, measure, limit=facts, reads=walk.reads)
+    known = {
+        word
+        for name in (dg.COMMANDS, dg.FILES, dg.TOOLS)
+        for item in digest.sections[name]
+        for word in words(item)
+    }
+    known.update(
+        word for details in digest.details.values() for item in details for word in words(item)
+    )
+    known = {core(word) for word in known}
+    digest.candidates = candidates(scan, measure, limit=facts, reads=walk.reads, known=known)
     for word in dict.fromkeys(word for _, word in scan.places):
-        digest.add(dg.IDS, word.decode("utf-8", "ignore").strip(".:"), scan.counts[word])
+        item = identifier(word)
+        digest.add(dg.IDS, item, scan.counts[word])
+        digest.id_worth[item] = measure.word(word)
+    # and the identifiers people keep talking about (#412, ORD-4102): the work's topic
+    for word, times in scan.said.items():
+        if times >= _TALKED_ABOUT and (worth := specificity(word)) >= _ID_ALONE:
+            item = identifier(word)
+            if item not in digest.id_worth:
+                digest.add(dg.IDS, item, times)
+                digest.id_worth[item] = worth
     return digest
+
+
+def identifier(word: bytes) -> str:
+    """A distinctive word as the Identifiers list writes it: without the punctuation at
+    its ends, and without a plain key before it (``href=https://…`` → ``https://…``)."""
+    text = word.decode("utf-8", "ignore").strip(".:,")
+    key, sign, value = text.partition("=")
+    if sign and key.isidentifier() and specificity(value.encode()) >= _ID_ALONE:
+        return value
+    return text
 
 
 class _CallFacts(NamedTuple):

@@ -44,22 +44,19 @@ from condense.summarizers.scan import (
     shape,
     words,
 )
+from condense.summarizers.sections import DECISIONS, ERRORS, KEY
 from condense.summarizers.worth import (
     ARGS_ROLE,
     ROLE,
     WORD,
     Measure,
     combine,
+    core,
     identifiers,
     info_score,
     read_signals,
     specificity,
 )
-
-# The sections a fact is written under (the digest's titles).
-ERRORS = "Errors"
-DECISIONS = "Decisions"
-KEY = "Key facts"
 
 MIN_WORTH = 5.0  # a fact worth less than this is not written
 # A previous summary's fact was the best of its span: it is worth this much more than the
@@ -67,14 +64,23 @@ MIN_WORTH = 5.0  # a fact worth less than this is not written
 EARLIER_BOOST = 2.0
 SAME_MESSAGE = 0.7  # each further fact of one message is worth this much less
 _NEW_WORD = 0.3  # a word this specific, not said yet, makes a fact news
-_OLD_SIGNAL = 0.3  # what a fact's signal still adds when its words are all said
-_PER_CHAR = 40  # worth is per (characters + this): a short line pays for its bullet
-_PRESELECT = 6  # snippets read in full, per fact the caller may write
+_PER_CHAR = 60  # worth is per (characters + this): a short line tells less than its size says
+_PRESELECT = 6  # snippets read in full, per fact the caller may write…
+_BYTES_PER_READ = 2_000  # …and at most one per this many bytes of the span
 _PER_PIECE = 12  # of one output, the lines with the most distinctive words, at most
+_SAME_FAILURE = 3  # a failure seen this many times is not yet routine
 _SHAPE_DISCOUNT = 0.35  # a line one of many built alike is worth less by the log of them
+READ_ROLE = 0.6  # a line of what a read showed (a file, search hits) is worth this much
 _NEAR = 2.0  # a line right after a failure (a frame, a cause) signals this much
 _ODD = 3.0  # a line of a dump built like no other of it (:func:`.scan._odd_lines`)
 _NUMBERED = re.compile(r"^\s*\d+\t")
+# Trimming a long line of output: from its first telling word to its last, a run of more
+# than _DULL_RUN words worth less than _DULL inside it left out.
+_TRIM_FROM = 100
+_DULL = 0.08
+_TELLING = 0.25  # a word worth this share of the line's best is telling
+_DULL_RUN = 3
+_ERROR_WORD = re.compile(r"(?i)error|fail|fatal|panic|exception|denied|refused|timeout")
 
 _THINK = re.compile(r"(?is)<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)")
 _TAGS = re.compile(r"</?(?:tool_response|tool_call|think|thinking)>")
@@ -173,7 +179,7 @@ class _Lead:
     """A snippet the span points at, and why: its distinctive words, a failure word (or
     the line after one), a decision word."""
 
-    __slots__ = ("snippet", "error", "near", "decision", "odd", "found")
+    __slots__ = ("decision", "error", "found", "near", "odd", "snippet")
 
     def __init__(self, snippet: Snippet) -> None:
         self.snippet = snippet
@@ -190,12 +196,18 @@ class _Lead:
 
 
 def candidates(
-    scan: Scan, measure: Measure, *, limit: int, reads: Collection[int] = ()
+    scan: Scan,
+    measure: Measure,
+    *,
+    limit: int,
+    reads: Collection[int] = (),
+    known: Collection[bytes] = (),
 ) -> list[Candidate]:
     """The span's candidate facts, the likeliest ``limit × _PRESELECT`` of them read in
     full; oldest first. The failure words of the outputs of the messages in ``reads`` (a
     file's content, search hits) do not count, unless the output is the tool's own
-    complaint."""
+    complaint; the words ``known`` (the commands and files other sections name) add
+    nothing to a call's arguments."""
     span = scan.span
     leads: dict[tuple[int, int], _Lead] = {}
 
@@ -215,19 +227,18 @@ def candidates(
         for value, at, token in worth:
             lead(at, piece).found[token] = value
     blob = span.blob
-    for at in scan.errors:
-        piece = span.piece_of(at)
-        first, last = span.starts[piece], span.piece_end(piece)
-        if owners[piece] in reads:
-            start = max(first, blob.rfind(b"\n", max(first, at - SNIPPET_BYTES), at) + 1)
-            if not failed_read(span, piece, start):
-                continue
-        lead(at, piece).error = True
-        following = blob.find(b"\n", at, min(last, at + SNIPPET_BYTES))
-        if following >= 0 and following + 1 < last:
-            lead(following + 1, piece).near = True
-    for at in scan.decisions:
-        lead(at, span.piece_of(at)).decision = True
+    for piece, failing in _grouped(span, scan.errors):
+        last = span.piece_end(piece)
+        if owners[piece] in reads:  # only the tool's own complaint (its first lines)
+            failing = [at for at in failing[:2] if failed_read(span, piece, _line_start(span, at))]
+        for at in _ends(failing, _PER_PIECE // 2):
+            lead(at, piece).error = True
+            following = blob.find(b"\n", at, min(last, at + SNIPPET_BYTES))
+            if following >= 0 and following + 1 < last:
+                lead(following + 1, piece).near = True
+    for piece, deciding in _grouped(span, scan.decisions):
+        for at in _ends(deciding, _PER_PIECE):
+            lead(at, piece).decision = True
     for at in scan.odd:
         lead(at, span.piece_of(at)).odd = True
     # the same text led to in many places is read once, and counted
@@ -235,16 +246,11 @@ def candidates(
     for item in leads.values():
         same.setdefault(blob[item.snippet.start : item.snippet.end].strip(), []).append(item)
     merged = [_merged(items) for items in same.values()]
-    likely = sorted(
-        merged,
-        key=lambda item: (
-            -item[0].hint() / (item[0].snippet.end - item[0].snippet.start + _PER_CHAR),
-            item[0].snippet.start,
-        ),
-    )[: max(limit * _PRESELECT, 64)]
+    # read in full: enough for the room, but no more than the span's size warrants
+    likely = _likely(merged, max(64, min(limit * _PRESELECT, len(blob) // _BYTES_PER_READ)))
     found: dict[str, Candidate] = {}
     for item, count in sorted(likely, key=lambda item: item[0].snippet.start):
-        candidate = _candidate(scan, measure, item, count)
+        candidate = _candidate(scan, measure, item, count, known, reads)
         if candidate is None:
             continue
         seen = found.get(candidate.text)
@@ -264,6 +270,25 @@ def candidates(
     return sorted(found.values(), key=lambda c: c.position)
 
 
+def _likely(leads: list[tuple[_Lead, int]], size: int) -> list[tuple[_Lead, int]]:
+    """The ``size`` leads likeliest to be worth reading, by what they promise per byte;
+    and, so that no kind of lead crowds out another, the likeliest quarter of that many
+    of each kind (failures, decisions, odd lines) too."""
+
+    def promise(item: tuple[_Lead, int]) -> tuple[float, int]:
+        lead = item[0]
+        return (
+            -lead.hint() / (lead.snippet.end - lead.snippet.start + _PER_CHAR),
+            lead.snippet.start,
+        )
+
+    chosen = {id(item): item for item in sorted(leads, key=promise)[:size]}
+    for kind in ("error", "decision", "odd"):
+        of_kind = [item for item in leads if getattr(item[0], kind)]
+        chosen.update((id(item), item) for item in sorted(of_kind, key=promise)[: size // 4])
+    return list(chosen.values())
+
+
 def _merged(leads: list[_Lead]) -> tuple[_Lead, int]:
     """Leads to one text, as one: the newest place, every reason; how many there were."""
     newest = max(leads, key=lambda item: item.snippet.start)
@@ -274,6 +299,35 @@ def _merged(leads: list[_Lead]) -> tuple[_Lead, int]:
         newest.odd |= item.odd
         newest.found.update(item.found)
     return newest, len(leads)
+
+
+def _grouped(span: SpanText, places: list[int]) -> Iterator[tuple[int, list[int]]]:
+    """``places`` (in order) grouped by the piece they are in."""
+    starts = span.starts
+    piece = 0
+    group: list[int] = []
+    for at in places:
+        if at >= starts[piece + 1]:
+            if group:
+                yield piece, group
+                group = []
+            piece = span.piece_of(at)
+        group.append(at)
+    if group:
+        yield piece, group
+
+
+def _ends(places: list[int], most: int) -> list[int]:
+    """At most ``most`` of ``places``: the first and the last ones."""
+    if len(places) <= most:
+        return places
+    return places[: most // 2] + places[len(places) - (most - most // 2) :]
+
+
+def _line_start(span: SpanText, at: int) -> int:
+    piece = span.piece_of(at)
+    first = span.starts[piece]
+    return max(first, span.blob.rfind(b"\n", max(first, at - SNIPPET_BYTES), at) + 1)
 
 
 def _by_piece(scan: Scan) -> Iterator[tuple[int, list[tuple[int, bytes]]]]:
@@ -293,38 +347,88 @@ def _by_piece(scan: Scan) -> Iterator[tuple[int, list[tuple[int, bytes]]]]:
         yield piece, group
 
 
-def _candidate(scan: Scan, measure: Measure, lead: _Lead, count: int = 1) -> Candidate | None:
+def _candidate(
+    scan: Scan,
+    measure: Measure,
+    lead: _Lead,
+    count: int = 1,
+    known: Collection[bytes] = (),
+    reads: Collection[int] = (),
+) -> Candidate | None:
     """A lead read in full: its text (an error line's distinctive part), its section,
-    its words' worth and signals, its scale."""
+    its words' worth and signals, its scale. The words of a call's arguments that
+    ``known`` holds (its command, its files: other sections say them) add nothing."""
     span, snippet = scan.span, lead.snippet
     kind = span.kinds[snippet.piece]
     text = snippet_text(span, snippet)
-    if len(text) < 8:
-        return None
     section = KEY
     if lead.error and kind == OUTPUT:
         stated = line_error(span, snippet.start, snippet.end)
         if stated:
             text, section = stated, ERRORS
+    if len(text) < 8:
+        return None
     signals = read_signals(text, kind, error=lead.error or None)
     if kind == PROSE and (signals.decision or signals.finding or signals.plan):
         section = DECISIONS
     found = measure.words(text)
+    if kind == ARGS and known:
+        found = {key: worth for key, worth in found.items() if key not in known}
+    if kind in (OUTPUT, ARGS) and len(text) > _TRIM_FROM:
+        text = trimmed(text, found)
+        found = {key: found.get(key, 0.0) for key in map(core, words(text))}
     specific = any(specificity(word) >= _NEW_WORD for word in found)
     # an odd line (or the one after a failure) tells something when it names something
     signal = signals.value + (_NEAR * lead.near + _ODD * lead.odd) * specific
     scale = ROLE.get(kind, ARGS_ROLE)
+    if kind == OUTPUT and span.owners[snippet.piece] in reads:
+        scale *= READ_ROLE  # what a file or a search showed: data, not an outcome
     if kind == OUTPUT and not (lead.odd or snippet.cut_before or snippet.cut_after):
         alike = scan.shapes.get(shape(span.blob[snippet.start : snippet.end]), 1)
         if alike > 2:
             scale /= 1 + _SHAPE_DISCOUNT * math.log2(alike / 2)
-    if count > 2:  # a line said again and again is routine
-        scale /= 1 + _SHAPE_DISCOUNT * math.log2(count / 2)
+    # a line said again and again is routine; a failure seen again is still the failure
+    routine = count if section != ERRORS else count / _SAME_FAILURE
+    if routine > 1:
+        scale /= 1 + _SHAPE_DISCOUNT * math.log2(routine)
     score = (WORD * combine(found.values()) + signal) * scale
     if score < MIN_WORTH:
         return None
     position = (span.owners[snippet.piece], snippet.start)
     return Candidate(text, score, position, section, found, signal, scale, count)
+
+
+def trimmed(text: str, found: Mapping[bytes, float]) -> str:
+    """``text`` without what tells nothing at its ends (a log line's timestamp and request
+    id, a row's filler), and with a long run of such words inside it left out (``…``):
+    the part from its first telling word (or failure word) to its last."""
+    chunks = text.split()
+    values = []
+    for chunk in chunks:
+        worth = max((found.get(core(word), 0.0) for word in words(chunk)), default=0.0)
+        values.append(1.0 if _ERROR_WORD.search(chunk) else worth)
+    best = max(values, default=0.0)
+    if best <= 0:
+        return text
+    least = min(best, max(_DULL, best * _TELLING))
+    telling = [i for i, value in enumerate(values) if value >= least]
+    first, last = telling[0], telling[-1]
+    kept: list[str] = ["…"] if first > 0 else []
+    dull = 0
+    for i in range(first, last + 1):
+        if values[i] >= _DULL:
+            if dull > _DULL_RUN:
+                kept.append("…")
+            elif dull:
+                kept.extend(chunks[i - dull : i])
+            dull = 0
+            kept.append(chunks[i])
+        else:
+            dull += 1
+    if last < len(chunks) - 1:
+        kept.append("…")
+    out = " ".join(kept)
+    return out if len(out) < len(text) else text
 
 
 def snippet_text(span: SpanText, snippet: Snippet) -> str:
@@ -368,6 +472,13 @@ class FactPool:
 
     def __init__(self, pool: Iterable[Candidate]) -> None:
         self.pool = sorted(pool, key=lambda c: c.position)
+        self.costs = [len(fact_line(c.text, c.count)) + 1 for c in self.pool]
+        self.order = [
+            (-candidate.score / (cost + _PER_CHAR), order)
+            for order, (candidate, cost) in enumerate(zip(self.pool, self.costs, strict=True))
+        ]
+        heapq.heapify(self.order)
+        self._said: tuple[str, frozenset[bytes]] = ("", frozenset())
 
     def choose(self, room: int, *, said: str = "", limit: int | None = None) -> list[Candidate]:
         """The facts that fit ``room`` characters (as :func:`fact_line` lines, each with
@@ -379,17 +490,16 @@ class FactPool:
         (:data:`SAME_MESSAGE`); a fact worth less than :data:`MIN_WORTH` is not written.
         At most ``limit`` facts when given.
         """
-        covered = {word for word in words(said) if specificity(word) >= _NEW_WORD}
+        if self._said[0] != said:
+            specific = (core(word) for word in words(said) if specificity(word) >= _NEW_WORD)
+            self._said = (said, frozenset(specific))
+        covered = set(self._said[1])
         per_message: Counter[tuple[int, int]] = Counter()
-        heap: list[tuple[float, int]] = []
-        costs: list[int] = []
-        for order, candidate in enumerate(self.pool):
-            cost = len(fact_line(candidate.text, candidate.count)) + 1
-            costs.append(cost)
-            heapq.heappush(heap, (-candidate.score / (cost + _PER_CHAR), order))
+        heap = list(self.order)
+        costs = self.costs
         chosen: list[int] = []
         while heap and room > 0 and (limit is None or len(chosen) < limit):
-            ratio, order = heapq.heappop(heap)
+            _, order = heapq.heappop(heap)
             candidate, cost = self.pool[order], costs[order]
             if cost > room:
                 continue
@@ -406,38 +516,28 @@ class FactPool:
             covered.update(word for word, worth in candidate.words.items() if worth > 0.05)
         return [self.pool[order] for order in sorted(chosen)]
 
-    def identifiers(self, measure: Measure, scan: Scan | None) -> list[tuple[str, float, int]]:
-        """The span's distinctive words, best first: ``(word, worth, count)``."""
-        if scan is None:
-            return []
-        ranked = sorted(
-            ((measure.word(token), token) for token in scan.distinct),
-            key=lambda item: (-item[0], item[1]),
-        )
-        return [
-            (token.decode("utf-8", "ignore").strip(".:"), worth, scan.counts[token])
-            for worth, token in ranked
-            if worth >= _NEW_WORD
-        ]
-
 
 def _owner(candidate: Candidate) -> tuple[int, int]:
-    """Whose fact a candidate is: its message's (each fact of a previous summary its own)."""
-    message, at = candidate.position
-    return (message, 0) if message >= 0 else candidate.position
+    """Whose fact a candidate is: its message's (each fact of a previous summary its own);
+    the errors of a message apart from its other lines (a failure in a long output is
+    its own fact, however much else the output says)."""
+    message, _at = candidate.position
+    if message < 0:
+        return candidate.position
+    return (message, -1) if candidate.section == ERRORS else (message, 0)
 
 
 def _marginal(candidate: Candidate, covered: set[bytes], earlier: int) -> float:
-    """What ``candidate`` adds to what is chosen: its words not said yet, its signal
-    (less when all its specific words are said), less for each ``earlier`` fact of its
-    message."""
+    """What ``candidate`` adds to what is chosen: its words not said yet and its signal;
+    nothing when every name it holds (a word specific by its shape) is said already
+    (the same ids again: a tool found it, the assistant repeated it); less for each
+    ``earlier`` fact of its message."""
+    names = [word for word in candidate.words if specificity(word) >= _NEW_WORD]
+    if names and all(word in covered for word in names):
+        return 0.0
     fresh = [worth for word, worth in candidate.words.items() if word not in covered]
-    specific = [word for word, worth in candidate.words.items() if worth >= _NEW_WORD]
-    if specific and all(word in covered for word in specific):
-        return 0.0  # the same ids again (a tool found it, the assistant repeated it)
-    news = any(worth >= _NEW_WORD for worth in fresh) or not specific
-    signal = candidate.signal * (1.0 if news else _OLD_SIGNAL)
-    return (WORD * combine(fresh) + signal) * candidate.scale * SAME_MESSAGE**earlier
+    value = WORD * combine(fresh) + candidate.signal
+    return value * candidate.scale * SAME_MESSAGE**earlier
 
 
 def select(
@@ -495,7 +595,7 @@ _TRIGGERS: tuple[tuple[float, re.Pattern[str]], ...] = tuple(
         (4.0, r"failed"),
     )
 )
-_LINES_PER_OUTPUT = 8  # of one output, only this many lines are scored fully
+_ALL_LINES = 24  # an output of at most this many lines is read whole
 _MATCHES_PER_TRIGGER = 24  # a trigger found this often in one output is what it is made of
 _SHAPED_FROM = 8  # in an output of this many lines or more, a line shaped like no other…
 _OWN_SHAPE = 4.0  # …is rated this much higher
@@ -544,12 +644,14 @@ def _hinted_lines(text: str, *, keep: int) -> list[str]:
     by their ids, the one that is built otherwise is the news. Ties go to the earlier
     line. This bounds the full scoring of a long output to a few lines.
     """
+    lines = text.split("\n")
+    if len(lines) <= _ALL_LINES:  # a short output: every line is read
+        return lines
     rating: dict[int, float] = {}
     for weight, trigger in _TRIGGERS:
         for match in itertools.islice(trigger.finditer(text), _MATCHES_PER_TRIGGER):
             start = text.rfind("\n", 0, match.start()) + 1
             rating[start] = rating.get(start, 0.0) + weight
-    lines = text.split("\n")
     if len(lines) >= _SHAPED_FROM:
         shapes = text.translate(_SHAPE_TABLE).split("\n")
         counted = Counter(shapes)

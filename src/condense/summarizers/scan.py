@@ -55,12 +55,12 @@ _BEFORE = 60  # …of which these come before the spot
 # stays with its word: ``keepalive.`` is built like every word that ends a sentence).
 _SEPARATORS = b"\"'()[]{}<>,;|`\t\r!?*\\"
 _NORMAL = bytes.maketrans(_SEPARATORS, b" " * len(_SEPARATORS))
+_ELLIPSIS = "…".encode()
 # A word's class: its digits 9, its letters (of any script) left out, the rest kept
 # (``req=3f9a2c1b`` → ``=9999``, ``OPS-4127`` → ``-9999``, ``retry_backoff_ms`` → ``__``).
 _CLASS = bytes.maketrans(b"0123456789", b"9" * 10)
+EDGES = b".:-_/=#+~%$&"  # punctuation at a word's ends is not part of its build
 _CLASS_DELETE = bytes(c for c in range(256) if chr(c).isalpha() or c >= 0x80)
-_SPACES = frozenset(b" \n\x0b\x0c")
-_ENDINGS = frozenset((b"", b" ", b"\n", b"\x0b", b"\x0c"))
 _NOT_DIGITS = bytes(c for c in range(256) if c not in b"0123456789\n")
 _DUMP_LINES = 8  # an output of this many lines may be a dump (a log, a table, a config)
 _ODD_PER_DUMP = 8  # of one dump, at most this many odd lines lead
@@ -78,11 +78,16 @@ _LONGEST = 160  # a longer word (a blob: base64, minified code) is not one word
 # Failure words, searched for in the lower-cased text, each a literal (one alternation of
 # them all would cost several times more): the common ones over all of the text, the
 # others over the two ends of each output, where outcomes are told.
-ERROR_WORDS = (b"rror", b"xception", b"fail", b"fatal", b"panic", b"caused by")
+# Failure words: a word holding one of these stems (in any case) says something failed;
+# and these phrases, near the two ends of an output, where outcomes are told.
+FAILURE_STEMS = (
+    *(b"rror", b"xception", b"fail", b"fatal", b"panic", b"denied", b"refused", b"cannot"),
+    *(b"unable", b"unavailable", b"forbidden", b"traceback", b"segmentation", b"critical"),
+    *(b"abort", b"oomkilled", b"crashloop", b"err!"),
+)
 END_ERROR_WORDS = (
-    *(b"denied", b"not found", b"no such", b"ould not", b"cannot", b"nable to", b"refused"),
-    *(b"segmentation", b"no replacement", b"err!", b"critical", b"timed out", b"abort"),
-    *(b"unavailable", b"forbidden", b"oomkilled", b"crashloop"),
+    *(b"no such", b"not found", b"ould not", b"caused by", b"no replacement", b"timed out"),
+    *(b"bad gateway", b"permission"),
 )
 _END_HEAD = 200  # an output's ends: this many bytes of its head…
 _END_TAIL = 400  # …and of its tail
@@ -92,6 +97,7 @@ DECISION_WORDS = (
     *("cause", "decid", "instead", "rather than", "due to", "so that", "turns out", "flaky"),
     *("we will", "we'll", "won't", "will not", "do not", "don't", "avoid", "revert"),
     *("roll back", "rollback", "downgrad", "stick with", "switch to", "chose", "pin "),
+    *("i will", "i'll", "let's", "going to", "next i ", "plan:"),  # plans
     *("weil", "entschied", "stattdessen", "ursache", "deshalb"),  # de
     *("parce qu", "décid", "au lieu d", "plutôt"),  # fr
     *("porque", "en lugar de", "debido a", "decidimos"),  # es
@@ -108,7 +114,11 @@ FINDING_WORDS = (
     *("reproduc", "confirm", "the fix", "problem", "issue", "bug", "culprit", "solution"),
     *("reason", "answer"),
 )
+# Searched for: the words holding a decision or finding word without a space (in the
+# distinct words of what people wrote, at once), and the others as phrases in the text.
 _DECISION_BYTES = tuple(sorted(word.encode() for word in {*DECISION_WORDS, *FINDING_WORDS}))
+_DECISION_STEMS = tuple(word for word in _DECISION_BYTES if b" " not in word)
+_DECISION_PHRASES = tuple(word for word in _DECISION_BYTES if b" " in word)
 _SENTENCE_ENDS = (b". ", b"! ", b"? ", b"\xe3\x80\x82")  # the last one: "。"
 
 
@@ -119,16 +129,19 @@ def normalize(text: bytes) -> bytes:
 
 
 def words(text: str | bytes) -> list[bytes]:
-    """The words of ``text``, as the span counts them."""
+    """The words of ``text``, as the span counts them (an ellipsis marks a cut: it is
+    not part of a word)."""
     data = text.encode("utf-8", "replace") if isinstance(text, str) else text
+    if _ELLIPSIS in data:
+        data = data.replace(_ELLIPSIS, b" ")
     return normalize(data).split()
 
 
 def word_class(word: bytes) -> bytes:
     """How a word is built: look-alikes share a class (``req=3f9a2c1b`` → ``=9999``,
     ``OPS-4127`` → ``-9999``, ``retry_backoff_ms`` → ``__``; a word of letters only has
-    none)."""
-    return word.translate(_CLASS, _CLASS_DELETE)
+    none). The punctuation at its ends is not its build (``Error:``, ``gateway.``)."""
+    return word.strip(EDGES).translate(_CLASS, _CLASS_DELETE)
 
 
 def shape(text: bytes) -> bytes:
@@ -242,19 +255,39 @@ class Scan:
         self.span = span
         blob = span.blob
         mapped = normalize(blob)
-        tokens = mapped.split()
-        self.counts: Counter[bytes] = Counter(tokens)
-        self.total = len(tokens)
+        lines = mapped.split(b"\n")
+        # each line once, with where it is first: a line said again adds no new word
+        # (its repeats are counted where a line is weighed, not in its words' counts)
+        first = dict(zip(reversed(lines), range(len(lines) - 1, -1, -1), strict=True))
+        starts = span.starts
         said = [i for i, kind in enumerate(span.kinds) if kind in (ASK, PROSE)]
-        said_text = b"\n".join(mapped[span.starts[i] : span.piece_end(i)] for i in said)
+        said_text = b"\n".join(mapped[starts[i] : starts[i + 1] - 1] for i in said)
         self.said: Counter[bytes] = Counter(said_text.split())
+        distinct = list(first)
+        joined = b"\n".join(distinct)
+        tokens = joined.split()
+        self.counts: Counter[bytes] = Counter(tokens)
         self.family, self.distinct = self._families()
-        self.places = _places(mapped, tokens, self.distinct)
+        failing = _holding(list(self.counts), FAILURE_STEMS)
+        deciding = _holding(list(self.said), _DECISION_STEMS)
+        found = _places(joined, tokens, self.distinct | failing | deciding)
+        # from the distinct lines back to where each line first is in the span
+        sizes = list(itertools.accumulate(map(len, lines), initial=0))
+        ends = list(itertools.accumulate(map(len, distinct), initial=0))
+        placed: list[tuple[int, bytes]] = []
+        for at, token in found:
+            k = _key_at(ends, at)
+            index = first[distinct[k]]
+            placed.append((sizes[index] + index + at - ends[k] - k, token))
+        placed.sort()
+        self.places = [place for place in placed if place[1] in self.distinct]
+        failures = [at for at, token in placed if token in failing]
+        decisions = [at for at, token in placed if token in deciding]
         line_shapes = shape(blob).split(b"\n")
         self.shapes: Counter[bytes] = Counter(line_shapes)
-        self.odd = _odd_lines(span, line_shapes)
-        self.errors = _error_places(span)
-        self.decisions = _decision_places(span)
+        self.odd = _odd_lines(span, line_shapes, self.shapes)
+        self.errors = _error_places(span, failures)
+        self.decisions = _decision_places(span, decisions)
 
     def _families(self) -> tuple[Counter[bytes], frozenset[bytes]]:
         """How many distinct rare words each class holds, and the distinctive words: the
@@ -264,7 +297,8 @@ class Scan:
         a blob."""
         counts, said = self.counts, self.said
         rare = [token for token, count in counts.items() if count <= RARE_UPTO]
-        classes = list(map(bytes.translate, rare, repeat(_CLASS), repeat(_CLASS_DELETE)))
+        cores = map(bytes.strip, rare, repeat(EDGES))
+        classes = list(map(bytes.translate, cores, repeat(_CLASS), repeat(_CLASS_DELETE)))
         family = Counter(classes)
         family.pop(b"", None)
         small = map(operator.gt, repeat(_FAMILY_CUT), map(family.get, classes, repeat(_FAMILY_CUT)))
@@ -295,77 +329,104 @@ class Scan:
         return self.places[first:last]
 
 
-def _places(
-    mapped: bytes, tokens: list[bytes], wanted: frozenset[bytes]
-) -> list[tuple[int, bytes]]:
-    """Where each occurrence of a ``wanted`` word is, in order: one forward walk, each
-    find starting where the last one ended (the split gave them in this order)."""
+def _places(text: bytes, tokens: list[bytes], wanted: frozenset[bytes]) -> list[tuple[int, bytes]]:
+    """Where each occurrence of a ``wanted`` word of ``text`` is, in order (``tokens``:
+    its words, as split): one forward walk, each find starting where the last one
+    ended, checked to be the whole word."""
     if not wanted:
         return []
     found: list[tuple[int, bytes]] = []
     at = 0
-    size = len(mapped)
     for token in compress(tokens, map(wanted.__contains__, tokens)):
-        place = mapped.find(token, at)
-        # a word found inside a longer one is not it: look further
-        while place >= 0 and not (
-            (place == 0 or mapped[place - 1] in _SPACES)
-            and mapped[place + len(token) : place + len(token) + 1] in _ENDINGS
-        ):
-            place = mapped.find(token, place + 1)
+        place = text.find(token, at)
+        while place >= 0 and not _whole(text, place, place + len(token)):
+            place = text.find(token, place + 1)
         if place < 0:
             break
         found.append((place, token))
         at = place + len(token)
-        if at >= size:
-            break
     return found
 
 
-def _odd_lines(span: SpanText, shapes: list[bytes]) -> list[int]:
+def _whole(text: bytes, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a whole word (white space or an end on each side)."""
+    before, after = text[start - 1 : start], text[end : end + 1]
+    return (start == 0 or before.isspace()) and (not after or after.isspace())
+
+
+def _odd_lines(span: SpanText, shapes: list[bytes], counted: Counter[bytes]) -> list[int]:
     """Where the odd lines of the dumps are: in an output of many lines most of which are
-    built alike (a log, a table, a config), each line built like no other of it, or
-    built like others but alone with (or without) digits (``timeout_ms = 3471`` among
-    ``x_enabled = true``). At most :data:`_ODD_PER_DUMP` of each, the rarest first."""
+    built alike (a log, a table, a config), each line built like at most one other line
+    of the span (``counted``: how many lines of the span have each shape), and each line
+    built like most but alone with (or without) digits (``timeout_ms = 3471`` among
+    ``x_enabled = true``). At most :data:`_ODD_PER_DUMP` of each, the first ones."""
     blob, starts, firsts = span.blob, span.starts, span.first_lines
-    digits: list[bytes] | None = None
     found: list[int] = []
     for piece, kind in enumerate(span.kinds):
         first, last = firsts[piece], firsts[piece + 1]
-        if kind != OUTPUT or last - first < _DUMP_LINES:
+        size = last - first
+        if kind != OUTPUT or size < _DUMP_LINES:
             continue
         built = shapes[first:last]
-        counted = Counter(built)
-        if max(counted.values()) * 5 < (last - first) * 2:
-            continue  # no look-alike lines make most of it: not a dump
-        if digits is None:
-            digits = blob.translate(None, _NOT_DIGITS).split(b"\n")
-        keys = list(zip(built, map(bool, digits[first:last]), strict=True))
-        alone = Counter(keys)
-        if len(alone) == len(counted) and min(counted.values()) > 1:
-            continue  # every line is built like another, with digits alike
-        odd = sorted(
-            (counted[built[i]], i)
+        # a dump is mostly lines built alike: one of them is at its start, middle or end
+        common = max((built[0], built[size // 2], built[-1]), key=built.count)
+        if built.count(common) * 5 < size * 2:
+            continue  # not a dump (a source file, prose)
+        odd = [
+            i
             for i in compress(
-                range(last - first), map(operator.eq, repeat(1), map(alone.get, keys))
+                range(size), map(operator.ge, repeat(2), map(counted.get, built, repeat(0)))
             )
             if built[i]
-        )[:_ODD_PER_DUMP]
+        ]
+        alike = list(compress(range(size), map(operator.eq, built, repeat(common))))
+        text = blob[starts[piece] : starts[piece + 1] - 1]
+        digits = list(map(bool, text.translate(None, _NOT_DIGITS).split(b"\n")))
+        with_digits = [i for i in alike if digits[i]]
+        if 0 < len(with_digits) <= 2:
+            odd.extend(with_digits)
+        elif 0 < len(alike) - len(with_digits) <= 2:
+            odd.extend(i for i in alike if not digits[i])
         if odd:
-            start = starts[piece]
-            sizes = list(
-                itertools.accumulate(
-                    map(len, blob[start : starts[piece + 1] - 1].split(b"\n")), initial=0
-                )
-            )
-            found.extend(start + sizes[i] + i for _, i in odd)
+            odd = sorted(odd)[:_ODD_PER_DUMP]
+            sizes = list(itertools.accumulate(map(len, text.split(b"\n")), initial=0))
+            found.extend(starts[piece] + sizes[i] + i for i in odd)
     return sorted(found)
 
 
-def _error_places(span: SpanText) -> list[int]:
-    """Where the failure words are in the outputs, in order."""
+def _holding(keys: list[bytes], stems: Iterable[bytes]) -> frozenset[bytes]:
+    """The words of ``keys`` that hold one of ``stems`` (lower case), in any case: all
+    the words joined and searched once per stem."""
+    joined = b"\n".join(keys).lower()
+    offsets = list(itertools.accumulate(map(len, keys), initial=0))
+    found: set[bytes] = set()
+    for stem in stems:
+        at = joined.find(stem)
+        while at >= 0:
+            found.add(keys[_key_at(offsets, at)])
+            end = joined.find(b"\n", at)  # the next key
+            at = joined.find(stem, end) if end >= 0 else -1
+    return frozenset(found)
+
+
+def _key_at(offsets: list[int], at: int) -> int:
+    """The index of the key of ``b"\\n".join(keys)`` that byte ``at`` is in, from the
+    keys' cumulated lengths (each key is followed by one newline)."""
+    low, high = 0, len(offsets) - 1
+    while low < high:  # the last key k with offsets[k] + k <= at
+        middle = (low + high + 1) // 2
+        if offsets[middle] + middle <= at:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _error_places(span: SpanText, failures: list[int]) -> list[int]:
+    """Where the failure words are in the outputs (``failures``: where the failure words
+    are anywhere), and the failure phrases near the two ends of each output; in order."""
     lower, kinds, starts = span.lower, span.kinds, span.starts
-    found = _literals(lower, ERROR_WORDS)
+    found = list(failures)
     # the two ends of every output, joined (each end remembers where it came from)
     ends: list[bytes] = []
     origins: list[int] = []
@@ -399,18 +460,19 @@ def _literals(haystack: bytes, words: Iterable[bytes]) -> list[int]:
     return found
 
 
-def _decision_places(span: SpanText) -> list[int]:
-    """Where the decision and finding words are in what the assistant wrote (its pieces
-    joined and searched once per word)."""
-    pieces = [i for i, kind in enumerate(span.kinds) if kind == PROSE]
+def _decision_places(span: SpanText, words: list[int]) -> list[int]:
+    """Where the decision and finding words are in what the assistant wrote: ``words``
+    (where the words holding one are, anywhere) and the phrases, searched in its pieces
+    joined."""
+    kinds, starts = span.kinds, span.starts
+    found = [at for at in words if kinds[bisect.bisect_right(starts, at) - 1] == PROSE]
+    pieces = [i for i, kind in enumerate(kinds) if kind == PROSE]
     if not pieces:
-        return []
-    blob, starts = span.lower, span.starts
+        return found
+    blob = span.lower
     prose = b"\n".join(blob[starts[i] : starts[i + 1] - 1] for i in pieces)
     offsets = list(itertools.accumulate((starts[i + 1] - starts[i] for i in pieces), initial=0))
-    found = set(_literals(prose, _DECISION_BYTES))
-    places = []
-    for at in sorted(found):
+    for at in _literals(prose, _DECISION_PHRASES):
         k = bisect.bisect_right(offsets, at) - 1
-        places.append(starts[pieces[k]] + at - offsets[k])
-    return places
+        found.append(starts[pieces[k]] + at - offsets[k])
+    return sorted(set(found))

@@ -22,14 +22,17 @@ span (:func:`info_score`) counts every word as rare.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from condense.summarizers._text import remember
 from condense.summarizers.scan import (
     ASK,
     DECISION_WORDS,
+    EDGES,
     FAMILY_FROM,
     FINDING_WORDS,
     OUTPUT,
@@ -41,7 +44,6 @@ from condense.summarizers.scan import (
 _DIGITS = b"0123456789"
 _LETTERS = bytes(c for c in range(128) if chr(c).isalpha())
 _HIGH = bytes(range(128, 256))
-_EDGES = b".:-_/=#+~%$&"
 _LONGEST = 160  # a longer word is a blob (base64, minified code)
 
 # A line's worth: its best words, each further one counting this much less, at most this
@@ -53,23 +55,23 @@ _REFERRED = 1.5  # a word people referred to is worth this much more
 
 # What a line signals (its kind's own words): a failure in an output, a decision, a
 # finding or a reason in what people wrote.
-ERROR_SIGNAL = 4.0
-SHARP_SIGNAL = 2.0  # …that names what failed
-DECISION_SIGNAL = 3.0
+ERROR_SIGNAL = 7.0
+SHARP_SIGNAL = 4.0  # …that names what failed
+DECISION_SIGNAL = 4.0
 REASON_SIGNAL = 2.0
-FINDING_SIGNAL = 3.0
-PLAN_SIGNAL = 1.0
-ROLE = {ASK: 1.0, PROSE: 1.3, OUTPUT: 1.0}
+FINDING_SIGNAL = 5.0
+PLAN_SIGNAL = 3.0
+ROLE = {ASK: 1.0, PROSE: 1.5, OUTPUT: 1.0}
 ARGS_ROLE = 0.7
 
 _ERROR = re.compile(
     r"\b(?:[A-Z]\w*(?:Error|Exception|Failure|Fault)|ERROR|FATAL|FAIL(?:ED|URE)?|CRITICAL"
-    r"|panic|Traceback|[Ss]egmentation fault|(?<!\b0 )[Ee]rrors?\b|(?<!\b0 )[Ff]ailed\b|[Cc]aused by"
-    r"|HTTP(?:/[\d.]+)? [45]\d\d)"
+    r"|panic|Traceback|[Ss]egmentation fault|(?<!\b0 )[Ee]rrors?\b|(?<!\b0 )[Ff]ailed\b"
+    r"|[Cc]aused by|HTTP(?:/[\d.]+)? [45]\d\d)"
 )
 _SHARP = re.compile(
     r"[\w.]*(?:Error|Exception)\b[:(]|\b[A-Z][A-Z0-9]{1,9}-\w*\d|\berror\[|FAILED \S|--- FAIL"
-    r"|[Cc]aused by|\w\.\w+:\d+|line \d+"
+    r"|[Cc]aused by|\w\.\w+:\d+|line \d+|\b[1-9]\d* (?:failed|errors?)\b"
 )
 _REASON = re.compile(
     r"(?i)\b(?:because|instead of|due to|so that|in order to|rather than|since|as it)\b"
@@ -91,11 +93,14 @@ PLAN = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def specificity(word: bytes) -> float:
     """What a word's shape alone says (0–1): a URL, an address, an id mixing letters and
     digits most; a version, an IP, a date, a path, a camelCase or snake_case name, a long
     number, a name in capitals less; a plain word least; punctuation nothing."""
-    word = word.strip(_EDGES)
+    if word[:1] in b"#@" and len(word) > 2 and word[1:].strip(b".:,").isalnum():
+        return 0.6  # a reference: #412, @dana
+    word = word.strip(EDGES)
     size = len(word)
     if not size:
         return 0.0
@@ -109,11 +114,13 @@ def specificity(word: bytes) -> float:
     other = size - digits - letters - high
     if b"@" in word and b"." in word.rpartition(b"@")[2] and letters:
         return 0.9
+    if digits and high and not letters:
+        return 0.3  # a number inside another script's phrase
     if digits and (letters or high):
         return 0.2 if size <= 2 else 0.45 if size == 3 else 0.9
     if digits:
-        if other:
-            return 0.75 if size >= 4 else 0.3
+        if other:  # a version, an address, a date, a ratio, a time, a slice
+            return 0.75 if size >= 6 and digits >= 4 else 0.3
         return 0.5 if size >= 4 else 0.3 if size == 3 else 0.1
     if high and not letters:
         return 0.3 if other else 0.12  # another script's words (CJK: a phrase)
@@ -123,7 +130,7 @@ def specificity(word: bytes) -> float:
         if word.istitle():
             return 0.25
         if word.isupper():
-            return 0.4 if size >= 3 else 0.1
+            return 0.3 if size >= 3 else 0.1
         return 0.65  # camelCase, TestPayoutRounding
     if high:
         return 0.3  # a word with accents: Echeverría
@@ -134,6 +141,9 @@ def specificity(word: bytes) -> float:
     if b"=" in word:
         return 0.45
     return 0.55  # snake_case, kebab-case
+
+
+remember(specificity.cache_clear)
 
 
 def rarity(count: int) -> float:
@@ -171,8 +181,14 @@ class Measure:
         return found
 
     def words(self, text: str | bytes) -> dict[bytes, float]:
-        """The words of ``text`` and the worth of each."""
-        return {word: self.word(word) for word in words(text)}
+        """The words of ``text`` (each by its core: without the punctuation at its ends,
+        :func:`core`) and the worth of each."""
+        found: dict[bytes, float] = {}
+        for word in words(text):
+            key, worth = core(word), self.word(word)
+            if worth >= found.get(key, -1.0):
+                found[key] = worth
+        return found
 
     def line(self, text: str, kind: int = OUTPUT, *, error: bool | None = None) -> float:
         """A line's worth: its best words (:func:`combine`) and its signals, by its kind
@@ -181,6 +197,12 @@ class Measure:
         return (WORD * combine(found.values()) + signals(text, kind, error=error)) * ROLE.get(
             kind, ARGS_ROLE
         )
+
+
+def core(word: bytes) -> bytes:
+    """A word without the punctuation at its ends (``IMP-48213:`` → ``IMP-48213``): what
+    two mentions of it share."""
+    return word.strip(EDGES)
 
 
 def combine(worths: Iterable[float]) -> float:
