@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -200,7 +201,7 @@ def extract(messages: Sequence[object], *, facts: int) -> dg.Digest:
             item = identifier(word)
             if item not in digest.id_worth:
                 digest.add(dg.IDS, item, times)
-                digest.id_worth[item] = worth
+                digest.id_worth[item] = worth * math.log2(1 + times)
     return digest
 
 

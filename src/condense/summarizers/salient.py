@@ -50,6 +50,7 @@ from condense.summarizers.worth import (
     ROLE,
     WORD,
     Measure,
+    backed,
     combine,
     core,
     identifiers,
@@ -380,11 +381,13 @@ def _candidate(
     specific = any(specificity(word) >= _NEW_WORD for word in found)
     # an odd line (or the one after a failure) tells something when it names something
     signal = signals.value + (_NEAR * lead.near + _ODD * lead.odd) * specific
+    signal *= backed(combine(found.values()))
     scale = ROLE.get(kind, ARGS_ROLE)
     if kind == OUTPUT and span.owners[snippet.piece] in reads:
         scale *= READ_ROLE  # what a file or a search showed: data, not an outcome
     if kind == OUTPUT and not (lead.odd or snippet.cut_before or snippet.cut_after):
-        alike = scan.shapes.get(shape(span.blob[snippet.start : snippet.end]), 1)
+        built = shape(span.blob[snippet.start : snippet.end])
+        alike = scan.shapes.get(built, 1) if len(built) > 2 else 1  # words alone: no shape
         if alike > 2:
             scale /= 1 + _SHAPE_DISCOUNT * math.log2(alike / 2)
     # a line said again and again is routine; a failure seen again is still the failure
@@ -449,8 +452,9 @@ def previous_fact(measure: Measure, section: str, text: str, count: int, order: 
     rare where they came from; here they are mostly not found at all), and
     :data:`EARLIER_BOOST` higher: it was the best of its span."""
     kind = PROSE if section == DECISIONS else OUTPUT
-    signal = read_signals(text, kind, error=section == ERRORS or None).value
     found = measure.words(text)
+    signal = read_signals(text, kind, error=section == ERRORS or None).value
+    signal *= backed(combine(found.values()))
     scale = ROLE[kind] * EARLIER_BOOST
     score = (WORD * combine(found.values()) + signal) * scale
     return Candidate(text, score, (-1, order), section, found, signal, scale, count)

@@ -37,6 +37,7 @@ from condense.summarizers.scan import (
     FINDING_WORDS,
     OUTPUT,
     PROSE,
+    RARE_UPTO,
     Scan,
     words,
 )
@@ -45,6 +46,8 @@ _DIGITS = b"0123456789"
 _LETTERS = bytes(c for c in range(128) if chr(c).isalpha())
 _HIGH = bytes(range(128, 256))
 _LONGEST = 160  # a longer word is a blob (base64, minified code)
+_BLOB_FROM = 20  # a run of letters and digits this long, in both cases, is a blob
+_RUNS = re.compile(rb"[A-Za-z0-9+=]+")
 
 # A line's worth: its best words, each further one counting this much less, at most this
 # many of them; a word's worth is scaled by WORD to weigh against the signals.
@@ -62,6 +65,8 @@ REASON_SIGNAL = 2.0
 FINDING_SIGNAL = 5.0
 PLAN_SIGNAL = 3.0
 ROLE = {ASK: 1.0, PROSE: 1.5, OUTPUT: 1.0}
+_SIGNAL_FLOOR = 0.4  # a signal with nothing named behind it keeps this much…
+_CONTENT_FULL = 0.3  # …and all of it once its words are worth this much
 ARGS_ROLE = 0.7
 
 _ERROR = re.compile(
@@ -106,7 +111,7 @@ def specificity(word: bytes) -> float:
         return 0.0
     if b"://" in word:
         return 1.0
-    if size > _LONGEST:
+    if size > _LONGEST or (size >= _BLOB_FROM and _is_blob(word)):
         return 0.1
     digits = size - len(word.translate(None, _DIGITS))
     letters = size - len(word.translate(None, _LETTERS))
@@ -146,6 +151,21 @@ def specificity(word: bytes) -> float:
 remember(specificity.cache_clear)
 
 
+def _is_blob(word: bytes) -> bool:
+    """Whether a long word is a blob (base64, a token, a minified payload): a run of at
+    least :data:`_BLOB_FROM` characters between separators mixing upper case, lower case
+    and digits. A hash in hex (one case) and a path or a dotted name (short runs) are
+    not blobs."""
+    return any(
+        len(run) >= _BLOB_FROM
+        and not run.islower()
+        and not run.isupper()
+        and run.translate(None, _DIGITS) != run
+        and not run.isalpha()
+        for run in _RUNS.findall(word)
+    )
+
+
 def rarity(count: int) -> float:
     """What being found ``count`` times in the span leaves of a word's worth (once: all)."""
     return 1.0 if count <= 1 else 1.0 / math.sqrt(count)
@@ -165,7 +185,9 @@ class Measure:
         self._worth: dict[bytes, float] = {}
 
     def word(self, word: bytes) -> float:
-        """A word's worth (0–1.5): specificity × rarity × family (× referred)."""
+        """A word's worth (0–1.5): specificity × rarity × family; a word people referred
+        to (an output's word the user or the assistant wrote too) is singled out of its
+        look-alikes, and worth more."""
         found = self._worth.get(word)
         if found is None:
             found = specificity(word)
@@ -173,10 +195,10 @@ class Measure:
             if scan is not None and found > 0:
                 count = scan.counts.get(word, 0)
                 found *= rarity(count)
-                if count <= 8:
-                    found *= family_weight(scan.family_of(word))
                 if scan.referred(word):
                     found *= _REFERRED
+                elif count <= RARE_UPTO:
+                    found *= family_weight(scan.family_of(word))
             self._worth[word] = found
         return found
 
@@ -185,8 +207,8 @@ class Measure:
         :func:`core`) and the worth of each."""
         found: dict[bytes, float] = {}
         for word in words(text):
-            key, worth = core(word), self.word(word)
-            if worth >= found.get(key, -1.0):
+            key = core(word)
+            if key and (worth := self.word(word)) >= found.get(key, -1.0):
                 found[key] = worth
         return found
 
@@ -203,6 +225,13 @@ def core(word: bytes) -> bytes:
     """A word without the punctuation at its ends (``IMP-48213:`` → ``IMP-48213``): what
     two mentions of it share."""
     return word.strip(EDGES)
+
+
+def backed(content: float) -> float:
+    """How much of a signal a line keeps, by what its words say (``content``: their
+    :func:`combine`): all of it when it names something; about half when every word is
+    one the span says everywhere ("I decided to go on with the work")."""
+    return min(1.0, _SIGNAL_FLOOR + content / _CONTENT_FULL)
 
 
 def combine(worths: Iterable[float]) -> float:
@@ -264,7 +293,9 @@ def info_score(line: str) -> float:
     """How much a line tells without its session (≥ 0): its words as if each were found
     once, and what it signals read as an output's line and as people's words."""
     found = _STANDALONE.words(line)
-    return WORD * combine(found.values()) + max(signals(line, OUTPUT), signals(line, PROSE))
+    content = combine(found.values())
+    said = max(signals(line, OUTPUT), signals(line, PROSE))
+    return WORD * content + said * backed(content)
 
 
 def identifiers(line: str, *, least: float = 0.4) -> list[str]:

@@ -1,0 +1,206 @@
+"""What the extractive summary keeps is learned from the span: properties of the selection.
+
+The selection ranks by information measured in the span itself (how rare a word is, how
+many look-alikes it has, how specific its shape is, whether people referred to it, what
+its line signals), not by a list of known fact kinds. These tests state what that must
+give, whatever the span: noise that *looks* distinctive (a request id that changes on
+every one of thousands of log lines, the hashes of a lockfile, base64 blobs, pod names)
+never crowds out the one line that says something; facts of shapes no pattern names
+(a branch, a rollout, a name) are found by being rare and unlike the rest; when asks are
+too many, the telling ones are kept and the rest are counted truthfully; and a previous
+summary's facts survive a new span full of noise. Every summary is measured with the
+real tokenizer (o200k_base), independently of the summarizer's own estimates.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import re
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from condense.summarizers import ExtractiveSummarizer
+from condense.tokens import count_text
+
+Message = dict[str, Any]
+WORDS = ("ledger", "invoice", "payout", "refund", "tenant", "quota", "webhook", "gateway")
+SERVICES = ("payments", "ledger", "payouts", "risk", "notifier")
+
+
+def summarize(messages: list[Message], target: int, previous: str | None = None) -> str:
+    return ExtractiveSummarizer().summarize(messages, previous=previous, target_tokens=target)
+
+
+def hexid(rng: random.Random, size: int) -> str:
+    return "".join(rng.choice("0123456789abcdef") for _ in range(size))
+
+
+# -- noise that looks distinctive -------------------------------------------------------
+
+
+def logfmt(rng: random.Random, lines: int) -> str:
+    """Log lines alike but for their own request id, timestamp and duration."""
+    return "\n".join(
+        f"ts=2025-06-{rng.randint(1, 28):02d}T0{rng.randint(0, 9)}:{i % 60:02d}:"
+        f"{rng.randint(10, 59)}Z level=info svc={rng.choice(SERVICES)} req={hexid(rng, 12)}"
+        f" route=/v1/charges status=200 dur={rng.randint(3, 240)}ms"
+        for i in range(lines)
+    )
+
+
+def lockfile(rng: random.Random, lines: int) -> str:
+    """Lockfile entries, each with its own hash."""
+    return "\n".join(
+        f'  "node_modules/{rng.choice(WORDS)}-{i}": {{"version": "1.{i % 40}.{i % 7}",'
+        f' "integrity": "sha512-{base64.b64encode(rng.randbytes(48)).decode()}"}},'
+        for i in range(lines)
+    )
+
+
+def blobs(rng: random.Random, lines: int) -> str:
+    """Base64 payloads, one per line."""
+    return "\n".join(base64.b64encode(rng.randbytes(90)).decode() for _ in range(lines))
+
+
+def pods(rng: random.Random, lines: int) -> str:
+    """A pod table: every name with its own random suffixes."""
+    rows = ["NAME                                READY   STATUS    RESTARTS   AGE"]
+    rows += [
+        f"{rng.choice(SERVICES)}-{hexid(rng, 9)}-{hexid(rng, 5):<20}1/1     Running   0   3d"
+        for _ in range(lines)
+    ]
+    return "\n".join(rows)
+
+
+NOISE = {"logfmt": logfmt, "lockfile": lockfile, "base64": blobs, "pods": pods}
+
+# One line that says something, of shapes no pattern of the summarizer names; each with
+# the parts that must survive.
+FACTS = [
+    ("ERROR [E4417] reconciliation aborted at src/jobs/ledger_sync.py:218", ("E4417",)),
+    ("rollout ro-6a11802f promoted to 100% of eu-west-3 by Ingrid Solberg", ("ro-6a11802f",)),
+    ("Switched to a new branch 'hotfix/ledger-rounding-7731'", ("hotfix/ledger-rounding-7731",)),
+    ("max_inflight_requests = 4821", ("max_inflight_requests = 4821",)),
+    ("upstream 10.34.37.141:8935 closed the connection early", ("10.34.37.141:8935",)),
+]
+
+
+def calls_and_outputs(outputs: list[str], tool: str = "bash") -> list[Message]:
+    """One call per output, each answered (no asks: the outputs are all there is)."""
+    messages: list[Message] = []
+    for number, output in enumerate(outputs):
+        call = {
+            "id": f"c{number}",
+            "type": "function",
+            "function": {"name": tool, "arguments": json.dumps({"command": f"step {number}"})},
+        }
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"c{number}", "content": output})
+    return messages
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    noise=st.lists(st.sampled_from(sorted(NOISE)), min_size=1, max_size=4),
+    outputs=st.integers(4, 120),
+    fact=st.sampled_from(FACTS),
+    at=st.floats(0, 1, exclude_max=True),
+    seed=st.integers(0, 10**6),
+)
+def test_noise_that_looks_distinctive_does_not_crowd_out_the_one_line_that_says_something(
+    noise: list[str], outputs: int, fact: tuple[str, tuple[str, ...]], at: float, seed: int
+) -> None:
+    """Thousands of rare-looking tokens (ids that change on every line, hashes, blobs)
+    and one line built otherwise, in the middle of one output: the line is kept, within
+    a small room, by the real tokenizer."""
+    rng = random.Random(seed)
+    texts = [NOISE[noise[i % len(noise)]](rng, rng.randint(20, 80)) for i in range(outputs)]
+    index = int(at * outputs)
+    lines = texts[index].split("\n")
+    lines.insert(len(lines) // 2, fact[0])
+    texts[index] = "\n".join(lines)
+    text = summarize(calls_and_outputs(texts), target=500)
+    assert count_text(text) <= 500
+    for part in fact[1]:
+        assert part in text
+
+
+def test_a_line_people_refer_to_outranks_its_look_alikes() -> None:
+    """Of two hundred table rows built alike, the one the assistant then talks about is
+    the one kept: its words are the rows' own, but people referred to them."""
+    rng = random.Random(5)
+    rows = [
+        f"| shard-{i:03d} | {rng.randint(10, 99)}.{rng.randint(0, 9)}% | ok |" for i in range(200)
+    ]
+    rows[137] = "| shard-137 | 97.4% | degraded |"
+    messages = calls_and_outputs(["\n".join(rows)], tool="sql_query")
+    messages.append({"role": "assistant", "content": "shard-137 is the one at 97.4%."})
+    messages += calls_and_outputs([logfmt(rng, 60) for _ in range(30)])
+    text = summarize(messages, target=300)
+    assert "shard-137" in text and "97.4%" in text
+
+
+# -- asks, too many to keep -------------------------------------------------------------
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(count=st.integers(60, 400), target=st.integers(300, 1_500), seed=st.integers(0, 999))
+def test_of_asks_too_many_to_keep_the_telling_ones_are_kept_and_the_rest_counted(
+    count: int, target: int, seed: int
+) -> None:
+    """Hundreds of asks: those kept are written by their first line (whole), oldest first;
+    ``(+N more asks)`` says exactly how many are not written; the room they take goes to
+    the asks that name something specific before generic ones (``Thanks!``), the first
+    ask (the task) aside."""
+    rng = random.Random(seed)
+    generic = ["Thanks!", "OK, go on.", "Yes please.", "Sounds good, continue.", "Great."]
+    asks: list[str] = []
+    for number in range(count):
+        if number % 10 == 3:
+            asks.append(f"Refund order ORD-{40000 + number} to card ending {1000 + number}.")
+        else:
+            asks.append(f"{rng.choice(generic)} ({number})")
+    messages: list[Message] = []
+    for number, ask in enumerate(asks):
+        messages.append({"role": "user", "content": ask})
+        messages.append({"role": "assistant", "content": f"Done with step {number}."})
+    text = summarize(messages, target=target)
+    assert count_text(text) <= target
+    section = text.split("## User asks\n", 1)[1].split("\n## ", 1)[0].splitlines()
+    written = [line[2:] for line in section if not line.startswith("- (+")]
+    more = re.findall(r"^- \(\+(\d+) more asks\)$", "\n".join(section), re.M)
+    assert written, "some asks are always kept"
+    assert all(line in asks for line in written)  # whole first lines, nothing cut
+    assert [asks.index(line) for line in written] == sorted(asks.index(line) for line in written)
+    assert len(written) + (int(more[0]) if more else 0) == len(asks)
+    # the room the asks took holds this many specific asks: at least those are kept
+    specific = [ask for ask in asks if "ORD-" in ask]
+    used = sum(len(line) + 3 for line in written)
+    room_for = used // (max(map(len, specific)) + 3) - 1  # the first ask, the task, aside
+    assert sum(ask in written for ask in specific) >= min(len(specific), room_for)
+
+
+# -- folding ------------------------------------------------------------------------------
+
+
+def test_a_previous_summarys_facts_survive_a_new_span_full_of_noise() -> None:
+    """The next turn's span is a long tool loop of look-alike logs, pods and lockfiles:
+    the previous summary's facts are all still there (the room is the same)."""
+    rng = random.Random(11)
+    outputs = [logfmt(rng, 40) for _ in range(30)]
+    for number, (line, _) in enumerate(FACTS):
+        outputs[number * 6] += f"\n{line}"
+    first = summarize(calls_and_outputs(outputs), target=900)
+    for _, parts in FACTS:
+        for part in parts:
+            assert part in first
+    noise = [NOISE[kind](rng, 60) for kind in sorted(NOISE) for _ in range(8)]
+    second = summarize(calls_and_outputs(noise), target=900, previous=first)
+    assert count_text(second) <= 900
+    for _, parts in FACTS:
+        for part in parts:
+            assert part in second
