@@ -52,6 +52,7 @@ from _probe_sessions import (
 from condense import compress
 from condense.summarizers.salient import ask_positions
 from condense.testing.sessions import synthetic_session
+from condense.tokens import count_text
 
 Message = dict[str, Any]
 BUDGETS = (8_000, 32_000)
@@ -197,9 +198,42 @@ class Tally:
         return f"{100 * self.kept / self.total:5.1f}%" if self.total else "    —"
 
 
+def fact_tokens(fact: Fact) -> int:
+    """What a fact needs in a summary, at least: the lines of its unit that hold its probes
+    (one line when one holds them all), each as a bullet."""
+    lines = [
+        line.strip()
+        for message in fact.unit
+        for text in (message.get("content"), *_arguments(message))
+        if isinstance(text, str)
+        for line in text.splitlines()
+    ]
+    whole = [line for line in lines if all(probe in line for probe in fact.probes)]
+    if whole:
+        return min(count_text(f"- {line}\n") for line in whole)
+    parts = {next((line for line in lines if probe in line), probe) for probe in fact.probes}
+    return sum(count_text(f"- {line}\n") for line in parts)
+
+
+def _arguments(message: Message) -> list[str]:
+    return [call["function"]["arguments"] for call in message.get("tool_calls") or []]
+
+
+def summary_blocks(messages: Sequence[Any]) -> list[str]:
+    """The summaries in a compressed history (the text of each block)."""
+    return [
+        message["content"]
+        for message in messages
+        if isinstance(message.get("content"), str) and "[condense: summary of" in message["content"]
+    ]
+
+
 @dataclass
 class Results:
     per: dict[tuple[str, ...], Tally] = field(default_factory=lambda: defaultdict(Tally))
+    room: dict[tuple[str, str], list[tuple[int, int, int]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
     use: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     times: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
 
@@ -245,11 +279,19 @@ def probe_case(
                 results.add(ok, *keys)
             if ok:
                 present.append(fact)
+        asks_need = 0
         for ask in summarized_asks(planted, first):
             first_line = next(line.strip() for line in ask.splitlines() if line.strip())
             results.add(ask in text, b, "asks whole")
             results.add(first_line in text, b, "asks")
             results.add(first_line in text, b, "asks of", case.family)
+            asks_need += count_text(f"- {first_line}\n")
+        # the room the summary had, and what the span's planted facts and asks need in it
+        facts_need = sum(
+            fact_tokens(fact) for index, fact in enumerate(facts) if summarized & set(where[index])
+        )
+        room = sum(count_text(block) for block in summary_blocks(first.messages))
+        results.room[(b, case.family)].append((room, facts_need, asks_need))
         grown = [*planted, *next_turn(number)]
         again = compress(grown, budget=budget, summarizer=summarizer, previous=first.state)
         later = output_text(again.messages)
@@ -310,6 +352,15 @@ def report(
     row("asks of the span present whole", "asks whole")
     for family in sorted({case.family for case in cases_}):
         row(f"  first line, {family}", "asks of", family)
+    print("room of the summary and what the span's planted facts and asks need in it")
+    print(f"{'(mean tokens: room / facts / asks)':>44} " + " ".join(f"{h:>15}" for h in heads))
+    for family in sorted({case.family for case in cases_}):
+        cells = []
+        for b in heads:
+            found = results.room.get((b, family), [])
+            means = [statistics.mean(x[i] for x in found) if found else 0 for i in range(3)]
+            cells.append(f"{means[0]:>5.0f}/{means[1]:>4.0f}/{means[2]:>4.0f}")
+        print(f"{family:>44} " + " ".join(f"{cell:>15}" for cell in cells))
     print(
         f"{'budget use':>44} "
         + " ".join(f"{100 * statistics.mean(results.use[b]):14.1f}%" for b in budgets)

@@ -111,8 +111,10 @@ _SHARES = {
     FILES: (0.03, 0.06, 1.0),
     TOOLS: (0.04, 0.08, 1.0),
 }
-# The asks take at most this share of the room: the rest is the facts'.
+# The asks take at most this share of the room: the rest is the facts'; when not even
+# their first lines fit, a smaller one.
 ASKS_SHARE = 0.6
+ASKS_OVERFLOW_SHARE = 0.45
 _MIN_ASK = 40  # an ask is never cut shorter than this
 _FIRST_ASK = 1.5  # the first ask (the task) is worth this much more when asks compete
 # The smallest room worth opening a section for (beyond its header).
@@ -432,7 +434,9 @@ def _asks(items: dict[str, int], room: int, measure: Measure) -> list[str]:
     if _size(short) <= room:
         return header + _upgraded(asks, short, whole, room - _size(short), measure)
     # Not every ask fits, not even by its first line: the most telling ones do, each by
-    # its first line (cut when that alone is long), and a line says how many are left out.
+    # its first line (cut when that alone is long), in a smaller share (the facts are
+    # what is left of the rest), and a line says how many are left out.
+    room = int(room * ASKS_OVERFLOW_SHARE / ASKS_SHARE)
     values = [_ask_worth(first, i, measure) for i, first in enumerate(firsts)]
     longest = max(_MIN_ASK * 3, room // 4)
     lines = [

@@ -180,16 +180,8 @@ def extract(messages: Sequence[object], *, facts: int) -> dg.Digest:
     measure = Measure(scan)
     digest = walk.digest(len(messages), _last_state(messages))
     digest.measure = measure
-    known = {
-        word
-        for name in (dg.COMMANDS, dg.FILES, dg.TOOLS)
-        for item in digest.sections[name]
-        for word in words(item)
-    }
-    known.update(
-        word for details in digest.details.values() for item in details for word in words(item)
-    )
-    known = {core(word) for word in known}
+    # what a call's arguments say that the Files section names anyway
+    known = {core(word) for item in digest.sections[dg.FILES] for word in words(item)}
     digest.candidates = candidates(scan, measure, limit=facts, reads=walk.reads, known=known)
     for word in dict.fromkeys(word for _, word in scan.places):
         item = identifier(word)

@@ -207,7 +207,7 @@ def candidates(
     """The span's candidate facts, the likeliest ``limit × _PRESELECT`` of them read in
     full; oldest first. The failure words of the outputs of the messages in ``reads`` (a
     file's content, search hits) do not count, unless the output is the tool's own
-    complaint; the words ``known`` (the commands and files other sections name) add
+    complaint; the words ``known`` (the files the Files section names) add
     nothing to a call's arguments."""
     span = scan.span
     leads: dict[tuple[int, int], _Lead] = {}
