@@ -483,7 +483,7 @@ def test_example_session_keeps_its_distinctive_facts_at_600() -> None:
         "tests/test_pricing.py",
         "AssertionError: assert Decimal('2036') == Decimal('2037')",  # the failure
         'rg -n "\\.quantize\\(" orders → exit 127',  # a command and its exit code
-        "The fix has to make the shares add up by construction.",  # a finding
+        "Reproduced: the exact shares are 1044, 412.5 and 580.5.",  # a finding
         "One last look at checkout.py",  # the last state
         "read_file ×27",  # reads collapsed
     ):

@@ -116,6 +116,7 @@ _SHARES = {
 ASKS_SHARE = 0.6
 ASKS_OVERFLOW_SHARE = 0.45
 _MIN_ASK = 40  # an ask is never cut shorter than this
+_ASK_READ = 2_000  # what an ask tells is read from this many characters of it at most
 _FIRST_ASK = 1.5  # the first ask (the task) is worth this much more when asks compete
 # The smallest room worth opening a section for (beyond its header).
 _MIN_BODY = 24
@@ -495,6 +496,7 @@ def _ask_worth(text: str, index: int, measure: Measure) -> float:
 
 @functools.lru_cache(maxsize=4_096)  # a digest is laid out several times while it is fitted
 def _asked(text: str, measure: Measure) -> float:
+    text = text[:_ASK_READ]  # a long ask (a task statement) says what it asks early
     return WORD * combine(measure.words(text).values()) + signals(text, ASK)
 
 
@@ -636,7 +638,7 @@ def _listed(items: list[tuple[str, int]], width: int, written: str) -> str:
     """``- a ×3, b, c`` in at most ``width`` characters: the items in their order, those
     ``written`` holds left out, each that does not fit skipped for a shorter one, and
     ``+N more`` for the rest."""
-    said = set(map(core, words(written)))
+    said = _told(written)
     out = "- "
     taken = 0
     for number, (item, count) in enumerate(items):
@@ -654,6 +656,14 @@ def _listed(items: list[tuple[str, int]], width: int, written: str) -> str:
         return ""
     left = len(items) - taken
     return f"{out}, +{left} more" if left and len(out) + len(f", +{left} more") <= width else out
+
+
+@functools.lru_cache(maxsize=8)  # the same text is looked in while a digest is fitted
+def _told(text: str) -> frozenset[bytes]:
+    return frozenset(map(core, words(text)))
+
+
+remember(_told.cache_clear)
 
 
 def _counted_item(item: str, count: int) -> str:

@@ -38,6 +38,7 @@ from condense.summarizers.scan import (
     PROSE,
     SHAPE_DELETE,
     SNIPPET_BYTES,
+    SNIPPET_WINDOW,
     Scan,
     Snippet,
     SpanText,
@@ -67,11 +68,13 @@ SAME_MESSAGE = 0.7  # each further fact of one message is worth this much less
 _NEW_WORD = 0.3  # a word this specific, not said yet, makes a fact news
 _PER_CHAR = 60  # worth is per (characters + this): a short line tells less than its size says
 _PRESELECT = 6  # snippets read in full, per fact the caller may write…
-_BYTES_PER_READ = 2_000  # …and at most one per this many bytes of the span
+_BYTES_PER_READ = 3_000  # …and at most one per this many bytes of the span
 _PER_PIECE = 12  # of one output, the lines with the most distinctive words, at most
 _SAME_FAILURE = 3  # a failure seen this many times is not yet routine
 _SHAPE_DISCOUNT = 0.35  # a line one of many built alike is worth less by the log of them
 READ_ROLE = 0.6  # a line of what a read showed (a file, search hits) is worth this much
+_WINDOW = SNIPPET_WINDOW  # a long line's leads are told apart by which window they are in
+_BEFORE = 60  # about where a window around a lead in a long line starts and ends
 _NEAR = 2.0  # a line right after a failure (a frame, a cause) signals this much
 _ODD = 3.0  # a line of a dump built like no other of it (:func:`.scan._odd_lines`)
 _NUMBERED = re.compile(r"^\s*\d+\t")
@@ -177,13 +180,14 @@ def span_pieces(
 
 
 class _Lead:
-    """A snippet the span points at, and why: its distinctive words, a failure word (or
-    the line after one), a decision word."""
+    """A place the span points at (``at``, in ``piece``; ``start``–``end``: about the
+    line or window around it, until its snippet is read), and why: its distinctive
+    words, a failure word (or the line after one), a decision word, an odd line."""
 
-    __slots__ = ("decision", "error", "found", "near", "odd", "snippet")
+    __slots__ = ("at", "decision", "end", "error", "found", "near", "odd", "piece", "start")
 
-    def __init__(self, snippet: Snippet) -> None:
-        self.snippet = snippet
+    def __init__(self, at: int, piece: int, start: int, end: int) -> None:
+        self.at, self.piece, self.start, self.end = at, piece, start, end
         self.error = False
         self.near = False
         self.decision = False
@@ -210,14 +214,21 @@ def candidates(
     complaint; the words ``known`` (the files the Files section names) add
     nothing to a call's arguments."""
     span = scan.span
+    blob, starts = span.blob, span.starts
     leads: dict[tuple[int, int], _Lead] = {}
 
     def lead(at: int, piece: int) -> _Lead:
-        snippet = span.snippet(at, piece)
-        key = (snippet.start, snippet.end)
+        # about the line around ``at`` (a window of a long one): its snippet is read later,
+        # for the leads worth reading only
+        first, last = starts[piece], starts[piece + 1] - 1
+        low, high = max(first, at - SNIPPET_BYTES), min(last, at + SNIPPET_BYTES)
+        before, after = blob.rfind(b"\n", low, at), blob.find(b"\n", at, high)
+        start = before + 1 if before >= 0 else (first if low == first else at - _BEFORE)
+        end = after if after >= 0 else (last if high == last else at + _BEFORE)
+        key = (start, end) if before >= 0 or low == first else (piece, at // _WINDOW)
         found = leads.get(key)
         if found is None:
-            found = leads[key] = _Lead(snippet)
+            found = leads[key] = _Lead(at, piece, start, end)
         return found
 
     owners = span.owners
@@ -227,7 +238,6 @@ def candidates(
             worth = sorted(worth, key=lambda item: (-item[0], item[1]))[:_PER_PIECE]
         for value, at, token in worth:
             lead(at, piece).found[token] = value
-    blob = span.blob
     for piece, failing in _grouped(span, scan.errors):
         last = span.piece_end(piece)
         if owners[piece] in reads:  # only the tool's own complaint (its first lines)
@@ -245,12 +255,12 @@ def candidates(
     # the same text led to in many places is read once, and counted
     same: dict[bytes, list[_Lead]] = {}
     for item in leads.values():
-        same.setdefault(blob[item.snippet.start : item.snippet.end].strip(), []).append(item)
+        same.setdefault(blob[item.start : item.end].strip(), []).append(item)
     merged = [_merged(items) for items in same.values()]
     # read in full: enough for the room, but no more than the span's size warrants
     likely = _likely(merged, max(64, min(limit * _PRESELECT, len(blob) // _BYTES_PER_READ)))
     found: dict[str, Candidate] = {}
-    for item, count in sorted(likely, key=lambda item: item[0].snippet.start):
+    for item, count in sorted(likely, key=lambda item: item[0].start):
         candidate = _candidate(scan, measure, item, count, known, reads)
         if candidate is None:
             continue
@@ -278,10 +288,7 @@ def _likely(leads: list[tuple[_Lead, int]], size: int) -> list[tuple[_Lead, int]
 
     def promise(item: tuple[_Lead, int]) -> tuple[float, int]:
         lead = item[0]
-        return (
-            -lead.hint() / (lead.snippet.end - lead.snippet.start + _PER_CHAR),
-            lead.snippet.start,
-        )
+        return (-lead.hint() / (lead.end - lead.start + _PER_CHAR), lead.start)
 
     chosen = {id(item): item for item in sorted(leads, key=promise)[:size]}
     for kind in ("error", "decision", "odd"):
@@ -292,7 +299,7 @@ def _likely(leads: list[tuple[_Lead, int]], size: int) -> list[tuple[_Lead, int]
 
 def _merged(leads: list[_Lead]) -> tuple[_Lead, int]:
     """Leads to one text, as one: the newest place, every reason; how many there were."""
-    newest = max(leads, key=lambda item: item.snippet.start)
+    newest = max(leads, key=lambda item: item.start)
     for item in leads:
         newest.error |= item.error
         newest.near |= item.near
@@ -359,7 +366,8 @@ def _candidate(
     """A lead read in full: its text (an error line's distinctive part), its section,
     its words' worth and signals, its scale. The words of a call's arguments that
     ``known`` holds (its command, its files: other sections say them) add nothing."""
-    span, snippet = scan.span, lead.snippet
+    span = scan.span
+    snippet = span.snippet(lead.at, lead.piece)
     kind = span.kinds[snippet.piece]
     text = snippet_text(span, snippet)
     section = KEY
@@ -472,52 +480,68 @@ def fact_line(text: str, count: int = 1) -> str:
 
 class FactPool:
     """The candidate facts of a span (and of a previous summary), to be chosen from for
-    any room."""
+    any room: ranked once (:meth:`ranking`), then taken in that order while they fit."""
 
     def __init__(self, pool: Iterable[Candidate]) -> None:
         self.pool = sorted(pool, key=lambda c: c.position)
         self.costs = [len(fact_line(c.text, c.count)) + 1 for c in self.pool]
-        self.order = [
-            (-candidate.score / (cost + _PER_CHAR), order)
-            for order, (candidate, cost) in enumerate(zip(self.pool, self.costs, strict=True))
-        ]
-        heapq.heapify(self.order)
+        self._ranking: list[int] | None = None
         self._said: tuple[str, frozenset[bytes]] = ("", frozenset())
 
-    def choose(self, room: int, *, said: str = "", limit: int | None = None) -> list[Candidate]:
-        """The facts that fit ``room`` characters (as :func:`fact_line` lines, each with
-        its newline), chosen greedily by marginal worth per character; oldest first.
-
-        A word that ``said`` (the asks) or a chosen fact holds adds nothing to another
-        fact; a fact whose text ``said`` holds, or whose specific words are all said
-        already, is not chosen; each further fact of one message is worth less
-        (:data:`SAME_MESSAGE`); a fact worth less than :data:`MIN_WORTH` is not written.
-        At most ``limit`` facts when given.
-        """
-        if self._said[0] != said:
-            specific = (core(word) for word in words(said) if specificity(word) >= _NEW_WORD)
-            self._said = (said, frozenset(specific))
-        covered = set(self._said[1])
-        per_message: Counter[tuple[int, int]] = Counter()
-        heap = list(self.order)
+    def ranking(self) -> list[int]:
+        """The facts (their indices in :attr:`pool`) in the order a greedy choice with
+        no bound on room takes them, by marginal worth per character: a word a fact
+        taken before holds adds nothing to a later one, a fact whose names are all said
+        before is not taken, each further fact of one message is worth less
+        (:data:`SAME_MESSAGE`), a fact worth less than :data:`MIN_WORTH` is not taken."""
+        if self._ranking is not None:
+            return self._ranking
         costs = self.costs
-        chosen: list[int] = []
-        while heap and room > 0 and (limit is None or len(chosen) < limit):
+        heap = [
+            (-candidate.score / (cost + _PER_CHAR), order)
+            for order, (candidate, cost) in enumerate(zip(self.pool, costs, strict=True))
+        ]
+        heapq.heapify(heap)
+        covered: set[bytes] = set()
+        per_message: Counter[tuple[int, int]] = Counter()
+        ranked: list[int] = []
+        while heap:
             _, order = heapq.heappop(heap)
-            candidate, cost = self.pool[order], costs[order]
-            if cost > room:
-                continue
+            candidate = self.pool[order]
             value = _marginal(candidate, covered, per_message[_owner(candidate)])
-            if value < MIN_WORTH or (said and candidate.text in said):
+            if value < MIN_WORTH:
                 continue
-            fresh = -value / (cost + _PER_CHAR)
+            fresh = -value / (costs[order] + _PER_CHAR)
             if heap and fresh > heap[0][0] + 1e-12:  # worth less now: back in line
                 heapq.heappush(heap, (fresh, order))
                 continue
-            chosen.append(order)
-            room -= cost
+            ranked.append(order)
             per_message[_owner(candidate)] += 1
             covered.update(word for word, worth in candidate.words.items() if worth > 0.05)
+        self._ranking = ranked
+        return ranked
+
+    def choose(self, room: int, *, said: str = "", limit: int | None = None) -> list[Candidate]:
+        """The facts that fit ``room`` characters (as :func:`fact_line` lines, each with
+        its newline), taken in :meth:`ranking` order; oldest first. A fact whose text
+        ``said`` (the asks) holds, or whose names are all in it, is not taken. At most
+        ``limit`` facts when given."""
+        if self._said[0] != said:
+            specific = (core(word) for word in words(said) if specificity(word) >= _NEW_WORD)
+            self._said = (said, frozenset(specific))
+        told = self._said[1]
+        chosen: list[int] = []
+        for order in self.ranking():
+            if room <= 0 or (limit is not None and len(chosen) >= limit):
+                break
+            cost, candidate = self.costs[order], self.pool[order]
+            if cost > room or (said and candidate.text in said):
+                continue
+            names = [word for word in candidate.words if specificity(word) >= _NEW_WORD]
+            if told and names and all(word in told for word in names):
+                continue
+            chosen.append(order)
+            room -= cost
         return [self.pool[order] for order in sorted(chosen)]
 
 

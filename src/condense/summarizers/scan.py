@@ -48,7 +48,8 @@ ARGS = 3
 
 # A snippet holds at most this many bytes (a longer line gives a window of it).
 SNIPPET_BYTES = 280
-_WINDOW = 200  # a window of a longer line: this many bytes…
+SNIPPET_WINDOW = 200  # a window of a longer line: this many bytes…
+_WINDOW = SNIPPET_WINDOW
 _BEFORE = 60  # …of which these come before the spot
 
 # Words: quotes, brackets, commas, pipes and the like are spaces (a sentence's final stop
