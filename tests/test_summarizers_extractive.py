@@ -481,13 +481,17 @@ def test_example_session_keeps_its_distinctive_facts_at_600() -> None:
         "#412",
         "orders/pricing.py ×10",  # paths, most touched first
         "tests/test_pricing.py",
-        "AssertionError: assert Decimal('2036') == Decimal('2037')",  # the failure
         'rg -n "\\.quantize\\(" orders → exit 127',  # a command and its exit code
         "Reproduced: the exact shares are 1044, 412.5 and 580.5.",  # a finding
         "One last look at checkout.py",  # the last state
         "read_file ×27",  # reads collapsed
     ):
         assert fact in work
+    failure = (  # the failure, by one of its lines at least
+        "AssertionError: assert Decimal('2036') == Decimal('2037')",
+        "FAILED tests/test_pricing.py::test_line_discounts_add_up_to_order_discount_jpy",
+    )
+    assert any(line in work for line in failure)
     files = sections(work)["Files"]
     assert len(files) == 1
     for path in files[0][2:].split(", ")[:-1]:

@@ -260,8 +260,9 @@ def candidates(
     # read in full: enough for the room, but no more than the span's size warrants
     likely = _likely(merged, max(64, min(limit * _PRESELECT, len(blob) // _BYTES_PER_READ)))
     found: dict[str, Candidate] = {}
+    failures = Counter(shape(blob[item.start : item.end]) for item in leads.values() if item.error)
     for item, count in sorted(likely, key=lambda item: item[0].start):
-        candidate = _candidate(scan, measure, item, count, known, reads)
+        candidate = _candidate(scan, measure, item, count, known, reads, failures)
         if candidate is None:
             continue
         seen = found.get(candidate.text)
@@ -362,10 +363,14 @@ def _candidate(
     count: int = 1,
     known: Collection[bytes] = (),
     reads: Collection[int] = (),
+    failing: Mapping[bytes, int] | None = None,
 ) -> Candidate | None:
     """A lead read in full: its text (an error line's distinctive part), its section,
     its words' worth and signals, its scale. The words of a call's arguments that
-    ``known`` holds (its command, its files: other sections say them) add nothing."""
+    ``known`` holds (the files other sections name) add nothing; a failure's line is
+    weighed against the failures built alike (``failing``: how many failure lines have
+    each shape), not against every line."""
+    failing = {} if failing is None else failing
     span = scan.span
     snippet = span.snippet(lead.at, lead.piece)
     kind = span.kinds[snippet.piece]
@@ -395,7 +400,9 @@ def _candidate(
         scale *= READ_ROLE  # what a file or a search showed: data, not an outcome
     if kind == OUTPUT and not (lead.odd or snippet.cut_before or snippet.cut_after):
         built = shape(span.blob[snippet.start : snippet.end])
-        alike = scan.shapes.get(built, 1) if len(built) > 2 else 1  # words alone: no shape
+        # a failure is one of the failures built alike (a FAIL among PASS lines is news)
+        family = failing if section == ERRORS else scan.shapes
+        alike = family.get(built, 1) if len(built) > 2 else 1  # words alone: no shape
         if alike > 2:
             scale /= 1 + _SHAPE_DISCOUNT * math.log2(alike / 2)
     # a line said again and again is routine; a failure seen again is still the failure
