@@ -625,6 +625,7 @@ _TRIGGERS: tuple[tuple[float, re.Pattern[str]], ...] = tuple(
         (3.0, r"B\b(?:(?<=\d[KMGT]B)|(?<=\d [KMGT]B)|(?<=\d[KMGT]iB)|(?<=\d [KMGT]iB))"),
         (3.0, r"%(?:(?<=\d%)|(?<=\d %))"),
         (1.5, r"#\d\d"),
+        (3.0, r"\b[0-9a-f]{7,40}\b"),  # a hash (a commit)
         (4.0, r"E(?:rror|xception|RROR)|F(?:ailure|AIL|ATAL)|Traceback|panic"),
         (4.0, r":(?<=error:)"),
         (4.0, r"failed"),

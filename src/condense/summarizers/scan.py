@@ -71,6 +71,9 @@ SHAPE_DELETE = bytes(
     c for c in range(128) if (chr(c).isalnum() or chr(c) in " \t\r_") and chr(c) not in "\n,"
 )
 
+# Whether lines repeat enough to read each once: judged on about this many of them…
+_SAMPLE_LINES = 2_000
+_DISTINCT_ENOUGH = 0.9  # …of which fewer than this share are distinct
 RARE_UPTO = 8  # a word found at most this often in the span is rare
 FAMILY_FROM = 6  # a class with this many distinct rare words is a family of look-alikes
 _FAMILY_CUT = 64  # …and with this many, none of them is distinctive
@@ -256,31 +259,35 @@ class Scan:
         self.span = span
         blob = span.blob
         mapped = normalize(blob)
-        lines = mapped.split(b"\n")
-        # each line once, with where it is first: a line said again adds no new word
-        # (its repeats are counted where a line is weighed, not in its words' counts)
-        first = dict(zip(reversed(lines), range(len(lines) - 1, -1, -1), strict=True))
         starts = span.starts
         said = [i for i, kind in enumerate(span.kinds) if kind in (ASK, PROSE)]
         said_text = b"\n".join(mapped[starts[i] : starts[i + 1] - 1] for i in said)
         self.said: Counter[bytes] = Counter(said_text.split())
-        distinct = list(first)
-        joined = b"\n".join(distinct)
-        tokens = joined.split()
+        # each line once, where it is first, when lines repeat: a line said again adds no
+        # new word (its repeats are counted where a line is weighed, not in its words')
+        lines = mapped.split(b"\n")
+        sample = lines[:: max(1, len(lines) // _SAMPLE_LINES)]
+        if len(set(sample)) < len(sample) * _DISTINCT_ENOUGH:
+            first = dict(zip(reversed(lines), range(len(lines) - 1, -1, -1), strict=True))
+            distinct = list(first)
+            text = b"\n".join(distinct)
+        else:  # hardly a line repeats: read them as they are
+            first, distinct, text = {}, lines, mapped
+        tokens = text.split()
         self.counts: Counter[bytes] = Counter(tokens)
         self.family, self.distinct = self._families()
         failing = _holding(list(self.counts), FAILURE_STEMS)
         deciding = _holding(list(self.said), _DECISION_STEMS)
-        found = _places(joined, tokens, self.distinct | failing | deciding)
-        # from the distinct lines back to where each line first is in the span
-        sizes = list(itertools.accumulate(map(len, lines), initial=0))
-        ends = list(itertools.accumulate(map(len, distinct), initial=0))
-        placed: list[tuple[int, bytes]] = []
-        for at, token in found:
-            k = _key_at(ends, at)
-            index = first[distinct[k]]
-            placed.append((sizes[index] + index + at - ends[k] - k, token))
-        placed.sort()
+        placed = _places(text, tokens, self.distinct | failing | deciding)
+        if first:  # from the distinct lines back to where each line first is in the span
+            sizes = list(itertools.accumulate(map(len, lines), initial=0))
+            ends = list(itertools.accumulate(map(len, distinct), initial=0))
+            moved: list[tuple[int, bytes]] = []
+            for at, token in placed:
+                k = _key_at(ends, at)
+                index = first[distinct[k]]
+                moved.append((sizes[index] + index + at - ends[k] - k, token))
+            placed = sorted(moved)
         self.places = [place for place in placed if place[1] in self.distinct]
         failures = [at for at, token in placed if token in failing]
         decisions = [at for at, token in placed if token in deciding]
