@@ -1,5 +1,6 @@
 """Benchmark: `condense dataset` against hermes-agent 0.19.0's trajectory_compressor.
 
+    python bench/bench_dataset.py --ratios   # the issue's ratios (below)
     python bench/bench_dataset.py            # 10,000 trajectories of 2k–200k tokens
     python bench/bench_dataset.py --quick    # 400 trajectories, same size distribution
     python bench/bench_dataset.py --records 300 --max-tokens 120000 --command --no-llm
@@ -15,26 +16,42 @@ summary reservation, the last 4 turns kept. Measured end to end (read, compress,
 - hermes, an instant stub summarizer (its summary calls cost nothing);
 - hermes, the same 1 s simulated latency at concurrency 64.
 
+``--ratios`` prints the speed ratio of the two as commands a user runs, on 300 and on
+3,000 trajectories of 2k–120k tokens at a 16k budget: ``condense compress-dataset`` with
+its default workers against hermes' compressor in its own process, each timed whole
+from start to exit (interpreter, imports, vocabulary, reading, compressing, writing),
+run in turns (condense, hermes, hermes, condense, …) and the ratio taken pair by pair;
+the median and the spread are printed, with CPU seconds and the load average. Twice:
+as the machine is ("at rest": other users' load is shown, not removed), then "under
+load", with one busy process per core running beside both tools (``--load``).
+
 hermes-agent is never a dependency of condense: it is installed into a throwaway venv
 under the data directory (``pip install hermes-agent==0.19.0``) the first time, and run
-there with a tiktoken shim as its tokenizer. ``--no-hermes`` skips it. Generated data is
+there with plain tiktoken as its tokenizer, o200k_base read offline from a tiktoken
+cache made of the copy condense ships. ``--no-hermes`` skips it. Generated data is
 cached in the data directory (default: the system temp dir) and reused.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gzip
+import hashlib
 import json
 import math
 import multiprocessing
 import os
 import random
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -167,13 +184,12 @@ _HERMES_RUNNER = textwrap.dedent(
     """
     import asyncio, json, sys, time
     from pathlib import Path
-    sys.path.insert(0, sys.argv[1])           # condense/src, for the offline o200k_base
-    from condense.tokens import get_encoding
+    import tiktoken                            # o200k_base from TIKTOKEN_CACHE_DIR, offline
     import trajectory_compressor as tc
 
     source, target, latency = sys.argv[2], Path(sys.argv[3]), float(sys.argv[4])
     summary = int(sys.argv[6])
-    encoding = get_encoding("o200k_base")
+    encoding = tiktoken.get_encoding("o200k_base")
 
     class Shim:                                # hermes calls tokenizer.encode(text)
         def encode(self, text):
@@ -208,6 +224,21 @@ _HERMES_RUNNER = textwrap.dedent(
 )
 
 
+_O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+
+
+def tiktoken_cache(directory: Path) -> Path:
+    """A ``TIKTOKEN_CACHE_DIR`` holding o200k_base (condense's shipped copy of the same
+    file): hermes loads it with plain tiktoken, offline, and imports nothing of condense."""
+    cache = directory / "tiktoken-cache"
+    path = cache / hashlib.sha1(_O200K_URL.encode()).hexdigest()  # tiktoken's cache key
+    if not path.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        shipped = ROOT / "src" / "condense" / "tokens" / "data" / "o200k_base.tiktoken.gz"
+        path.write_bytes(gzip.decompress(shipped.read_bytes()))
+    return cache
+
+
 def hermes_python(directory: Path) -> Path:
     """The python of a throwaway venv with hermes-agent installed (made once)."""
     venv = directory / "hermes-venv"
@@ -229,6 +260,7 @@ def run_hermes(python: Path, data: Path, out: Path, *, target: int, llm: float) 
         runner = Path(home) / "run_hermes.py"
         runner.write_text(_HERMES_RUNNER)
         env = {**os.environ, "HERMES_HOME": home, "TERM": "dumb"}
+        env["TIKTOKEN_CACHE_DIR"] = str(tiktoken_cache(data.parent))
         done = subprocess.run(
             [
                 str(python),
@@ -261,6 +293,110 @@ def run_hermes(python: Path, data: Path, out: Path, *, target: int, llm: float) 
     return float(result["elapsed"])
 
 
+# --- the ratios of the two commands ------------------------------------------------------
+
+
+def hermes_command(python: Path, home: Path, data: Path, out: Path, *, target: int) -> list[str]:
+    """hermes' compressor with its instant stub summarizer, as one process."""
+    runner = home / "run_hermes.py"
+    runner.write_text(_HERMES_RUNNER)
+    return [
+        str(python), str(runner), str(ROOT / "src"), str(data), str(out), "0",
+        str(target), str(SUMMARY_TOKENS),
+    ]  # fmt: skip
+
+
+def condense_command(data: Path, out: Path, *, target: int) -> list[str]:
+    """``condense compress-dataset`` as a user runs it, with its default workers."""
+    return [
+        sys.executable, "-m", "condense", "compress-dataset",
+        str(data / "trajectories.jsonl"), "-o", str(out / "trajectories.jsonl"),
+        "--budget", str(target), "--summary-tokens", str(SUMMARY_TOKENS),
+        "--tail-turns", str(TAIL_TURNS), "--turn-overhead", "0", "-q",
+    ]  # fmt: skip
+
+
+def timed(command: list[str], *, env: dict[str, str], cwd: Path, out: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system, its waited-for children included) of one
+    run of ``command``, its output directory emptied first."""
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode:
+        raise SystemExit(f"{command[1]} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+@contextlib.contextmanager
+def busy(processes: int) -> Iterator[None]:
+    """``processes`` busy loops running beside whatever runs inside."""
+    context = multiprocessing.get_context("spawn")
+    spinners = [context.Process(target=_spin, daemon=True) for _ in range(processes)]
+    for spinner in spinners:
+        spinner.start()
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.terminate()
+        for spinner in spinners:
+            spinner.join()
+
+
+def ratios(args: argparse.Namespace) -> None:
+    python = hermes_python(args.data_dir)
+    table = Table(title="condense compress-dataset vs hermes trajectory_compressor, as commands")
+    for column in (
+        "records", "condition", "load avg", "condense s", "hermes s",
+        "× hermes (wall)", "spread", "× hermes (CPU)",
+    ):  # fmt: skip
+        table.add_column(column, justify="left" if column == "condition" else "right")
+    for records in args.ratio_records:
+        data = dataset(args.data_dir, records, args.seed, 120_000)
+        for condition, load in (("at rest", 0), ("under load", args.load)):
+            with busy(load), tempfile.TemporaryDirectory() as home:
+                home_path = Path(home)
+                out = args.data_dir / "ratio-out"
+                env = {**os.environ, "HERMES_HOME": home, "TERM": "dumb"}
+                env["PYTHONPATH"] = str(ROOT / "src")
+                env["TIKTOKEN_CACHE_DIR"] = str(tiktoken_cache(args.data_dir))
+                ours = condense_command(data, out, target=args.target)
+                theirs = hermes_command(python, home_path, data, out, target=args.target)
+                timed(ours, env=env, cwd=home_path, out=out)  # warm the file cache
+                load_average = os.getloadavg()[0]
+                runs: dict[str, list[tuple[float, float]]] = {"condense": [], "hermes": []}
+                for run in range(args.runs):
+                    order = [("condense", ours), ("hermes", theirs)]
+                    for name, command in order if run % 2 == 0 else order[::-1]:
+                        runs[name].append(timed(command, env=env, cwd=home_path, out=out))
+                shutil.rmtree(out, ignore_errors=True)
+            walls = [h[0] / c[0] for c, h in zip(runs["condense"], runs["hermes"], strict=True)]
+            cpus = [h[1] / c[1] for c, h in zip(runs["condense"], runs["hermes"], strict=True)]
+            table.add_row(
+                f"{records:,}",
+                f"{condition}" + (f" (+{load} busy)" if load else ""),
+                f"{load_average:.1f}",
+                f"{statistics.median(w for w, _ in runs['condense']):.2f}",
+                f"{statistics.median(w for w, _ in runs['hermes']):.2f}",
+                f"{statistics.median(walls):.2f}×",
+                f"{min(walls):.2f}–{max(walls):.2f}",
+                f"{statistics.median(cpus):.2f}×",
+            )
+            ratio = statistics.median(walls)
+            print(f"  {records:,} records, {condition}: {ratio:.2f}×", flush=True)
+    Console(width=120).print(table)
+
+
 # --- main -------------------------------------------------------------------------------
 
 
@@ -283,7 +419,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--command", action="store_true", help="also run condense as `condense compress-dataset`"
     )
+    parser.add_argument(
+        "--ratios", action="store_true", help="the ratios of the two commands (see above)"
+    )
+    parser.add_argument(
+        "--ratio-records", type=int, nargs="+", default=[300, 3000], metavar="N",
+        help="--ratios: trajectories per run (default: 300 3000)",
+    )  # fmt: skip
+    parser.add_argument("--runs", type=int, default=5, help="--ratios: pairs of runs")
+    parser.add_argument(
+        "--load", type=int, default=os.cpu_count() or 1, help="--ratios: busy processes"
+    )
     args = parser.parse_args(argv)
+    if args.ratios:
+        ratios(args)
+        return 0
     records = args.records or (400 if args.quick else 10_000)
     data = dataset(args.data_dir, records, args.seed, args.max_tokens)
     size = (data / "trajectories.jsonl").stat().st_size

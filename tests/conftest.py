@@ -1,12 +1,29 @@
-"""Shared fixtures. Keep this generic: helpers of one test module live in that module."""
+"""Shared fixtures, and the hypothesis profiles (:mod:`profiles`). Keep this generic:
+helpers of one test module live in that module."""
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from collections.abc import Iterator
 
 import pytest
 
 from condense.testing import FakeProvider
+
+# hermes-agent's own environment (see the README) has pytest and no test extra
+HYPOTHESIS = importlib.util.find_spec("hypothesis") is not None
+if HYPOTHESIS:
+    import profiles
+
+    profiles.load(os.environ.get("HYPOTHESIS_PROFILE", "lean"))
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """Name the profile in the header (hypothesis itself does only under ``-v``)."""
+    if not HYPOTHESIS or config.get_verbosity() >= 1:
+        return None
+    return f"hypothesis profile {profiles.loaded()!r}"
 
 
 @pytest.fixture

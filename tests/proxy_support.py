@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx2
 
+from cli_support import HANG_GUARD
+
 
 @dataclass
 class RunningProxy:
@@ -31,9 +33,10 @@ class RunningProxy:
         lines = self.log_path.read_text(encoding="utf-8").splitlines()
         return [json.loads(line) for line in lines if line.strip()]
 
-    def wait_for_log(self, count: int, timeout: float = 5.0) -> list[dict[str, Any]]:
-        """The log once it holds ``count`` records (records are written when a reply ends)."""
-        deadline = time.monotonic() + timeout
+    def wait_for_log(self, count: int) -> list[dict[str, Any]]:
+        """The log once it holds ``count`` records (records are written when a reply ends);
+        what it holds after :data:`HANG_GUARD` seconds otherwise."""
+        deadline = time.monotonic() + HANG_GUARD
         while True:
             records = self.log()
             if len(records) >= count or time.monotonic() > deadline:
@@ -63,20 +66,22 @@ def running_proxy(
         assert process.stdout is not None
         url = process.stdout.readline().strip()
         if not url:
-            raise RuntimeError(f"the proxy did not start: {process.communicate(timeout=10)[1]}")
+            raise RuntimeError(
+                f"the proxy did not start: {process.communicate(timeout=HANG_GUARD)[1]}"
+            )
         _wait_healthy(url)
         yield RunningProxy(url=url, process=process, log_path=log_path)
     finally:
         process.terminate()
         try:
-            process.communicate(timeout=10)
+            process.communicate(timeout=HANG_GUARD)
         except subprocess.TimeoutExpired:
             process.kill()
             process.communicate()
 
 
 def _wait_healthy(url: str) -> None:
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + HANG_GUARD  # a loaded machine starts it slowly
     while True:
         try:
             if httpx2.get(f"{url}/healthz", timeout=1).status_code == 200:

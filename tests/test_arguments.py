@@ -23,6 +23,7 @@ from condense.arguments import (
 from condense.exceptions import InputError
 from condense.repair import repair
 from condense.validate import validate
+from profiles import examples
 
 MARKER = re.compile(re.escape(CUT_MARKER).replace(r"\{removed\}", r"([0-9]+)"))
 TRICKY = [
@@ -116,7 +117,7 @@ def is_minimal_string(original: str, shrunk: str) -> bool:
 
 
 @given(value=json_values, style=styles, max_chars=st.integers(0, 400), pad=st.booleans())
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
 @example(value={"content": "👩‍👩‍👧‍👦" * 40}, style={"ensure_ascii": False}, max_chars=60, pad=False)
 @example(
     value=["\ud800\udc00" * 30, "x" * 50], style={"ensure_ascii": True}, max_chars=50, pad=False
@@ -145,7 +146,7 @@ def test_shrink_keeps_valid_json_of_the_same_shape(
 
 
 @given(value=json_values, style=styles)
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 def test_shrink_to_zero_gives_the_shortest_form(value: Any, style: dict[str, Any]) -> None:
     text = json.dumps(value, **style)
     out = shrink_arguments(text, 0)
@@ -164,7 +165,7 @@ def test_shrink_to_zero_gives_the_shortest_form(value: Any, style: dict[str, Any
 
 
 @given(value=json_values, max_chars=st.integers(0, 300))
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 def test_shrink_fits_whenever_the_shortest_form_fits(value: Any, max_chars: int) -> None:
     text = json.dumps(value, ensure_ascii=False)
     if len(shrink_arguments(text, 0)) <= max_chars:
@@ -337,7 +338,7 @@ def _strings(value: Any) -> list[str]:
 
 
 @given(value=json_values, style=styles, max_chars=st.integers(0, 600))
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
 @example(value={"path": PATH, "id": TRACE_ID, "log": "x" * 500}, style={}, max_chars=60)
 def test_shrink_properties_short_strings_longest_first_never_grows(
     value: Any, style: dict[str, Any], max_chars: int
@@ -365,7 +366,7 @@ def test_shrink_properties_short_strings_longest_first_never_grows(
 
 
 @given(value=json_values | st.text() | st.binary() | st.sets(st.integers()))
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 def test_normalize_always_gives_an_object_string_and_is_idempotent(value: Any) -> None:
     text, _ = normalize_arguments(value)
     assert is_json_object_string(text)
@@ -631,7 +632,7 @@ def test_validate_and_the_argument_normaliser_agree(arguments: str) -> None:
 
 
 @given(arguments=argument_texts)
-@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), suppress_health_check=[HealthCheck.too_slow])
 @example(arguments='{"x": NaN}')
 @example(arguments="{}{}")
 @example(arguments='{"a": "\udc00"}')

@@ -25,8 +25,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import condense.errors as errors_api
+from cli_support import HANG_GUARD
 from condense.errors import Action, Category, Diagnosis, classify
 from condense.errors.diagnosis import DEFAULT_ACTIONS
+from profiles import examples
 
 C = Category
 
@@ -2281,8 +2283,11 @@ class _Server:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/{name}/v1"
 
     def call(self, name: str) -> Exception:
+        # 0.5 s trips the timeout of a hanging reply; any other reply has all the time
+        # a loaded machine needs
+        timeout = 0.5 if self.replies[f"/{name}"].hang else HANG_GUARD
         with openai.OpenAI(
-            api_key="test", base_url=self.url(name), max_retries=0, timeout=0.5
+            api_key="test", base_url=self.url(name), max_retries=0, timeout=timeout
         ) as client:
             try:
                 client.chat.completions.create(
@@ -2866,7 +2871,7 @@ _bodies = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(status=st.one_of(st.none(), st.integers(100, 599)), body=_bodies)
 def test_classify_never_raises_and_stays_consistent(status: int | None, body: object) -> None:
     diagnosis = classify((status, body) if status is not None else body)
@@ -2885,7 +2890,7 @@ def test_classify_never_raises_and_stays_consistent(status: int | None, body: ob
     assert "\n" not in diagnosis.summary()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(minutes=st.integers(0, 59), seconds=st.integers(0, 59), millis=st.integers(0, 999))
 def test_reset_durations(minutes: int, seconds: int, millis: int) -> None:
     value = f"{minutes}m{seconds}.{millis:03d}s"

@@ -1,4 +1,8 @@
-"""The command line, run as a real subprocess: verbs, options, streams, reports, modes."""
+"""The command line: verbs, options, streams, reports, modes.
+
+In this process through ``main(argv)``; in a real subprocess only where a process is the
+point (the installed command, a pipe read record by record, a terminal).
+"""
 
 from __future__ import annotations
 
@@ -6,15 +10,19 @@ import json
 import os
 import pty
 import re
+import shutil
 import stat
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import condense
+from cli_support import HANG_GUARD
+from cli_support import run_cli as run
 from condense import validate
 from condense.testing.sessions import synthetic_session
 
@@ -23,24 +31,6 @@ NEXT_ASK = {"role": "user", "content": "Thanks. What is left to do?"}
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN = ROOT / "examples" / "broken.json"
 GOOD = {"messages": [{"role": "user", "content": "hi"}]}
-
-
-def run(
-    *args: str, stdin: str | None = None, umask: int | None = None
-) -> subprocess.CompletedProcess[str]:
-    def set_umask() -> None:
-        if umask is not None:
-            os.umask(umask)
-
-    return subprocess.run(
-        [sys.executable, "-m", "condense", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        preexec_fn=set_umask if umask is not None else None,
-    )
 
 
 def jsonl(*records: Any) -> str:
@@ -105,6 +95,22 @@ def test_the_budget_is_required() -> None:
     done = run("compress", str(BROKEN))
     assert done.returncode == 2
     assert done.stderr == "condense: error: the option --budget is required\n"
+
+
+def test_the_installed_command_is_main_in_a_real_process() -> None:
+    """The console script of ``[project.scripts]`` and ``python -m condense``, each in a
+    real process: main's exit code, the data on stdout, the report on stderr."""
+    scripts = sysconfig.get_path("scripts")
+    installed = shutil.which("condense", path=os.pathsep.join([scripts, os.environ["PATH"]]))
+    assert installed, "the condense command is not installed (pip install -e .)"
+    for command in ([installed], [sys.executable, "-m", "condense"]):
+        done = subprocess.run(
+            [*command, "validate", str(BROKEN)], capture_output=True, text=True,
+            timeout=HANG_GUARD, check=False,
+        )  # fmt: skip
+        assert done.returncode == 1, (command, done.stderr)
+        assert "orphan_tool_result" in done.stdout
+        assert done.stderr.count("\n") == 1 and "violation(s)" in done.stderr
 
 
 # --- validate ----------------------------------------------------------------------------
@@ -221,7 +227,7 @@ def test_repair_streams_one_record_at_a_time() -> None:
             child.stdin.flush()
             assert json.loads(child.stdout.readline())["n"] == number
         child.stdin.close()
-        assert child.wait(timeout=30) == 0
+        assert child.wait(timeout=HANG_GUARD) == 0
 
 
 # --- compress ----------------------------------------------------------------------------
@@ -342,7 +348,7 @@ def test_a_long_input_shows_progress_on_a_terminal_then_one_total(tmp_path: Path
             break
         shown += chunk
     os.close(controller)
-    assert child.wait(timeout=60) == 1
+    assert child.wait(timeout=HANG_GUARD) == 1
     text = shown.decode("utf-8", "replace")
     assert "condense validate" in text and "300 record(s)" in text  # the bar, with a count
     last = text.rstrip().rsplit("\n", 1)[-1]

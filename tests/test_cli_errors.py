@@ -1,4 +1,7 @@
-"""Every way the CLI used to print a traceback, through a real subprocess.
+"""Every way the CLI used to print a traceback.
+
+In this process through ``main(argv)``, except where only a real process shows it: a
+stream closed at start-up, a reader that goes away, Ctrl-C.
 
 Each case asserts the exit code, exactly one line on stderr, no traceback, and that no
 file was left behind (no temporary output, no ``.partial``, no state file) — except the
@@ -13,15 +16,21 @@ import signal
 import socket
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import condense
-from condense.datasets import DatasetOptions, compress_dataset
+from cli_support import (
+    HANG_GUARD,
+    Finished,
+    HeldSummaries,
+    run_cli,
+    terminal_job,
+    wait_until,
+)
 from condense.formats import to_sharegpt
+from condense.testing import FakeProvider
 from condense.testing.sessions import synthetic_session
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,30 +38,24 @@ BROKEN = ROOT / "examples" / "broken.json"
 DEEP = "[" * 100_000 + "]" * 100_000
 
 
-def run(
-    *args: str,
-    cwd: Path,
-    close: int | None = None,
-    stdin: str | None = None,
-) -> subprocess.CompletedProcess[str]:
-    """``python -m condense ARGS`` in ``cwd``; ``close``: a file descriptor (0 or 1) the
-    child starts without, as ``<&-`` / ``>&-`` do."""
+def run(*args: str, cwd: Path, stdin: str | None = None) -> Finished:
+    """``condense ARGS`` in ``cwd``, in this process."""
+    return run_cli(*args, cwd=cwd, stdin=stdin)
 
-    def closed() -> None:
-        if close is not None:
-            os.close(close)
 
+def run_closed(*args: str, cwd: Path, close: int) -> subprocess.CompletedProcess[str]:
+    """``python -m condense ARGS`` in ``cwd``, started without the file descriptor
+    ``close`` (0 or 1), as ``<&-`` / ``>&-`` do: only a real process has that."""
     return subprocess.run(
         [sys.executable, "-m", "condense", *args],
         cwd=cwd,
-        input=stdin,
-        stdin=None if stdin is not None or close == 0 else subprocess.DEVNULL,
+        stdin=None if close == 0 else subprocess.DEVNULL,
         stdout=subprocess.DEVNULL if close == 1 else subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        timeout=60,
+        timeout=HANG_GUARD,
         check=False,
-        preexec_fn=closed if close is not None else None,
+        preexec_fn=lambda: os.close(close),
     )
 
 
@@ -178,7 +181,7 @@ def test_an_output_in_a_missing_directory_fails_at_once(work: Path, verb: tuple[
     ids=lambda v: v[0],
 )  # fmt: skip
 def test_a_closed_stdin(work: Path, verb: tuple[str, ...]) -> None:
-    done = run(verb[0], "-", *verb[1:], cwd=work, close=0)
+    done = run_closed(verb[0], "-", *verb[1:], cwd=work, close=0)
     assert done.returncode == 2
     assert (
         one_line(done.stderr) == "condense: error: stdin is closed; give an input file instead of -"
@@ -194,7 +197,7 @@ def test_a_closed_stdin(work: Path, verb: tuple[str, ...]) -> None:
     ids=lambda v: v[0],
 )  # fmt: skip
 def test_a_closed_stdout(work: Path, verb: tuple[str, ...]) -> None:
-    done = run(*verb, cwd=work, close=1)
+    done = run_closed(*verb, cwd=work, close=1)
     assert done.returncode == 2
     assert (
         one_line(done.stderr)
@@ -211,7 +214,8 @@ def test_a_reader_that_goes_away_is_not_an_error(work: Path) -> None:
     done = subprocess.run(
         f"{sys.executable} -m condense repair ../many.jsonl --quiet 2>err | head -c 10 >/dev/null; "
         "echo ${PIPESTATUS[0]}",
-        shell=True, executable="/bin/bash", cwd=work, capture_output=True, text=True, timeout=60,
+        shell=True, executable="/bin/bash", cwd=work, capture_output=True, text=True,
+        timeout=HANG_GUARD,
     )  # fmt: skip
     assert done.stdout.strip() == "0"
     errors = (work / "err").read_text()
@@ -250,21 +254,13 @@ def test_an_address_not_on_this_machine(work: Path, host: str) -> None:
 
 
 # --- Ctrl-C ------------------------------------------------------------------------------
+#
+# Each run is interrupted where the test chooses and while it cannot have finished: a
+# dataset run while summaries it asked for are held, a compress run while its stdin is
+# still open. Nothing depends on how fast the machine is.
 
-
-@pytest.fixture(scope="module")
-def trajectories(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
-    """A dataset that takes a few seconds with two workers, and its expected output."""
-    folder = tmp_path_factory.mktemp("ctrl-c")
-    source = folder / "in.jsonl"
-    with source.open("w") as handle:
-        for seed in range(1500):  # long enough that a resumed run is still going when hit
-            session = synthetic_session(60, seed=seed, output_chars=600)
-            handle.write(json.dumps({"id": seed, "conversations": to_sharegpt(session)}) + "\n")
-    compress_dataset(
-        source, folder / "expected.jsonl", options=DatasetOptions(target_tokens=2000), workers=0
-    )
-    return source, (folder / "expected.jsonl").read_bytes()
+RECORDS = 32
+HOLDS = (9, 17, 25)  # lines: three interrupts; each run gets at least a few lines further
 
 
 def group_alive(group: int) -> list[str]:
@@ -283,83 +279,96 @@ def group_alive(group: int) -> list[str]:
     return alive
 
 
-def wait_for(condition: Callable[[], bool], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
-
-
-def test_ctrl_c_stops_a_dataset_run_cleanly_again_and_again(
-    trajectories: tuple[Path, bytes], tmp_path: Path
-) -> None:
-    """A terminal's Ctrl-C (SIGINT to the whole process group) three times in a row: each
-    time one line, no traceback, every worker gone at once, the resume point kept; each
-    --resume goes on from there, and the last one finishes the exact expected output."""
-    source, expected = trajectories
-    out = tmp_path / "out.jsonl"
-    partial = tmp_path / ".out.jsonl.partial"
-    state = tmp_path / ".out.jsonl.condense-state.json"
-    command = [
-        sys.executable, "-m", "condense", "compress-dataset", str(source), "-o", str(out),
-        "--budget", "2000", "--workers", "2", "--checkpoint-every", "0.1",
-    ]  # fmt: skip
-    progress = 0
-    for attempt in range(3):
-        child = subprocess.Popen(
-            command + (["--resume"] if attempt else []),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,  # its own group, as a terminal's job is
-        )
-        grown = wait_for(
-            lambda done=progress: partial.exists() and partial.stat().st_size > done, 30
-        )
-        assert grown and child.poll() is None, "the run ended before it could be interrupted"
-        time.sleep(0.2 * attempt)
-        os.killpg(child.pid, signal.SIGINT)
-        started = time.monotonic()
-        stdout, stderr = child.communicate(timeout=15)  # no hang
-        assert time.monotonic() - started < 5
-        assert child.returncode == 130, stderr
-        assert stdout == ""
-        assert one_line(stderr) == (
-            "condense: interrupted; run the same command with --resume to continue"
-        )
-        group = child.pid
-        assert wait_for(lambda group=group: not group_alive(group), 3), group_alive(group)
-        assert state.exists() and not out.exists()
-        assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == []
-        done = json.loads(state.read_text())
-        assert done["offset"] > 0 and done["output_bytes"] >= progress
-        progress = done["output_bytes"]
-    finished = subprocess.run(
-        [*command, "--resume", "--quiet"], capture_output=True, text=True, timeout=60
-    )
+def test_ctrl_c_stops_a_dataset_run_cleanly_again_and_again(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C (SIGINT to the whole process group) three times in a row, each
+    while the run waits for a summary: each time one line, no traceback, every worker
+    gone when the command is, the resume point kept; each --resume goes on from there,
+    and the last one finishes the exact output of an uninterrupted run."""
+    source = tmp_path / "in.jsonl"
+    with source.open("w") as handle:
+        for seed in range(RECORDS):
+            session = synthetic_session(20, seed=seed, output_chars=300)  # over the budget
+            handle.write(json.dumps({"id": seed, "conversations": to_sharegpt(session)}) + "\n")
+    HeldSummaries.tag_lines(source)
+    held = HeldSummaries()
+    (tmp_path / "run").mkdir()
+    out = tmp_path / "run" / "out.jsonl"
+    partial = out.with_name(".out.jsonl.partial")
+    state = out.with_name(".out.jsonl.condense-state.json")
+    with FakeProvider(responder=held) as fake:
+        summaries = ["--summarizer", "openai", "-O", f"base_url={fake.base_url}", "-O", "model=m"]
+        # more summaries at once than records: a held one never keeps another waiting
+        options = ["--budget", "1000", "--concurrency", str(2 * RECORDS), *summaries]
+        uninterrupted = tmp_path / "uninterrupted.jsonl"
+        whole = run_cli(
+            "compress-dataset", str(source), "-o", str(uninterrupted), "--workers", "0",
+            "--quiet", *options,
+        )  # fmt: skip
+        assert whole.returncode == 0, whole.stderr
+        command = [
+            sys.executable, "-m", "condense", "compress-dataset", str(source), "-o", str(out),
+            "--workers", "2", "--checkpoint-every", "0.05", *options,
+        ]  # fmt: skip
+        written = lines = 0
+        for attempt, first_held in enumerate(HOLDS):
+            held.hold_from(first_held)
+            child = subprocess.Popen(
+                command + (["--resume"] if attempt else []),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                preexec_fn=terminal_job,
+            )
+            wait_until(
+                lambda done=written: (
+                    held.held.is_set() and partial.exists() and partial.stat().st_size > done
+                ),
+                "the run wrote more and waits for a held summary",
+            )
+            os.killpg(child.pid, signal.SIGINT)
+            stdout, stderr = child.communicate(timeout=HANG_GUARD)
+            assert child.returncode == 130, stderr
+            assert stdout == ""
+            assert one_line(stderr) == (
+                "condense: interrupted; run the same command with --resume to continue"
+            )
+            group = child.pid
+            assert not [p for p in group_alive(group) if "spawn_main" in p]  # no worker left
+            wait_until(lambda group=group: not group_alive(group), "the whole group is gone")
+            assert state.exists() and not out.exists()
+            assert [p.name for p in out.parent.iterdir() if not p.name.startswith(".")] == []
+            done = json.loads(state.read_text())
+            assert lines < done["line"] < first_held  # nothing held was written
+            assert done["output_bytes"] > written and done["offset"] > 0
+            written, lines = done["output_bytes"], done["line"]
+        held.release()
+        # the last one here: how many workers a run has is not part of what it resumes
+        finished = run_cli(*command[3:], "--workers", "0", "--resume", "--quiet")
     assert finished.returncode == 0, finished.stderr
-    assert out.read_bytes() == expected
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
+    assert out.read_bytes() == uninterrupted.read_bytes()
+    assert sorted(p.name for p in out.parent.iterdir()) == [
         "out.jsonl", "out.rejects.jsonl", "out.stats.json",
     ]  # fmt: skip
 
 
 def test_ctrl_c_during_compress_leaves_no_partial_output(tmp_path: Path) -> None:
+    """Ctrl-C once the output is being written, while more input is still to come."""
     record = json.dumps({"messages": synthetic_session(200, seed=1)})
-    source = tmp_path / "many.jsonl"
-    source.write_text((record + "\n") * 200)
     out = tmp_path / "out.jsonl"
     child = subprocess.Popen(
-        [sys.executable, "-m", "condense", "compress", str(source), "--budget", "3000",
-         "-o", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        [sys.executable, "-m", "condense", "compress", "-", "--budget", "3000", "-o", str(out)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=terminal_job,
     )  # fmt: skip
-    assert wait_for(lambda: any(p.name.startswith(".out.jsonl.") for p in tmp_path.iterdir()), 30)
-    time.sleep(0.3)
+    assert child.stdin is not None
+    child.stdin.write((record + "\n") * 3)
+    child.stdin.flush()  # and left open: the run cannot end before it is interrupted
+    wait_until(
+        lambda: any(p.stat().st_size for p in tmp_path.iterdir() if p.name.startswith(".out")),
+        "the output is being written",
+    )
     os.killpg(child.pid, signal.SIGINT)
-    _, stderr = child.communicate(timeout=15)
+    _, stderr = child.communicate(timeout=HANG_GUARD)
     assert child.returncode == 130
     assert one_line(stderr) == "condense: interrupted"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["many.jsonl"]
+    assert list(tmp_path.iterdir()) == []

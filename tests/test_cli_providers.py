@@ -1,6 +1,6 @@
 """``condense validate|repair|compress`` with no ``--provider``: the history picks its
 profile, the report says which and why, and all replay state comes back unchanged
-(real subprocesses)."""
+(the CLI in this process, through ``main(argv)``)."""
 
 from __future__ import annotations
 

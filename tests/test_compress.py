@@ -23,6 +23,7 @@ from condense.testing.sessions import synthetic_session
 from condense.tokens import count_tokens
 from condense.units import segment
 from corpus import corpus_files
+from profiles import examples
 from strategies import histories
 
 
@@ -61,7 +62,7 @@ def _runs(repaired: list[Any], budget: int) -> int:
 
 
 @pytest.mark.parametrize("provider", sorted(PROFILES))
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages=sessions() | histories(), budget=st.integers(min_value=150, max_value=30_000))
 def test_compress_invariants(provider: str, messages: list[Any], budget: int) -> None:
     before = copy.deepcopy(messages)

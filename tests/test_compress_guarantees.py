@@ -23,6 +23,7 @@ from condense.providers import PROFILES
 from condense.testing import DeterministicSummarizer
 from condense.testing.sessions import synthetic_session
 from condense.tokens import count_tokens
+from profiles import examples
 
 OUTPUT_LINE = "  42 | def handler(request): return render(request, 'orders/list.html', ctx)\n"
 
@@ -246,7 +247,7 @@ def _layout(pieces: list[str], sizes: list[int], system: bool) -> list[dict[str,
 
 
 @pytest.mark.parametrize("provider", sorted(PROFILES))
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     pieces=st.lists(_PIECES, min_size=1, max_size=7),
     sizes=st.lists(st.integers(min_value=0, max_value=60), min_size=7, max_size=7),
@@ -390,7 +391,7 @@ def test_short_of_target_from_shrink_is_in_the_report() -> None:
 # -- minimal and protective, as properties ---------------------------------------------------
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     size=st.integers(min_value=6, max_value=40),
     seed=st.integers(min_value=0, max_value=1_000),

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cli_support import run_cli
 from condense.compress.plan import (
     HeadTailProtection,
     SpanChoice,
@@ -41,6 +42,7 @@ from condense.summarizers import ExtractiveSummarizer
 from condense.testing import DeterministicSummarizer
 from condense.testing.sessions import synthetic_session
 from corpus import corpus_files
+from profiles import examples
 
 CORPUS_FILES = corpus_files()
 TOKENIZER = load_tokenizer(resolve_tokenizer(None))
@@ -84,6 +86,44 @@ def assert_intact(source: dict[str, Any], out: dict[str, Any]) -> None:
     assert after <= before, (after, before)
 
 
+def text_of(turn: dict[str, Any]) -> str:
+    return turn["value"] if "from" in turn else message_text(turn)
+
+
+def assert_replaced(source: dict[str, Any], out: dict[str, Any], stats: dict[str, Any]) -> None:
+    """Every turn outside ``stats["span"]`` is written back word for word, and the span
+    is replaced as ``stats["placement"]`` says: a turn of its own, text joined to the
+    kept turn after or before it (that turn's own text kept whole), or nothing."""
+    kept, original = turns_of(out), turns_of(source)
+    start, stop = stats["span"]
+    placement = stats["placement"]
+    assert stats["turns_removed"] == stop - start > 0
+    if placement == "turn":
+        new = [kept[start]]
+        assert kept[:start] == original[:start] and kept[start + 1 :] == original[stop:]
+    elif placement == "joined_to_next":
+        new = [kept[start]]
+        assert kept[:start] == original[:start] and kept[start + 1 :] == original[stop + 1 :]
+        assert text_of(kept[start]).endswith(text_of(original[stop]))
+    elif placement == "joined_to_previous":
+        new = [kept[start - 1]]
+        assert kept[: start - 1] == original[: start - 1] and kept[start:] == original[stop:]
+        assert text_of(kept[start - 1]).startswith(text_of(original[start - 1]))
+    elif placement == "system":
+        new = [kept[0]]
+        assert kept[1:] in (original[1:start] + original[stop:], original[:start] + original[stop:])
+    else:
+        assert placement == "left_out" and "left_out" in stats
+        assert kept == original[:start] + original[stop:]
+        return
+    assert len(kept) == stats["turns_after"]
+    text = "\n".join(text_of(turn) for turn in new)
+    if "left_out" in stats:  # no room for a summary: the one-line notice
+        assert "left out to fit the budget]" in text
+    else:
+        assert "[CONTEXT SUMMARY]" in text
+
+
 # --- the corpus -------------------------------------------------------------------------
 
 
@@ -114,18 +154,7 @@ def test_every_corpus_record_fits_or_is_flagged_and_keeps_its_tool_pairs(target:
                 continue
             assert stats["tokens_after"] == recount(out) <= target
             assert_intact(source, out)
-            kept, original = turns_of(out), turns_of(source)
-            start, stop = stats["span"]
-            assert kept[:start] == original[:start]
-            text = kept[start]["value" if "conversations" in out else "content"]
-            if "left_out" in stats:  # no room for a summary: the one-line notice, or nothing
-                assert stats["left_out"] == [start, stop]
-                assert kept[start:] in (original[stop:], [kept[start], *original[stop:]])
-                if kept[start:] != original[stop:]:
-                    assert text.endswith("left out to fit the budget]")
-                continue
-            assert kept[start + 1 :] == original[stop:]
-            assert text.startswith("[CONTEXT SUMMARY]")
+            assert_replaced(source, out, stats)
     assert seen[Status.REJECTED] == 0
     assert seen[Status.COMPRESSED] > 0 and seen[Status.PASSED] > 0
 
@@ -181,7 +210,8 @@ def test_the_span_is_the_fewest_whole_units_from_the_start_of_the_middle() -> No
     options = DatasetOptions(target_tokens=target)
     result = processor(target).process(line_of(record))
     assert result.status is Status.COMPRESSED and result.stats is not None
-    start, stop = result.stats["span"]
+    # the planner's span; the written one differs only to keep the role order (below)
+    start, stop = result.stats.get("planned_span", result.stats["span"])
     seen = read_trajectory(record)
     plan = make_plan(
         seen.units,
@@ -211,9 +241,13 @@ def test_first_system_human_gpt_and_tool_turns_and_the_last_turns_are_protected(
     ]
     result = processor(recount(record) // 4, tail_turns=6).process(line_of(record))
     assert result.stats is not None
-    start, stop = result.stats["span"]
+    start, stop = result.stats["planned_span"]
     assert start > max(firsts)
     assert stop <= len(turns) - 6
+    # In a run of tool calls no human turn may follow the first tool turn, so the span
+    # is moved to start after the first ask and the summary closes that ask.
+    assert result.stats["span"] == [firsts[1] + 1, stop]
+    assert result.stats["placement"] == "joined_to_previous"
 
 
 def test_no_valid_span_keeps_the_record_unchanged_and_flags_it() -> None:
@@ -266,7 +300,7 @@ def test_planner_without_middle_flags_an_oversized_record() -> None:
     assert chosen.verdict is Verdict.NO_SPAN
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     turns=st.integers(min_value=6, max_value=80),
     seed=st.integers(min_value=0, max_value=10_000),
@@ -446,13 +480,9 @@ TAU_BENCH = Path(__file__).parent / "data" / "corpus" / "openai" / "tau_bench_gp
 def test_tau_bench_at_2048_the_dataset_fits_every_record_the_session_path_fits(
     tmp_path: Path,
 ) -> None:
-    import subprocess
-    import sys
 
     def run(*args: str) -> None:
-        done = subprocess.run(
-            [sys.executable, "-m", "condense", *args], capture_output=True, text=True
-        )
+        done = run_cli(*args)
         assert done.returncode == 0, done.stderr
 
     run("compress-dataset", str(TAU_BENCH), "-o", str(tmp_path / "d.jsonl"), "--budget", "2048")

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import http.client
 import json
-import time
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 import openai
 import pytest
 
+from cli_support import HANG_GUARD, wait_until
 from condense.testing import (
     Delay,
     Disconnect,
@@ -32,7 +33,7 @@ def post(
     headers: dict[str, str] | None = None,
 ) -> tuple[int, dict[str, str], bytes]:
     """One raw request over a plain socket (no SDK, no proxy settings involved)."""
-    connection = http.client.HTTPConnection("127.0.0.1", fake.port, timeout=5)
+    connection = http.client.HTTPConnection("127.0.0.1", fake.port, timeout=HANG_GUARD)
     try:
         payload = body if isinstance(body, bytes) else json.dumps(body).encode()
         connection.request(
@@ -135,11 +136,9 @@ def test_empty_answers(fake_provider: FakeProvider) -> None:
 
 
 def test_delay_then_answer(fake_provider: FakeProvider) -> None:
-    fake_provider.push(Delay(0.3, then=Reply("late")))
-    started = time.monotonic()
+    fake_provider.push(Delay(0.3, then=Reply("late")))  # the wait: see the next test
     status, _, body = post(fake_provider, CHAT)
     assert status == 200
-    assert time.monotonic() - started >= 0.3
     assert json.loads(body)["choices"][0]["message"]["content"] == "late"
 
 
@@ -155,14 +154,15 @@ def test_delay_trips_a_client_timeout(fake_provider: FakeProvider) -> None:
 
 
 def test_close_wakes_pending_delays_quickly() -> None:
-    fake = FakeProvider(script=[Delay(30.0)])
-    connection = http.client.HTTPConnection("127.0.0.1", fake.port, timeout=5)
+    """close() ends a pending delay longer than the test may wait for it."""
+    fake = FakeProvider(script=[Delay(2 * HANG_GUARD)])
+    connection = http.client.HTTPConnection("127.0.0.1", fake.port, timeout=HANG_GUARD)
     connection.request("POST", "/v1/chat/completions", json.dumps(CHAT).encode())
-    time.sleep(0.1)
-    started = time.monotonic()
-    fake.close()
-    fake.close()  # idempotent
-    assert time.monotonic() - started < 2.0
+    wait_until(lambda: bool(fake.log), "the request arrived")
+    closing = threading.Thread(target=lambda: (fake.close(), fake.close()))  # idempotent
+    closing.start()
+    closing.join(HANG_GUARD)
+    assert not closing.is_alive(), "close() waited for the delay"
     with pytest.raises((http.client.HTTPException, OSError)):
         connection.getresponse()
     connection.close()
@@ -269,7 +269,7 @@ def test_log_records_method_path_headers_and_raw_body(fake_provider: FakeProvide
 
 
 def test_chunked_request_bodies_are_read(fake_provider: FakeProvider) -> None:
-    connection = http.client.HTTPConnection("127.0.0.1", fake_provider.port, timeout=5)
+    connection = http.client.HTTPConnection("127.0.0.1", fake_provider.port, timeout=HANG_GUARD)
     try:
         payload = json.dumps(CHAT).encode()
         connection.request(

@@ -51,7 +51,7 @@ def test_public_api_is_curated_and_sorted() -> None:
     assert condense.formats.__all__ == sorted(condense.formats.__all__, key=isort_style)
     for name in condense.formats.__all__:
         assert hasattr(condense.formats, name), name
-    assert FORMATS == ("openai", "anthropic", "responses", "sharegpt")
+    assert FORMATS == ("openai", "anthropic", "responses", "sharegpt", "gemini", "bedrock")
 
 
 def test_conversation_is_a_frozen_keyword_only_value() -> None:
@@ -61,7 +61,7 @@ def test_conversation_is_a_frozen_keyword_only_value() -> None:
     with pytest.raises(TypeError):
         Conversation([{"role": "user", "content": "hi"}])  # type: ignore[misc]
     with pytest.raises(UnknownNameError, match="known: openai, anthropic"):
-        Conversation(messages=[], format="gemini")
+        Conversation(messages=[], format="vertex")
 
 
 def test_broken_openai_histories_load_as_they_are() -> None:

@@ -21,6 +21,7 @@ from condense.formats import (
     to_responses,
     to_sharegpt,
 )
+from profiles import examples
 from strategies import histories
 
 # No letters of "tool_call" / "tool_response": ShareGPT cannot escape its own tags.
@@ -41,7 +42,7 @@ PARTS = st.lists(
     st.one_of(st.builds(lambda t: {"type": "text", "text": t}, TEXT), IMAGE), max_size=3
 )
 # Generating whole histories is the slow part; fifty of them cover the shapes above.
-QUICK = settings(max_examples=50, suppress_health_check=[HealthCheck.too_slow])
+QUICK = settings(max_examples=examples(50), suppress_health_check=[HealthCheck.too_slow])
 FORMAT_FUNCTIONS = {
     "anthropic": (from_anthropic, to_anthropic),
     "responses": (from_responses, to_responses),

@@ -1,8 +1,8 @@
 """Reports speak the user's file: violations and repair changes name the turn, block or
 item of the file the user gave (``messages[45].content[1]``, ``input[4]``), and the quoted
 provider text uses that provider's own paths (Anthropic ``messages.45.content.1``,
-Responses ``input[4]``, OpenAI chat ``messages.3.tool_calls.0``). Real subprocesses for
-the CLI."""
+Responses ``input[4]``, OpenAI chat ``messages.3.tool_calls.0``). The CLI runs in this
+process through ``main(argv)``."""
 
 from __future__ import annotations
 

@@ -20,9 +20,10 @@ from condense.formats.responses import layout as responses_layout
 from condense.providers import PROFILES
 from condense.repair import repair
 from condense.validate import validate
+from profiles import examples
 
 INTERNAL = ("thinking_blocks", "responses_items", "item_id")
-QUICK = settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+QUICK = settings(max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow])
 WORDS = st.sampled_from(["ls", "read a.py", "ok", "done", "中文", ""])
 NAMES = st.sampled_from(["read", "run"])
 

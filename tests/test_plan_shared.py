@@ -21,9 +21,11 @@ from hypothesis import strategies as st
 from condense.compress import SUMMARIZE, HeadTailProtection, SessionProtection, compress
 from condense.compress.assemble import SUMMARY_OVERHEAD
 from condense.datasets import DatasetOptions, RecordProcessor, RecordResult, Status
+from condense.datasets.record import NO_ROOM, UNTRAINABLE
 from condense.exceptions import InputError
 from condense.summarizers import ExtractiveSummarizer
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
+from profiles import examples
 
 SENTENCE = "the build fails because a test reads a stale cache file so we clear it and rerun"
 WORDS = SENTENCE.split(" ")
@@ -41,15 +43,20 @@ def conversation(turns: int, seed: int) -> list[dict[str, Any]]:
 
 def dataset_span(
     messages: list[dict[str, Any]], options: DatasetOptions
-) -> tuple[Status, tuple[int, int] | None]:
-    """The dataset path's status and the turns it replaces (``None``: nothing)."""
+) -> tuple[Status | None, tuple[int, int] | None]:
+    """The dataset path's status and the turns its planner chose to replace (``None``:
+    nothing). The span written may then move to keep a trainable role order (see
+    ``condense.datasets.placement``); a record where no span can is flagged, status
+    ``None`` here: a session has no such rule to compare with."""
     line = json.dumps({"messages": messages}).encode()
     result = RecordProcessor(options, ExtractiveSummarizer()).process(line)
     assert isinstance(result, RecordResult)
+    if result.reason in (UNTRAINABLE, NO_ROOM):
+        return None, None
     if result.status is not Status.COMPRESSED:
         return result.status, None
     assert result.stats is not None
-    start, stop = result.stats["span"]
+    start, stop = result.stats.get("planned_span", result.stats["span"])
     return result.status, (start, stop)
 
 
@@ -76,6 +83,8 @@ def assert_same_span(messages: list[dict[str, Any]], options: DatasetOptions, su
     either (it returns the smallest history it found: that is its contract)."""
     status, span = dataset_span(messages, options)
     fits, session = session_span(messages, options, summary)
+    if status is None:
+        return
     if status is Status.OVER_LIMIT:
         assert not fits
     else:
@@ -83,7 +92,7 @@ def assert_same_span(messages: list[dict[str, Any]], options: DatasetOptions, su
         assert span == session
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     turns=st.integers(min_value=4, max_value=40),
     seed=st.integers(min_value=0, max_value=10_000),

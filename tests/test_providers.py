@@ -16,6 +16,7 @@ from condense.exceptions import UnknownNameError
 from condense.providers import PROFILES, PROVIDERS, choose_provider, get_provider, strict
 from condense.providers.base import REPLAY_KEYS
 from condense.providers.detect import provider_for_model
+from profiles import examples
 from strategies import histories
 
 STRUCTURAL = (
@@ -118,7 +119,7 @@ _REPLAY = {
 }
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages=histories(), key=st.sampled_from(sorted(_REPLAY)), data=st.data())
 def test_strict_repair_never_strips_or_edits_replay_state(
     messages: list[Any], key: str, data: st.DataObject

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from cli_support import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -68,13 +68,7 @@ def test_cli_examples_run_in_order(workdir: Path) -> None:
             continue  # a server that runs until Ctrl-C; tests/test_strict_provider.py runs it
         if argv[1] == "proxy" and "--print-env" not in argv:
             continue  # a server that runs until Ctrl-C; tests/test_proxy.py runs it
-        done = subprocess.run(
-            [sys.executable, "-m", "condense", *argv[1:]],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        done = run_cli(*argv[1:])
         assert done.returncode == 0, (command, done.stderr)
         if "-o" in argv:
             assert (workdir / argv[argv.index("-o") + 1]).stat().st_size > 0

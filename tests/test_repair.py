@@ -13,6 +13,7 @@ from condense import repair, validate
 from condense.exceptions import InputError
 from condense.providers import PROFILES
 from condense.repair import OPENING_USER, STUB_RESULT
+from profiles import examples
 from strategies import clean_history, histories
 
 PROFILE_NAMES = sorted(PROFILES)
@@ -37,7 +38,7 @@ USER = {"role": "user", "content": "fix the bug"}
 
 
 @pytest.mark.parametrize("provider", PROFILE_NAMES)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages=histories())
 def test_output_always_valid_idempotent_and_pure(provider: str, messages: list[Any]) -> None:
     before = copy.deepcopy(messages)
@@ -55,7 +56,7 @@ def test_output_always_valid_idempotent_and_pure(provider: str, messages: list[A
 
 
 @pytest.mark.parametrize("provider", PROFILE_NAMES)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(messages=histories())
 def test_nothing_lost_without_a_trace(provider: str, messages: list[Any]) -> None:
     result = repair(messages, provider=provider)
@@ -72,7 +73,7 @@ def test_nothing_lost_without_a_trace(provider: str, messages: list[Any]) -> Non
 
 
 @pytest.mark.parametrize("provider", PROFILE_NAMES)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(messages=histories())
 def test_results_whose_call_exists_are_kept(provider: str, messages: list[Any]) -> None:
     call_ids = {
@@ -92,7 +93,7 @@ def test_results_whose_call_exists_are_kept(provider: str, messages: list[Any]) 
 
 
 @pytest.mark.parametrize("provider", PROFILE_NAMES)
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(messages=clean_history())
 def test_valid_input_is_returned_as_is(provider: str, messages: list[Any]) -> None:
     if validate(messages, provider=provider):
@@ -469,4 +470,6 @@ def test_rejects_something_that_is_not_a_list() -> None:
     from condense.exceptions import InputError
 
     with pytest.raises(InputError, match="list of messages"):
+        repair("not a history")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="holds no message"):  # a request body is read
         repair({"messages": []})  # type: ignore[arg-type]

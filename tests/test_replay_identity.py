@@ -34,6 +34,7 @@ from condense.errors import Action, Category, RecoveryError, classify, guard, re
 from condense.errors.replay import BINDING_BETA, replay_heals
 from condense.formats import Conversation
 from condense.testing import Fail, FakeProvider
+from profiles import examples
 from proxy_support import running_proxy
 from reasoning_strategies import anthropic_bodies, responses_inputs
 
@@ -476,7 +477,7 @@ def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=anthropic_bodies(), pick=st.integers(min_value=0, max_value=10**6))
 def test_a_bound_thinking_heal_removes_a_suffix_and_nothing_else(
     body: dict[str, Any], pick: int
@@ -527,7 +528,7 @@ def test_a_bound_thinking_heal_removes_a_suffix_and_nothing_else(
     assert others(written["messages"]) == others(body["messages"])
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(items=responses_inputs())
 def test_a_foreign_reasoning_heal_keeps_the_current_turn_and_every_other_item(
     items: list[Any],

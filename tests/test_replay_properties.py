@@ -21,6 +21,7 @@ from condense.reduce.thinking import EMPTY_TURN
 from condense.tokens import count_tokens
 from condense.turns import current_turn
 from condense.units import carries_replay
+from profiles import examples
 from reasoning_strategies import (
     anthropic_bodies,
     gemini_histories,
@@ -29,7 +30,9 @@ from reasoning_strategies import (
 )
 
 FRACTIONS = st.floats(min_value=0.08, max_value=0.95)
-PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(
+    max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _compress(

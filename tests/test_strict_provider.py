@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from cli_support import HANG_GUARD, terminal_job
 from condense.cli import main
 from condense.errors import Category, classify
 from condense.exceptions import UnknownNameError
@@ -21,7 +22,7 @@ from condense.testing.strict_provider import PROVIDERS
 
 def post(server: StrictProvider, body: Any) -> tuple[int, dict[str, str], Any]:
     """One raw request over a plain socket: what any client would receive."""
-    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=HANG_GUARD)
     try:
         connection.request(
             "POST", "/v1/chat/completions", json.dumps(body), {"Content-Type": "application/json"}
@@ -177,7 +178,7 @@ def test_a_valid_request_is_answered_plain_and_streamed() -> None:
     with StrictProvider("anthropic") as server:
         status, _, body = post(server, chat(USER))
         assert status == 200 and body["choices"][0]["message"]["content"]
-        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=HANG_GUARD)
         connection.request("POST", "/v1/chat/completions", json.dumps(chat(USER, stream=True)))
         streamed = connection.getresponse().read().decode()
         connection.close()
@@ -299,12 +300,14 @@ def test_serve_fake_prints_the_url_and_stops_on_ctrl_c() -> None:
         "--fail",
         "429:2",
     ]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=terminal_job
+    )
     try:
         assert process.stdout is not None
         url = process.stdout.readline().strip()
         assert url == f"http://127.0.0.1:{port}/v1"
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG_GUARD)
         statuses = []
         for body in (chat(USER), chat(LONG)):  # the refusal first, then the script
             connection.request("POST", "/v1/chat/completions", json.dumps(body))
@@ -315,7 +318,7 @@ def test_serve_fake_prints_the_url_and_stops_on_ctrl_c() -> None:
         assert statuses == [(429, "2"), (400, None)]
     finally:
         process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=10)
+        _, err = process.communicate(timeout=HANG_GUARD)
     assert process.returncode == 0
     assert "prompt is too long" in err
     assert "served 2 request(s), refused 1" in err

@@ -17,6 +17,7 @@ from condense.summarizers import ExtractiveSummarizer
 from condense.summarizers._text import estimate_tokens
 from condense.testing.sessions import synthetic_session
 from condense.tokens import count_text
+from profiles import examples
 
 Message = dict[str, Any]
 EXAMPLE = Path(__file__).parent.parent / "examples" / "session.json"
@@ -631,7 +632,7 @@ message_st = st.one_of(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     messages=st.lists(message_st, max_size=8),
     previous=st.one_of(st.none(), text_st, st.just("## Files\n- a.py (×2)\n## Last state\nok")),
@@ -699,7 +700,7 @@ def agent_span(draw: st.DrawFn) -> list[Message]:
     return span
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     span=agent_span(),
     target=st.integers(min_value=64, max_value=4_000),

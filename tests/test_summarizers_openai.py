@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
-import time
+import threading
 from typing import Any
 
 import pytest
 
+from cli_support import HANG_GUARD
 from condense.exceptions import InputError
-from condense.retry import RetryPolicy
+from condense.retry import RetryPolicy, aretry, retry
 from condense.summarizers import (
     ExtractiveSummarizer,
     OpenAISummarizer,
     SummaryOutcome,
+    openai_compat,
     summarize_with_report,
 )
 from condense.summarizers._text import estimate_tokens
@@ -207,28 +210,39 @@ def test_an_answer_cut_by_length_but_with_text_is_used(fake_provider: FakeProvid
 # -- retries ----------------------------------------------------------------------------------
 
 
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The waits the summarizer has the retry core make, recorded instead of slept (the
+    core's sleeping is condense.retry's, tested in test_retry.py)."""
+    asked: list[float] = []
+
+    async def asleep(seconds: float) -> None:
+        asked.append(seconds)
+
+    monkeypatch.setattr(openai_compat, "retry", functools.partial(retry, sleep=asked.append))
+    monkeypatch.setattr(openai_compat, "aretry", functools.partial(aretry, sleep=asleep))
+    return asked
+
+
 @pytest.mark.parametrize(
     "headers", [{"retry-after-ms": "250"}, {"Retry-After": "0.25"}], ids=["ms", "seconds"]
 )
 def test_429_waits_as_asked_then_succeeds(
-    fake_provider: FakeProvider, headers: dict[str, str]
+    fake_provider: FakeProvider, headers: dict[str, str], waits: list[float]
 ) -> None:
     fake_provider.push(Fail(429, headers=headers), Reply("after the wait"))
-    started = time.monotonic()
     outcome = run(make(fake_provider, backoff_base=0.0))
-    elapsed = time.monotonic() - started
     assert outcome.text == "after the wait"
     assert outcome.attempts == 2
     assert not outcome.fell_back
     assert outcome.failures[0].startswith("HTTP 429")
-    assert elapsed >= 0.25
+    (wait,) = waits
+    assert 0.25 <= wait <= 0.25 * 1.1  # as asked, plus up to a tenth (condense.retry)
 
 
 def test_a_retry_after_longer_than_allowed_falls_back_at_once(fake_provider: FakeProvider) -> None:
     fake_provider.push(Fail(429, headers={"Retry-After": "30"}))
-    started = time.monotonic()
     outcome = run(make(fake_provider, max_retry_wait=5))
-    assert time.monotonic() - started < 5
     assert outcome.fell_back
     assert outcome.attempts == 1
     assert outcome.reason is not None
@@ -305,9 +319,7 @@ def test_413_falls_back_to_extractive_without_retrying(fake_provider: FakeProvid
 
 def test_timeout_falls_back(fake_provider: FakeProvider) -> None:
     fake_provider.push(Delay(3.0), Delay(3.0))
-    started = time.monotonic()
     outcome = run(make(fake_provider, timeout=0.2, max_attempts=2))
-    assert time.monotonic() - started < 2.0
     assert outcome.fell_back
     assert outcome.attempts == 2
     assert outcome.failures == ("timed out after 0.2s", "timed out after 0.2s")
@@ -461,11 +473,11 @@ def test_async_success_and_update_prompt(fake_provider: FakeProvider) -> None:
     assert "Update this summary" in prompt_of(fake_provider.requests[0])
 
 
-def test_async_429_then_success(fake_provider: FakeProvider) -> None:
+def test_async_429_then_success(fake_provider: FakeProvider, waits: list[float]) -> None:
     fake_provider.push(Fail(429, headers={"retry-after-ms": "200"}), Reply("async after wait"))
-    started = time.monotonic()
     outcome = arun(make(fake_provider, backoff_base=0.0))
-    assert time.monotonic() - started >= 0.2
+    (wait,) = waits
+    assert 0.2 <= wait <= 0.2 * 1.1
     assert outcome.text == "async after wait"
     assert outcome.attempts == 2
 
@@ -479,17 +491,23 @@ def test_async_fallbacks(fake_provider: FakeProvider) -> None:
     assert arun(make(fake_provider)).summarizer == "extractive"
 
 
-def test_async_calls_run_concurrently(fake_provider: FakeProvider) -> None:
-    fake_provider.push(*[Delay(0.3, then=Reply("slow"))] * 4)
-    summarizer = make(fake_provider)
+def test_async_calls_run_concurrently() -> None:
+    """Each answer waits until all four requests are in: calls made one after the other
+    would never get one (the barrier's wait is only a guard against a hang)."""
+    all_in = threading.Barrier(4, timeout=HANG_GUARD)
 
-    async def many() -> list[str]:
-        calls = [summarizer.asummarize(SPAN, previous=None, target_tokens=50) for _ in range(4)]
-        return await asyncio.gather(*calls)
+    def answer_once_all_are_in(body: dict[str, Any]) -> str:
+        all_in.wait()
+        return "slow"
 
-    started = time.monotonic()
-    assert asyncio.run(many()) == ["slow"] * 4
-    assert time.monotonic() - started < 1.0  # not 4 x 0.3 s one after the other
+    with FakeProvider(responder=answer_once_all_are_in) as fake:
+        summarizer = make(fake, timeout=2 * HANG_GUARD, max_attempts=1)
+        assert asyncio.run(_four_at_once(summarizer)) == ["slow"] * 4
+
+
+async def _four_at_once(summarizer: OpenAISummarizer) -> list[str]:
+    calls = [summarizer.asummarize(SPAN, previous=None, target_tokens=50) for _ in range(4)]
+    return await asyncio.gather(*calls)
 
 
 def test_max_retries_is_the_old_spelling_of_max_attempts(fake_provider: FakeProvider) -> None:

@@ -21,6 +21,7 @@ from condense.summarizers.salient import (
     strip_think,
 )
 from condense.tokens import count_text
+from profiles import examples
 
 Message = dict[str, Any]
 GENERIC = [
@@ -72,7 +73,7 @@ def work(outputs: list[str], asks: list[str] | None = None) -> list[Message]:
     return messages
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(st.sampled_from(GENERIC) | words, min_size=1, max_size=40),
     st.sampled_from(IDENTIFIED),
@@ -89,7 +90,7 @@ def test_an_identifier_line_is_preferred_over_generic_ones(
     assert all(info_score(fact) > info_score(line) for line in noise)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.sampled_from(IDENTIFIED) | words, min_size=1, max_size=30), st.data())
 def test_the_scan_is_deterministic_chronological_and_never_repeats(
     lines: list[str], data: st.DataObject
@@ -103,7 +104,7 @@ def test_the_scan_is_deterministic_chronological_and_never_repeats(
     assert len({c.text for c in first}) == len(first)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.sampled_from(IDENTIFIED) | st.sampled_from(GENERIC) | words, max_size=40),
     st.integers(1, 8),
@@ -115,7 +116,7 @@ def test_key_lines_never_exceed_their_size(lines: list[str], count: int, size: i
     assert sum(len(line) for line in kept) + 3 * max(0, len(kept) - 1) <= size
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.text(alphabet=string.ascii_letters + " ", min_size=5, max_size=50).filter(
@@ -226,7 +227,7 @@ _LINE_TEXT = st.text(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(lines=st.lists(_LINE_TEXT, min_size=1, max_size=8))
 def test_a_line_is_worth_the_same_whatever_was_valued_before(lines: list[str]) -> None:
     """Without a span, a line's worth is a function of the line alone: valuing other

@@ -26,6 +26,7 @@ from condense.summarizers import ExtractiveSummarizer
 from condense.summarizers import digest as dg
 from condense.testing.sessions import synthetic_session
 from condense.tokens import count_text
+from profiles import examples
 
 Message = dict[str, Any]
 WORD_LIST = "ledger invoice payout refund tenant quota webhook scheduler gateway replica"
@@ -73,7 +74,7 @@ def calls_and_outputs(outputs: list[str]) -> list[Message]:
 # -- reads every message, whole -----------------------------------------------------------
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     messages=st.integers(20, 1_500),
     at=st.floats(0, 1, exclude_max=True),
@@ -162,7 +163,7 @@ ask_st = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(asks=ask_st, target=st.integers(200, 3_000), seed=st.integers(0, 1_000))
 def test_every_ask_survives_before_any_fact(asks: list[str], target: int, seed: int) -> None:
     """Every ask is kept — whole while the asks fit their share of the room, else at least
@@ -201,7 +202,7 @@ def test_every_ask_survives_before_any_fact(asks: list[str], target: int, seed: 
 # -- room, header, counts -------------------------------------------------------------------
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(size=st.integers(40, 2_000), target=st.integers(1, 6_000), seed=st.integers(0, 99))
 def test_the_summary_never_exceeds_its_room_by_the_real_tokenizer(
     size: int, target: int, seed: int

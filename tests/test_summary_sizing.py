@@ -12,6 +12,7 @@ from condense.compress.assemble import summary_reserve, summary_size
 from condense.testing.sessions import synthetic_session
 from condense.tokens import count_text
 from condense.types import RawMessage
+from profiles import examples
 
 
 @given(st.integers(-1_000, 200_000), st.none() | st.integers(1, 50_000), st.integers(1, 10**6))
@@ -50,7 +51,7 @@ class Recorder:
         return f"{len(messages)} messages"
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(st.sampled_from([6_000, 12_000, 24_000]), st.none() | st.integers(200, 900))
 def test_compress_fits_and_the_summary_follows_the_room(budget: int, cap: int | None) -> None:
     recorder = Recorder()

@@ -52,6 +52,7 @@ from condense.tokens.pieces import (
     TOKENS_PER_NAME,
     TOKENS_PER_TOOL_CALL,
 )
+from profiles import examples
 
 # The digests tiktoken pins in tiktoken_ext/openai_public.py, written out independently.
 PINNED_SHA256 = {
@@ -86,16 +87,22 @@ def test_public_api_is_curated_and_sorted() -> None:
         "MEDIA_POLICIES",
         "CacheInfo",
         "Media",
+        "Room",
         "TokenCounter",
         "count_message",
         "count_text",
+        "context_window",
         "count_tokens",
         "encoding_for_model",
         "estimate_message",
         "estimate_text",
         "estimate_tokens",
         "get_encoding",
+        "parts_tokens",
+        "plan_room",
         "quick_estimate",
+        "request_parts",
+        "tokenizer_for_model",
         "upper_bound_message",
         "upper_bound_text",
         "upper_bound_tokens",
@@ -206,7 +213,7 @@ def test_ranks_match_tiktoken_loader(
 
 
 @given(text=st.text(max_size=300))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_encoding_agrees_with_tiktoken(
     tiktoken_reference: dict[str, tiktoken.Encoding], text: str
 ) -> None:
@@ -744,7 +751,7 @@ messages = st.one_of(
 
 
 @given(message=messages)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_upper_bound_is_never_below_the_exact_count(message: Any) -> None:
     snapshot = copy.deepcopy(message)
     bound = upper_bound_message(message)
@@ -755,7 +762,7 @@ def test_upper_bound_is_never_below_the_exact_count(message: Any) -> None:
 
 
 @given(text=st.text(st.characters(exclude_categories=()), max_size=400))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_text_bound_and_estimate_are_sane(text: str) -> None:
     bound = upper_bound_text(text)
     for encoding in ENCODINGS:
@@ -766,7 +773,7 @@ def test_text_bound_and_estimate_are_sane(text: str) -> None:
 
 
 @given(session=st.lists(messages, max_size=8))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 def test_totals_add_up(session: list[Any]) -> None:
     for encoding in ENCODINGS:
         total = count_tokens(session, encoding=encoding)

@@ -36,6 +36,7 @@ from condense.tokens.counting import shared_counter
 from condense.tokens.media import REMOTE_DOCUMENT_PAGES, billing
 from condense.tokens.pieces import MEDIA_PART_TOKENS, TOKENS_PER_MESSAGE
 from condense.tokens.sniff import BYTES_PER_PAGE, decode_head, image_size, pdf_pages
+from profiles import examples
 
 # ---------------------------------------------------------------------------------------
 # Files written from their specifications
@@ -189,7 +190,7 @@ sides = st.integers(min_value=1, max_value=16383)
 
 
 @given(width=sides, height=sides)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_image_sizes_are_read_from_headers(width: int, height: int) -> None:
     assert image_size(b64(png(width, height, pixels=False))) == (width, height)
     assert image_size(b64(gif(width, height))) == (width, height)
@@ -217,7 +218,7 @@ def test_base64_with_line_breaks_is_read() -> None:
 
 
 @given(data=st.binary(max_size=300), prefix=st.sampled_from([b"", b"\xff\xd8", b"RIFF", b"GIF8"]))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_damaged_headers_are_none_never_an_error(data: bytes, prefix: bytes) -> None:
     size = image_size(b64(prefix + data))
     assert size is None or (size[0] > 0 and size[1] > 0)
@@ -267,7 +268,7 @@ def test_image_cost_per_policy(
 
 
 @given(width=st.integers(1, 20_000), height=st.integers(1, 20_000))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_remote_default_is_the_most_an_image_costs(width: int, height: int) -> None:
     for media in ("openai", "anthropic"):
         rules = billing(media)
@@ -572,7 +573,7 @@ media_parts = st.one_of(
 
 
 @given(parts=st.lists(media_parts, max_size=4), media=st.sampled_from(MEDIA_POLICIES))
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 def test_estimate_and_bound_count_media_like_the_count(parts: list[Any], media: str) -> None:
     message = {"role": "user", "content": parts}
     text_only = {"role": "user", "content": [p for p in parts if p["type"] == "text"]}

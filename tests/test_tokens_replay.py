@@ -35,6 +35,7 @@ from condense.tokens import (
 )
 from condense.tokens.opaque import OPAQUE_CHARS_PER_TOKEN, opaque_tokens
 from condense.tokens.pieces import METADATA_KEYS, OPAQUE_KEYS, TOKENS_PER_MESSAGE
+from profiles import examples
 
 DATA = Path(__file__).parent / "data" / "formats"
 
@@ -350,7 +351,7 @@ def replay_text(state: dict[str, Any]) -> tuple[list[str], int]:
     signatures=st.lists(opaque_text, max_size=3),
     media=st.sampled_from(MEDIA_POLICIES),
 )
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_replay_state_adds_at_least_its_text(
     message: dict[str, Any], state: dict[str, Any], signatures: list[str], media: str
 ) -> None:
@@ -378,7 +379,7 @@ def test_replay_state_adds_at_least_its_text(
 
 
 @given(session=st.lists(st.tuples(base_messages, replay_state), max_size=6))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_totals_and_bounds_hold_with_replay_state(session: list[Any]) -> None:
     messages = [{**message, **state} for message, state in session]
     for encoding in ENCODINGS:

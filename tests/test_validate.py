@@ -11,6 +11,7 @@ from condense import validate
 from condense.providers import PROFILES
 from condense.validate import all_violations
 from condense.validate.fast import plainly_valid
+from profiles import examples
 from strategies import clean_history, histories
 
 USER = {"role": "user", "content": "hi"}
@@ -21,7 +22,7 @@ def _call(call_id: str, arguments: Any = "{}") -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("provider", sorted(PROFILES))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(messages=histories() | clean_history())
 def test_fast_path_never_accepts_an_invalid_history(provider: str, messages: list[Any]) -> None:
     profile = PROFILES[provider]

@@ -17,8 +17,8 @@ middle-out, as the last resort before a budget is called impossible; see
 :attr:`Turn.outputs`.)
 
 A **compaction** — an Anthropic ``compaction`` content block, or a Responses
-``compaction`` item (which the Responses reader carries in ``responses_items`` of the
-assistant message after it) — holds all the context before it: it is never summarized,
+``compaction`` item (which the Responses reader carries in ``responses_items`` of an
+assistant message of its own) — holds all the context before it: it is never summarized,
 masked or dropped (see :func:`carries_compaction`).
 
 Everything here only reads messages, runs in one backward pass at most, and never
@@ -33,6 +33,9 @@ from typing import Any
 
 COMPACTION = "compaction"
 """The type of an Anthropic compaction block and of a Responses compaction item."""
+COMPACTION_TYPES = frozenset({COMPACTION, "compaction_summary"})
+"""The block and item types that are a compaction (Codex reads ``compaction_summary`` as
+an alias of ``compaction``: openai/codex ``codex-rs/protocol/src/models.rs``)."""
 _ITEMS = "responses_items"  # condense.providers.base.RESPONSES_ITEMS (no import cycle)
 
 
@@ -129,7 +132,7 @@ def carries_compaction(message: object) -> bool:
     for key in ("content", _ITEMS):
         value = message.get(key)
         if isinstance(value, list) and any(
-            isinstance(part, dict) and part.get("type") == COMPACTION for part in value
+            isinstance(part, dict) and part.get("type") in COMPACTION_TYPES for part in value
         ):
             return True
     return False

@@ -8,7 +8,9 @@ unit kind          messages
 ``user``           one user message
 ``reply``          one assistant message without tool calls
 ``tool_exchange``  one assistant message with ``tool_calls`` and every tool result
-                   that follows it (parallel calls included)
+                   that follows it (parallel calls included), and — where results
+                   come later, as the Responses API allows — every message up to the
+                   last result answering it
 ``stray``          tool results that follow no tool call (only in unrepaired input)
 =================  ================================================================
 
@@ -16,7 +18,17 @@ A unit owns the replay state of its messages (see :func:`carries_replay`). One m
 response that the Responses adapter read into several assistant messages (a reasoning
 item before each of a ``msg_…`` and an ``fc_…`` item) is one unit: consecutive assistant
 messages are joined when one of them carries Responses items, so a reasoning item never
-leaves the items of its response.
+leaves the items of its response. A message holding a Responses ``compaction`` item is
+never joined with its neighbours: it stands for the history before it, not for a
+response.
+
+A call and its results are never in different units. The Responses API pairs outputs
+with calls by ``call_id`` wherever they sit after the call, and Codex puts ``developer``
+and ``user`` messages between them; such a unit runs from the call to its last result,
+the messages between included (kind ``tool_exchange``). Calls and results count by id:
+a tool call and the tool message naming it, and also the Responses call items
+(``local_shell_call``, ``shell_call``, …) and their output items that ride in
+``responses_items`` (see :func:`calls_made` and :func:`answers`).
 
 Every keep/cut/summarize decision in condense is made on units, never on message
 indices, so a split tool exchange cannot be expressed.
@@ -28,12 +40,14 @@ A tool result answers a call when its ``tool_call_id`` is one of the call's ids
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from condense.providers.base import EXTRA_CONTENT, ITEM_ID, REPLAY_KEYS, RESPONSES_ITEMS
+from condense.turns import carries_compaction
 from condense.types import RawMessage
 
 
@@ -63,8 +77,10 @@ class Unit:
 
 def carries_replay(message: Any) -> bool:
     """True when ``message`` holds state its provider needs replayed unchanged: thinking
-    blocks, Responses items (reasoning items, an item ``id``), ``reasoning_content``, or a
-    tool call carrying a thought signature or an item id.
+    blocks, Responses items (reasoning items, an item ``id``), ``reasoning_content``, a
+    tool call carrying a thought signature or an item id, or a content part carrying a
+    Gemini thought signature (read from a native Gemini part, which must go back as it
+    came and where it came).
 
     Such a message is kept as the same object or left out with its whole unit: condense
     never edits it, never merges text into it and never shrinks its calls (Anthropic
@@ -75,9 +91,24 @@ def carries_replay(message: Any) -> bool:
     if not REPLAY_KEYS.isdisjoint(message) or ITEM_ID in message:
         return True
     calls = message.get("tool_calls")
-    return isinstance(calls, list) and any(
+    if isinstance(calls, list) and any(
         isinstance(call, dict) and (EXTRA_CONTENT in call or ITEM_ID in call) for call in calls
+    ):
+        return True
+    content = message.get("content")
+    return isinstance(content, list) and any(
+        isinstance(part, dict)
+        and (
+            not _SIGNATURE_KEYS.isdisjoint(part)
+            or (isinstance(part.get("part"), dict) and not _SIGNATURE_KEYS.isdisjoint(part["part"]))
+        )
+        for part in content
     )
+
+
+_SIGNATURE_KEYS = frozenset({"thoughtSignature", "thought_signature"})
+"""A Gemini part's signature, on a content part read from a native part (``part`` holds
+a part with no chat form, see ``condense.formats.gemini``)."""
 
 
 def _responses_turn(message: Any) -> bool:
@@ -108,12 +139,14 @@ def segment(messages: Sequence[Any]) -> list[Unit]:
     message; tool messages that follow anything else form a ``stray`` unit. An assistant
     message without tool calls absorbs the assistant messages right after it when they
     are one Responses response (see the module docstring); the unit then takes the kind
-    of its last assistant message. Messages with an unknown role count as user units.
-    Runs in one linear pass and never raises.
+    of its last assistant message. A unit whose calls are answered further on runs to
+    the last answer (the messages between included) and is a tool exchange. Messages
+    with an unknown role count as user units. Runs in linear time and never raises.
     """
     units: list[Unit] = []
     index, total = 0, len(messages)
     exchange, stray, reply = UnitKind.TOOL_EXCHANGE, UnitKind.STRAY, UnitKind.REPLY
+    answered_at = _answer_positions(messages)
     while index < total:
         kind = _kind_of(messages[index])
         stop = index + 1
@@ -122,19 +155,109 @@ def segment(messages: Sequence[Any]) -> list[Unit]:
             and stop < total
             and _kind_of(messages[stop]) in (reply, exchange)
             and (_responses_turn(messages[stop - 1]) or _responses_turn(messages[stop]))
+            and not (carries_compaction(messages[stop - 1]) or carries_compaction(messages[stop]))
         ):
             kind = _kind_of(messages[stop])
             stop += 1
         if kind is exchange or kind is stray:
             while stop < total and _is_tool(messages[stop]):
                 stop += 1
+        reach = _reach(messages, index, stop, answered_at)
+        if reach >= stop:  # answers further on: the unit runs to the last of them
+            kind = exchange
+            while reach >= stop:
+                scanned, stop = stop, reach + 1
+                while stop < total and _is_tool(messages[stop]):
+                    stop += 1
+                reach = max(reach, _reach(messages, scanned, stop, answered_at))
         units.append(Unit(kind, index, stop))
         index = stop
     return units
 
 
+def _answer_positions(messages: Sequence[Any]) -> dict[str, list[int]]:
+    """Each answered id → the positions of the messages answering it, in order."""
+    found: dict[str, list[int]] = {}
+    for position, message in enumerate(messages):
+        for ident in answers(message):
+            found.setdefault(ident, []).append(position)
+    return found
+
+
+def _reach(
+    messages: Sequence[Any], start: int, stop: int, answered_at: dict[str, list[int]]
+) -> int:
+    """The position of the furthest answer to a call made by a message in ``start``–
+    ``stop`` (``-1`` when there is none). A call's answer is the first message after it
+    naming its id (OpenAI accepts ids reused in later turns)."""
+    reach = -1
+    if not answered_at:
+        return reach
+    for position in range(start, stop):
+        for ident in calls_made(messages[position]):
+            later = answered_at.get(ident)
+            if later and later[-1] > position:
+                reach = max(reach, later[bisect_right(later, position)])
+    return reach
+
+
 def _is_tool(message: Any) -> bool:
     return type(message) is dict and message.get("role") == "tool"
+
+
+def calls_made(message: object) -> tuple[str, ...]:
+    """Every id by which an answer may name a call ``message`` makes: each tool call's
+    ids (:func:`call_ids`), and the ``call_id`` of each Responses call item it carries
+    (``local_shell_call``, ``shell_call``, ``apply_patch_call``, …: an item with a
+    ``call_id`` whose type does not end in ``_output``; server-run items are answered by
+    the server and left out)."""
+    if type(message) is not dict or message.get("role") != "assistant":
+        return ()
+    found: list[str] = []
+    calls = message.get("tool_calls")
+    if isinstance(calls, list):
+        for call in calls:
+            found.extend(call_ids(call))
+    for item in _items(message):
+        ident = item.get("call_id")
+        kind = item.get("type")
+        if (
+            isinstance(ident, str)
+            and ident
+            and isinstance(kind, str)
+            and not kind.endswith("_output")
+            and item.get("execution") != "server"
+        ):
+            found.append(ident)
+    return tuple(found)
+
+
+def answers(message: object) -> tuple[str, ...]:
+    """Every call id ``message`` answers: a tool message's ``tool_call_id``, and the
+    ``call_id`` of each Responses output item (``shell_call_output`` …) it carries."""
+    if type(message) is not dict:
+        return ()
+    role = message.get("role")
+    if role == "tool":
+        ident = message.get("tool_call_id")
+        return (ident,) if isinstance(ident, str) and ident else ()
+    if role != "assistant":
+        return ()
+    return tuple(
+        item["call_id"]
+        for item in _items(message)
+        if isinstance(item.get("call_id"), str)
+        and item["call_id"]
+        and str(item.get("type")).endswith("_output")
+        and item.get("execution") != "server"
+    )
+
+
+def _items(message: dict[str, Any]) -> list[dict[str, Any]]:
+    items = message.get(RESPONSES_ITEMS)
+    if not isinstance(items, list):
+        return []
+    return [item for item in items if isinstance(item, dict)]
 
 
 CALL_ID_ALIAS = "call_id"

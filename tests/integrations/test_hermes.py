@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.integrations.support import ASK, broken_history, last_user_text, need, prompt_tokens
+from .support import ASK, broken_history, last_user_text, need, prompt_tokens
 
 from condense.testing import StrictProvider
 from condense.validate import validate

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.integrations.support import (
+from .support import (
     ASK,
     MODEL,
     WINDOW,

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from tests.integrations.support import (
+from .support import (
     ASK,
     MODEL,
     WINDOW,

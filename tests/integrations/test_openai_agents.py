@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from tests.integrations.support import ASK, MODEL, WINDOW, broken_history, last_user_text, need
+from .support import ASK, MODEL, WINDOW, broken_history, last_user_text, need
 
 from condense.formats import to_responses
 from condense.testing import StrictProvider

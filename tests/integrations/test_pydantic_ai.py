@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from tests.integrations.support import (
+from .support import (
     ASK,
     MODEL,
     WINDOW,

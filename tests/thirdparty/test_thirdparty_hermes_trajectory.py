@@ -18,13 +18,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from thirdparty_rules import TRAINABILITY, trajectory_violations
+from thirdparty_rules import trajectory_violations
 
 from condense.datasets import DatasetOptions, compress_dataset
 from condense.testing import DeterministicSummarizer
 from corpus import corpus_files
 
 Turn = dict[str, str]
+
+CHAIN_HEAD = (
+    "issue 17 trade-off: in a run of tool calls no human turn may follow the first tool "
+    "turn, so the summary closes the first ask and the first call and its result go into "
+    "the summarized span (condense.datasets.placement); keeping them would mean writing no "
+    "summary at all"
+)
 
 
 def _gpt_call(label: str, pad_words: int = 0) -> Turn:
@@ -93,6 +100,7 @@ def _words(turns: list[Turn]) -> int:
 # --- protected turns ------------------------------------------------------------------
 
 
+@pytest.mark.xfail(strict=True, reason=CHAIN_HEAD)
 def test_the_first_turns_and_the_last_turns_are_kept(tmp_path: Path) -> None:
     """hermes ``TestFindProtectedIndices.test_basic_trajectory``: the first system, human,
     gpt and tool turns and the last four turns are protected; only the middle goes."""
@@ -113,6 +121,7 @@ def test_the_first_turns_and_the_last_turns_are_kept(tmp_path: Path) -> None:
     assert len(out) < len(turns)
 
 
+@pytest.mark.xfail(strict=True, reason=CHAIN_HEAD)
 def test_without_a_system_turn_the_first_human_turn_is_kept(tmp_path: Path) -> None:
     """hermes ``TestFindProtectedIndices.test_no_system_turn``: with no system turn, the
     first human turn is the head."""
@@ -146,7 +155,6 @@ def test_compression_never_orphans_a_tool_marker(tmp_path: Path, oversized: str)
             assert "<tool_call>" in out[index - 1]["value"]
 
 
-@pytest.mark.xfail(strict=True, reason=TRAINABILITY)
 @pytest.mark.parametrize("oversized", ["gpt", "tool"])
 def test_the_compressed_trajectory_keeps_a_trainable_role_order(
     tmp_path: Path, oversized: str
@@ -164,7 +172,6 @@ def test_the_compressed_trajectory_keeps_a_trainable_role_order(
 
 
 @pytest.mark.corpus
-@pytest.mark.xfail(strict=True, reason=TRAINABILITY)
 @pytest.mark.parametrize("source", corpus_files("sharegpt/*.jsonl"), ids=lambda path: path.stem)
 def test_real_trajectories_stay_trainable_at_512_tokens(tmp_path: Path, source: Path) -> None:
     """hermes' pairing tests applied to real third-party trajectories (the repository's

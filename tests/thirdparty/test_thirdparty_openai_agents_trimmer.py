@@ -20,8 +20,6 @@ from typing import Any
 
 import pytest
 from thirdparty_rules import (
-    NAMESPACE,
-    NATIVE_INPUT,
     OVER_PROTECTION,
     TOKENIZER_ALLOWANCE,
     responses_tokens,
@@ -214,7 +212,6 @@ def test_the_input_items_are_never_mutated() -> None:
     assert body == before
 
 
-@pytest.mark.xfail(strict=True, reason=NAMESPACE)
 def test_a_namespaced_tool_call_keeps_its_namespace() -> None:
     """``TestTrimming.test_respects_qualified_tool_names_allowlist`` and
     ``test_namespaced_tools_still_match_bare_allowlist_entries``: MCP calls carry a
@@ -248,7 +245,6 @@ def test_a_structured_old_output_is_trimmed_to_a_valid_output() -> None:
     _assert_sent_ok(sent, budget)
 
 
-@pytest.mark.xfail(strict=True, reason=NATIVE_INPUT)
 def test_a_responses_input_list_passed_directly_keeps_its_calls() -> None:
     """The trimmer's input is the bare list of Responses items (``ModelInputData.input``).
     Given that list directly, condense must treat it as Responses items — the call and

@@ -66,14 +66,6 @@ LARGER_BUDGET_KEEPS_LESS = (
     "issue 17: a larger budget keeps fewer messages verbatim (one budget masks, a larger "
     "one summarizes)"
 )
-NATIVE_INPUT = (
-    "issue 16: native input — a Responses input list passed directly is read as OpenAI "
-    "chat and its function_call / function_call_output items are dropped"
-)
-NAMESPACE = (
-    "issue 16: Responses as Codex sends it — `namespace` on an MCP function_call is "
-    "removed as an unknown key"
-)
 TRAINABILITY = (
     "issue 17: datasets lose trainability — the summary turn is written next to a human "
     "turn, two or three human turns in a row"

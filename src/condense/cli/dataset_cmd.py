@@ -68,7 +68,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--concurrency", type=positive, default=16, help="LLM summaries at once (default: 16)"
     )
     parser.add_argument(
-        "--workers", type=count, help="worker processes (default: all cores; 0: none)"
+        "--workers",
+        type=count,
+        help="worker processes (default: one per core for an input of 64 MB or more, "
+        "none below; 0: none)",
     )
     parser.add_argument(
         "--resume", action="store_true", help="continue an interrupted run into the same -o"
@@ -207,6 +210,11 @@ def handle(args: argparse.Namespace) -> int:
     return 1 if report["failed"] or report["rejected"] else 0
 
 
+def _about(tokens: dict[str, Any], total: str) -> str:
+    """``≈`` before a token total that includes estimates."""
+    return "" if tokens.get(f"{total}_exact", True) else "≈"
+
+
 def summary_table(report: dict[str, Any]) -> Table:
     """The end-of-run table: what happened to the records, tokens, ratios, time."""
     table = Table(title="condense compress-dataset", show_header=False, title_justify="left")
@@ -221,13 +229,28 @@ def summary_table(report: dict[str, Any]) -> Table:
         ("still over limit", f"{report['still_over_limit']:,}"),
         ("failed (kept, flagged)", f"{report['failed']:,}"),
         ("rejected", f"{report['rejected']:,}"),
-        ("tokens before → after", f"{tokens['before']:,} → {tokens['after']:,}"),
-        ("tokens saved", f"{tokens['saved']:,} ({tokens['saved_fraction']:.1%})"),
+        (
+            "tokens before → after",
+            f"{_about(tokens, 'before')}{tokens['before']:,} → "
+            f"{_about(tokens, 'after')}{tokens['after']:,}",
+        ),
+        (
+            "tokens saved",
+            f"{_about(tokens, 'saved')}{tokens['saved']:,} ({tokens['saved_fraction']:.1%})",
+        ),
     ]
+    if tokens.get("records_with_estimated_before"):
+        rows.append(
+            (
+                "≈ estimated",
+                f"{tokens['records_with_estimated_before']:,} records' summarized turns "
+                "(--exact-counts counts them)",
+            )
+        )
     if ratio["p50"] is not None:
         rows.append(
             (
-                "ratio after/before min·p10·p50·p90·max",
+                f"ratio after/before{' ≈' if _about(tokens, 'before') else ''} min·p10·p50·p90·max",
                 " · ".join(f"{ratio[k]:.2f}" for k in ("min", "p10", "p50", "p90", "max")),
             )
         )

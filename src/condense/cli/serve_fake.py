@@ -17,7 +17,9 @@ from typing import Any
 from condense.cli.app import add_command
 from condense.cli.options import count, positive
 from condense.exceptions import InputError
+from condense.testing.counting import ProviderCount
 from condense.testing.strict_provider import PROVIDERS, Refusal, StrictProvider
+from condense.tokens.encodings import ENCODINGS
 
 
 def register(commands: Any) -> None:
@@ -48,6 +50,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="TOKENS",
         help="refuse prompts larger than this, with the provider's overflow message",
     )
+    parser.add_argument(
+        "--count-encoding",
+        choices=ENCODINGS,
+        default=ProviderCount.encoding,
+        help="the vocabulary prompts are counted with, the fake's own way (default: "
+        f"{ProviderCount.encoding}, not condense's o200k_base)",
+    )
+    parser.add_argument(
+        "--per-message",
+        type=count,
+        default=ProviderCount.per_message,
+        metavar="TOKENS",
+        help=f"tokens counted per message besides its text (default: {ProviderCount.per_message})",
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     parser.add_argument(
         "--port", type=_port, default=0, help="port to bind (default: 0, any free port)"
@@ -69,6 +85,7 @@ def handle(args: argparse.Namespace) -> int:
         server = StrictProvider(
             args.provider,
             context_window=args.context_window,
+            token_counter=ProviderCount(encoding=args.count_encoding, per_message=args.per_message),
             require_api_key=args.api_key,
             host=args.host,
             port=args.port,

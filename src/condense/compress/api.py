@@ -25,7 +25,8 @@ out with its whole unit; it is never shrunk, merged into or split from its calls
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from condense._input import check_history
@@ -62,6 +63,7 @@ from condense.compress.result import (
 )
 from condense.exceptions import BudgetError, InputError
 from condense.formats import Conversation
+from condense.formats.native import answer, answer_messages, read_native
 from condense.providers import (
     DEFAULT_PROVIDER,
     Profile,
@@ -88,7 +90,9 @@ from condense.summarizers import Summarizer, get_summarizer
 from condense.tokens import TokenCounter, encoding_for_model
 from condense.tokens.counting import shared_counter
 from condense.tokens.estimate import upper_bound_message
+from condense.tokens.families import tokenizer_for_model
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
+from condense.tokens.request import Room, parts_tokens, plan_room, request_parts
 from condense.turns import Turn, current_turn
 from condense.types import RawMessage
 from condense.units import segment
@@ -112,6 +116,8 @@ def compress(
     thinking: object = None,
     reductions: Sequence[ReductionStep] = DEFAULT_REDUCTIONS,
     protection: Protection | None = None,
+    tools: Sequence[Any] | None = None,
+    tokenizer_margin: bool = False,
 ) -> CompressionResult:
     """Return ``messages`` reduced to at most ``budget`` tokens, valid for ``provider``.
 
@@ -155,7 +161,46 @@ def compress(
     otherwise, and each repair in the report names its place in the user's file. The
     result is in the canonical form; write it back with
     ``conversation.dump(result.messages)`` (and ``result.request_settings.apply_body``).
+    A native list or request body (Anthropic, Responses, Gemini, Bedrock …) is read the
+    same way, and the result answers in its shape (``result.messages`` native,
+    ``result.native`` the whole request, a body with the request settings' fields
+    already merged in; see :mod:`condense.formats.native`).
+
+    The budget is for the whole request: what a loaded request sends besides its messages
+    (``tools``, Responses ``instructions``, a structured-output schema) and the tool
+    definitions passed as ``tools`` are counted against it (``condense.tokens.request``).
+    The budget is in condense's tokens. With ``tokenizer_margin=True`` it is in the
+    provider's: when ``model`` names a family whose tokenizer condense does not ship
+    (Claude, Gemini), the messages are planned below the budget by the family's measured
+    error (``condense.tokens.families``). ``report.room`` says how the budget was shared
+    out.
     """
+    native = read_native(messages)
+    if native is not None:
+        done = compress(
+            native,
+            budget=budget,
+            model=model,
+            encoding=encoding,
+            provider=provider,
+            summarizer=summarizer,
+            previous=previous,
+            tail_tokens=tail_tokens,
+            summary_tokens=summary_tokens,
+            strict_budget=strict_budget,
+            keep_bound_thinking=keep_bound_thinking,
+            bound_thinking=bound_thinking,
+            thinking=thinking,
+            reductions=reductions,
+            protection=protection,
+            tools=tools,
+            tokenizer_margin=tokenizer_margin,
+        )
+        listed, whole = answer(native, done.messages)
+        if done.request_settings is not None and isinstance(whole, dict):
+            whole = done.request_settings.apply_body(whole)
+            listed = answer_messages(native, whole, done.messages)
+        return replace(done, messages=listed, native=whole)
     conversation: Conversation | None
     given: Sequence[Any]
     if isinstance(messages, Conversation):
@@ -177,6 +222,10 @@ def compress(
         )
     bound: BoundThinking = "keep" if keep_bound_thinking else bound_thinking
     summarizer = get_summarizer(summarizer)  # an unknown name fails now, not at first summary
+    if tools is not None and (
+        isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Sequence)
+    ):
+        raise InputError(f"tools must be a list of tool definitions, not {type(tools).__name__}")
     record = conversation.record if conversation is not None else None
     if thinking is None and conversation is not None:
         thinking = request_thinking(record, format=conversation.format)
@@ -193,13 +242,16 @@ def compress(
     profile = choice.profile
     media = media_billing(profile)
     counter = shared_counter(encoding or encoding_for_model(model), media=media)
+    room = _room(budget, conversation, tools, model, counter.encoding, margin=tokenizer_margin)
+    budget = room.messages  # what the messages may take, in condense's tokens
     work, incremental = resume_from(previous, given, budget, profile, counter.encoding)
     # the user's own file, when the work is it: its repairs are named in its terms
     source = conversation if conversation is not None and work is given else work
     repaired = repair(source, provider=choice)
     history: list[RawMessage] = repaired.messages
     report_base: dict[str, Any] = {
-        "budget": budget,
+        "budget": room.budget,
+        "room": room,
         "encoding": counter.encoding,
         "provider": profile.name,
         "provider_reason": choice.reason,
@@ -415,6 +467,27 @@ def compress(
             settings,
         )
     )
+
+
+def _room(
+    budget: int,
+    conversation: Conversation | None,
+    tools: Sequence[Any] | None,
+    model: str | None,
+    encoding: str,
+    *,
+    margin: bool,
+) -> Room:
+    """The budget less what the request sends besides its messages (and, with
+    ``margin``, planned below by the tokenizer's measured error for ``model``)."""
+    record = conversation.record if conversation is not None else None
+    parts = request_parts(record) if isinstance(record, Mapping) else {}
+    if tools is not None:
+        parts["tools"] = tools
+    tokenizer = tokenizer_for_model(model)
+    fixed = parts_tokens(parts, encoding=encoding, tokenizer=tokenizer)
+    ratio = tokenizer.ratio if margin else 1.0
+    return plan_room(budget, ratio=ratio, fixed=fixed, tokenizer=tokenizer.name)
 
 
 def _bounded_by(history: Sequence[RawMessage], budget: int, media: MediaBilling) -> bool:

@@ -7,6 +7,7 @@ import functools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from condense.compress.assemble import LeftOut
 from condense.providers.base import MediaBilling
@@ -14,6 +15,7 @@ from condense.reduce.compaction import Superseded
 from condense.reduce.thinking import Binding, RequestSettings, ThinkingRemoval
 from condense.repair import Change
 from condense.tokens.counting import shared_counter
+from condense.tokens.request import Room
 from condense.types import RawMessage
 from condense.units import UnitKind
 
@@ -35,9 +37,11 @@ class UnitOutcome:
 
 @dataclass(frozen=True, kw_only=True)
 class CompressionReport:
-    """Tokens before and after (real tokens of ``encoding``) and what happened to each unit."""
+    """Tokens before and after (real tokens of ``encoding``, the whole request: messages
+    and what is sent besides them) and what happened to each unit."""
 
     budget: int
+    """The caller's budget, in the provider's tokens for the whole request."""
     encoding: str
     provider: str
     """The profile the output was made valid for."""
@@ -69,6 +73,10 @@ class CompressionReport:
     short_of_target: tuple[int, ...] = ()
     """Messages whose tool-call arguments stay above the shrink target because cutting
     further would destroy identifiers (paths, ids): a best effort."""
+    room: Room | None = None
+    """How the budget was shared out: the tokens of what is sent besides the messages
+    (tools, instructions) and the tokenizer's measured error for the model; the messages
+    were fitted to ``room.messages``. ``None``: the messages had the whole budget."""
     _input: Sequence[RawMessage] = field(repr=False, compare=False)
     _output: Sequence[RawMessage] = field(repr=False, compare=False)
     _tokens_after: int | None = field(default=None, repr=False, compare=False)
@@ -78,21 +86,26 @@ class CompressionReport:
     def protected_tokens(self) -> int:
         """Exact tokens of the protected units (system, asks, newest exchange, tail)."""
         if isinstance(self._protected, int):
-            return self._protected
-        return shared_counter(self.encoding, media=self.media).messages(self._protected)
+            return self._protected + self._fixed
+        counter = shared_counter(self.encoding, media=self.media)
+        return counter.messages(self._protected) + self._fixed
 
     @functools.cached_property
     def tokens_after(self) -> int:
         """Exact tokens of the output (when the input was returned unchanged because a
         guaranteed bound showed it fits, counted on first access)."""
         if self._tokens_after is not None:
-            return self._tokens_after
-        return shared_counter(self.encoding, media=self.media).messages(self._output)
+            return self._tokens_after + self._fixed
+        return shared_counter(self.encoding, media=self.media).messages(self._output) + self._fixed
 
     @functools.cached_property
     def tokens_before(self) -> int:
         """Exact tokens of the input (counted on first access, then cached)."""
-        return shared_counter(self.encoding, media=self.media).messages(self._input)
+        return shared_counter(self.encoding, media=self.media).messages(self._input) + self._fixed
+
+    @property
+    def _fixed(self) -> int:
+        return self.room.fixed if self.room is not None else 0
 
     @property
     def actions(self) -> Mapping[str, int]:
@@ -107,6 +120,11 @@ class CompressionReport:
             f"{self.tokens_before} → {self.tokens_after} tokens (budget {self.budget}, "
             f"{verdict}); units: {counts or 'none'}"
         )
+        room = self.room
+        if room is not None and (room.fixed or room.ratio != 1):
+            line += f"; {room.fixed} sent besides the messages"
+            if room.ratio != 1:
+                line += f", planned at {room.ratio:g} {room.tokenizer} tokens per token"
         if self.summarizer:
             line += f"; summarizer {self.summarizer}"
             if self.summarizer_fell_back:
@@ -146,7 +164,12 @@ class CompressionState:
 class CompressionResult:
     """The compressed history, the summary text (``None`` if nothing was summarized), the
     report, the state to pass as ``previous=`` on the next call, and the request settings
-    the messages must be sent with (``None``: none)."""
+    the messages must be sent with (``None``: none).
+
+    ``messages`` is in the input's shape: canonical messages for canonical input (and
+    for a loaded ``Conversation``), the native message list for native input; ``native``
+    is then the whole native request (the body for a body), else ``None``
+    (``condense.formats.native``). The report indexes canonical messages."""
 
     messages: list[RawMessage]
     summary: str | None
@@ -156,3 +179,5 @@ class CompressionResult:
     """With ``bound_thinking="drop_block"``, when an edit comes before kept thinking: the
     body fields and headers to send (``apply_body``, ``apply_headers``) so that the API
     drops the blocks whose prefix changed instead of refusing the request."""
+    native: Any = None
+    """For native input: the compressed request in its own format."""

@@ -3,9 +3,10 @@
 Each record is one trajectory. At or under the target it passes through untouched.
 Otherwise the first system, human, gpt and tool turns and the last turns are kept, and
 as few whole units as needed from the start of the middle are replaced by one summary
-turn — a ``gpt`` turn with ``<tool_call>`` blocks and the ``tool`` turn answering it
-are one unit, so no cut ever lands between them (``check_trajectory`` proves it on
-every output). When no span can make the record fit, it is kept and flagged
+— a ``gpt`` turn with ``<tool_call>`` blocks and the ``tool`` turn answering it are one
+unit, so no cut ever lands between them (``check_trajectory`` proves it on every
+output). The summary is placed so that the record keeps the role order trainers accept
+(:mod:`condense.datasets.placement`). When no span can make the record fit, it is kept and flagged
 ``still_over_limit``; when a summary fails, it is kept and flagged ``failed`` with the
 reason. Nothing is repaired, nothing is dropped: lines in = lines out + rejects.
 

@@ -29,8 +29,9 @@ class DatasetOptions:
 
     - ``target_tokens`` — the budget of a whole trajectory: the tokens of every turn's
       text plus ``turn_overhead`` per turn (a chat template's framing);
-    - ``tail_turns`` — the last turns always kept (the first system, human, gpt and tool
-      turns are kept too); ``compress`` measures its tail in tokens, this one is turns;
+    - ``tail_turns`` — the last turns always kept (at least the last one; the first
+      system, human, gpt and tool turns are kept too, see :attr:`protection`);
+      ``compress`` measures its tail in tokens, this one is turns;
     - ``summary_tokens`` — the room reserved for the summary turn, notice and framing
       included (default: 750, at most a quarter of the target); the summary is cut to it;
     - ``summary_role`` — ``human`` (default), ``gpt`` or ``system``;
@@ -97,8 +98,10 @@ class DatasetOptions:
     def protection(self) -> HeadTailProtection:
         """The planner's policy: the first system, human, gpt and tool turns and the last
         ``tail_turns`` turns, weakened when they alone exceed the target
-        (``condense.compress.plan``)."""
-        return HeadTailProtection(tail_messages=self.tail_turns)
+        (``condense.compress.plan``). The last turn is kept even with ``tail_turns=0``:
+        it is the response a trajectory ends on, and a trainer drops one that ends on
+        anything else."""
+        return HeadTailProtection(tail_messages=max(1, self.tail_turns))
 
     @property
     def reserve(self) -> int:

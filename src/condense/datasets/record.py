@@ -17,8 +17,9 @@ Nothing here raises for bad input: every line gets a result.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -28,9 +29,17 @@ from condense.compress.assemble import MIN_SUMMARY_TOKENS
 from condense.compress.assemble import notice as left_out_notice
 from condense.compress.plan import Plan, SpanChoice, Verdict, choose_span, make_plan
 from condense.datasets.options import DatasetOptions
+from condense.datasets.placement import Placement, trainable_span, turn_kinds
 from condense.datasets.summaries import SummaryFailed, summarize_sync
 from condense.datasets.tokenizer import Tokenizer, load_tokenizer
-from condense.datasets.trajectory import Trajectory, canonical, read_trajectory, summary_turn
+from condense.datasets.trajectory import (
+    Trajectory,
+    canonical,
+    joined_turn,
+    read_trajectory,
+    summary_turn,
+    turn_text,
+)
 from condense.exceptions import FormatError
 from condense.formats.openai import list_key
 from condense.reduce.summary import summary_block
@@ -40,9 +49,12 @@ from condense.types import RawMessage
 from condense.units import Unit
 
 STATS_KEY = "condense"
+UNTRAINABLE = "no span around the middle can be replaced and keep the turns in a trainable order"
+NO_ROOM = "no room for the summary or the notice where the turns keep a trainable order"
 TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
 _RECURRING_CHARS = 20_000  # texts up to this long have their counts remembered ...
 _RECURRING_TEXTS = 1_024  # ... this many at a time
+_CALIBRATION_TOKENS = 200  # counted text that corrects the estimate of the rest
 
 
 class Status(StrEnum):
@@ -78,12 +90,20 @@ class SummaryRequest:
 
 @dataclass(frozen=True, slots=True)
 class Chosen:
-    """A record's plan (units over its turns) and the span chosen on it: the units
-    ``span`` replaced (empty unless summarizing)."""
+    """A record's plan (units over its turns), the planner's choice on it, and the span
+    to replace: ``span`` units (empty unless summarizing), the ``placements`` a summary
+    may take there (best first; none: no span keeps the record trainable), the exact
+    ``kept`` tokens of every other turn and the ``room`` what replaces the span may take.
+    ``planned`` is the planner's span, which ``span`` differs from only to keep the role
+    order (:mod:`condense.datasets.placement`)."""
 
     plan: Plan
     choice: SpanChoice
-    span: range
+    span: range = range(0)
+    placements: tuple[Placement, ...] = ()
+    kept: int = 0
+    room: int = 0
+    planned: range = range(0)
 
     @property
     def verdict(self) -> Verdict:
@@ -146,6 +166,8 @@ class RecordProcessor:
             return RecordResult(status=Status.PASSED, tokens=chosen.choice.tokens_before)
         if chosen.verdict is Verdict.NO_SPAN:
             return self._flag(raw, parsed, chosen, Status.OVER_LIMIT, None)
+        if not chosen.placements:
+            return self._flag(raw, parsed, chosen, Status.OVER_LIMIT, UNTRAINABLE)
         try:
             request = self._request(parsed, chosen)
         except FormatError as error:
@@ -223,10 +245,17 @@ class RecordProcessor:
             return sum(turn_tokens(turn) for turn in range(unit.start, unit.stop))
 
         def estimate(units: Sequence[Unit]) -> int:
-            """One estimate of the texts joined (it samples a long text: cheaper than one
-            estimate a turn), plus the overhead of each turn."""
+            """An estimate of the turns of ``units`` (their overhead included), corrected
+            by how far the same estimator is off on the turns of this record that were
+            counted: it errs alike on alike text (10 % low on agent sessions, within
+            1–3 % once corrected on the corpus)."""
             turns = [t for unit in units for t in range(unit.start, unit.stop)]
-            return estimate_text("\n".join(texts[t] for t in turns)) + overhead * len(turns)
+            guess = estimate_text("\n".join(texts[t] for t in turns))
+            counted = estimate_text("\n".join(texts[t] for t in counts))
+            if counted >= _CALIBRATION_TOKENS:
+                exact = sum(counts.values()) - overhead * len(counts)
+                guess = round(guess * min(2.0, max(0.5, exact / counted)))
+            return guess + overhead * len(turns)
 
         trajectory = parsed.trajectory
         target = self.options.target_tokens
@@ -245,13 +274,59 @@ class RecordProcessor:
             reserve=self.options.reserve,
             exact=self.options.exact_counts,
         )
-        span = range(0)
-        if choice.replaced:
-            (span,) = plan.spans(choice.replaced)  # the middle is one run of units
-        return Chosen(plan=plan, choice=choice, span=span)
+        if choice.verdict is not Verdict.SUMMARIZE:
+            return Chosen(plan=plan, choice=choice)
+        return self._placed(parsed, plan, choice, unit_tokens)
+
+    def _placed(
+        self, parsed: _Parsed, plan: Plan, choice: SpanChoice, unit_tokens: Callable[[Unit], int]
+    ) -> Chosen:
+        """The planner's span, moved where needed so that a summary keeps the record
+        trainable (:func:`condense.datasets.placement.trainable_span`), with the exact
+        tokens of what it keeps."""
+        (planned,) = plan.spans(choice.replaced)  # the middle is one run of units
+        target = self.options.target_tokens
+
+        def tokens_of(unit: int) -> int:
+            return unit_tokens(plan.units[unit])
+
+        found = trainable_span(
+            plan,
+            planned,
+            turn_kinds(parsed.trajectory.roles),
+            role=self.options.summary_role,
+            slack=target - choice.reserve - choice.kept_tokens,
+            unit_tokens=tokens_of,
+            text_fits=choice.reserve >= self._smallest_text,
+        )
+        if found is None:
+            return Chosen(plan=plan, choice=choice, planned=planned)
+        span, placements = found
+        kept = (
+            choice.kept_tokens
+            + sum(tokens_of(unit) for unit in planned if unit not in span)
+            - sum(tokens_of(unit) for unit in span if unit not in planned)
+        )
+        return Chosen(
+            plan=plan,
+            choice=choice,
+            span=span,
+            placements=tuple(placements),
+            kept=kept,
+            room=max(0, min(self.options.reserve, target - kept)),
+            planned=planned,
+        )
+
+    @functools.cached_property
+    def _smallest_text(self) -> int:
+        """What the shortest text in place of a span costs: the one-line notice, as a
+        turn of its own, for a span of five-digit turn numbers."""
+        return self.tokenizer.count(left_out_notice(range(10_000, 99_999))) + (
+            self.options.turn_overhead
+        )
 
     def _request(self, parsed: _Parsed, chosen: Chosen) -> SummaryRequest:
-        room = chosen.choice.reserve - self.options.turn_overhead
+        room = chosen.room - self.options.turn_overhead
         if self.options.notice:
             room -= self.tokenizer.count(self.options.notice + "\n")
         trajectory = parsed.trajectory
@@ -279,47 +354,95 @@ class RecordProcessor:
     def _assemble(
         self, raw: bytes, parsed: _Parsed, chosen: Chosen, outcome: SummaryOutcome | None
     ) -> RecordResult:
-        """Write the record with the span replaced by the summary turn; with no
-        ``outcome`` (no room for a summary) by the one-line notice, and with no room for
-        that either, by nothing (the span is left out, and the stats say so)."""
+        """Write the record with the span replaced: by the summary (framed as ``compress``
+        frames it) at the first of the chosen placements where it fits, cut to the room;
+        with no ``outcome`` or no room for it, by the one-line notice; with no room for
+        that either, by nothing where the span may simply go. When nothing fits, the
+        record is kept and flagged."""
         trajectory = parsed.trajectory
-        start, stop = chosen.turns.start, chosen.turns.stop
-        room = chosen.choice.reserve - self.options.turn_overhead
-        summary = None
-        if outcome is not None:
-            summary = self._summary_text(outcome.text.strip(), covered=stop - start, room=room)
-        text = left_out_notice(range(start, stop)) if summary is None else summary
-        size = self.tokenizer.count(text)
-        if size > room:  # not even the notice fits: leave the span out
-            text, size = "", 0
-        turns = trajectory.turns
-        written = list(turns[:start])
-        if text:
-            written.append(summary_turn(trajectory, self.options.summary_role, text))
-        else:
-            size = -self.options.turn_overhead  # no summary turn at all
-        written += turns[stop:]
+        turns = chosen.turns
+        placed = self._place(parsed, chosen, outcome)
+        if placed is None:
+            return self._flag(raw, parsed, chosen, Status.OVER_LIMIT, NO_ROOM)
+        placement, text, size = placed
+        written = _written(trajectory, turns, placement, text, self.options.summary_role)
         native = {**parsed.record, _list_key(trajectory): written}
-        after = chosen.choice.kept_tokens + size + self.options.turn_overhead
+        after = chosen.kept + size
         stats = self._stats(parsed, chosen, Status.COMPRESSED, after, len(written))
         stats.update(
-            span=[start, stop],
-            summary_tokens=size + self.options.turn_overhead,
+            span=[turns.start, turns.stop],
+            turns_removed=len(turns),
+            placement=str(placement),
+            summary_tokens=size,
             summarizer=outcome.summarizer if outcome is not None else None,
             attempts=outcome.attempts if outcome is not None else 0,
         )
-        if summary is None:
-            stats["left_out"] = [start, stop]
+        if chosen.planned != chosen.span:
+            planned = chosen.plan.messages_of(chosen.planned)
+            stats["planned_span"] = [planned.start, planned.stop]
+        if outcome is None or text in ("", left_out_notice(turns)):
+            stats["left_out"] = [turns.start, turns.stop]
         if chosen.weakened:
             stats["protection_weakened"] = True
         native[STATS_KEY] = stats
         line = json.dumps(native, ensure_ascii=False).encode()
         return RecordResult(status=Status.COMPRESSED, line=line, stats=stats, tokens=after)
 
-    def _summary_text(self, summary: str, *, covered: int, room: int) -> str | None:
-        """The summary turn's text: the options' notice line, then the summary block
-        ``compress`` writes (``condense.reduce.summary``), the summary cut to fit
-        ``room`` tokens with its framing; ``None`` when no summary fits."""
+    def _place(
+        self, parsed: _Parsed, chosen: Chosen, outcome: SummaryOutcome | None
+    ) -> tuple[Placement, str, int] | None:
+        """What replaces the span, where, and what it costs: the summary at the first
+        placement where it fits (cut to the room), else the notice, else nothing."""
+        turns = chosen.turns
+        costs = {
+            placement: self._cost(parsed, turns, placement)
+            for placement in chosen.placements
+            if placement is not Placement.LEFT_OUT
+        }
+        if outcome is not None:
+            summary = outcome.text.strip()
+            for placement, cost in costs.items():
+                text = self._summary_text(summary, covered=len(turns), room=chosen.room, cost=cost)
+                if text is not None:
+                    return placement, text, cost(text)
+        notice = left_out_notice(turns)
+        for placement, cost in costs.items():
+            if (size := cost(notice)) <= chosen.room:
+                return placement, notice, size
+        if Placement.LEFT_OUT in chosen.placements:
+            return Placement.LEFT_OUT, "", 0
+        return None
+
+    def _cost(self, parsed: _Parsed, turns: range, placement: Placement) -> Callable[[str], int]:
+        """What ``text`` costs placed so: a turn of its own costs its tokens and the turn
+        overhead; joined to a kept turn, what it adds to that turn's count."""
+        trajectory = parsed.trajectory
+        count = self.tokenizer.count
+        overhead = self.options.turn_overhead
+        joined = {
+            Placement.JOINED_TO_NEXT: turns.stop,
+            Placement.JOINED_TO_PREVIOUS: turns.start - 1,
+            Placement.SYSTEM: 0 if trajectory.roles[0] == "system" else None,
+        }.get(placement)
+        if placement is Placement.LEFT_OUT:
+            return lambda text: 0
+        if joined is None:
+            return lambda text: count(text) + overhead
+        first = placement is Placement.JOINED_TO_NEXT
+        alone = count(trajectory.texts[joined])
+
+        def added(text: str) -> int:
+            turn = joined_turn(trajectory, joined, text, first=first)
+            return count(turn_text(trajectory, turn)) - alone
+
+        return added
+
+    def _summary_text(
+        self, summary: str, *, covered: int, room: int, cost: Callable[[str], int]
+    ) -> str | None:
+        """The summary's text: the options' notice line, then the summary block
+        ``compress`` writes (``condense.reduce.summary``), the summary cut so that the
+        text ``cost``s at most ``room``; ``None`` when no summary fits."""
         notice = self.options.notice
 
         def framed(inner: str) -> str:
@@ -327,8 +450,8 @@ class RecordProcessor:
             return f"{notice}\n{block}" if notice else block
 
         text = framed(summary)
-        spare = room - self.tokenizer.count(framed(""))
-        while self.tokenizer.count(text) > room and spare > 0:
+        spare = room - cost(framed(""))
+        while cost(text) > room and spare > 0:
             text = framed(self.tokenizer.truncate(summary, spare))
             spare -= 2  # a cut can merge with the footer's first token
         return text if spare > 0 else None
@@ -351,6 +474,8 @@ class RecordProcessor:
     def _stats(
         self, parsed: _Parsed, chosen: Chosen, status: Status, after: int, turns_after: int
     ) -> dict[str, Any]:
+        """The record's statistics; ``turns_removed`` counts the input turns that are no
+        longer there word for word (0 here, the span's turns once it is replaced)."""
         before = len(parsed.trajectory.turns)
         return {
             "status": str(status),
@@ -360,8 +485,31 @@ class RecordProcessor:
             "tokens_after": after,
             "turns_before": before,
             "turns_after": turns_after,
-            "turns_removed": before - turns_after,
+            "turns_removed": 0,
         }
+
+
+def _written(
+    trajectory: Trajectory, turns: range, placement: Placement, text: str, role: str
+) -> list[Any]:
+    """The record's turns with ``turns`` replaced by ``text`` placed so."""
+    native = trajectory.turns
+    start, stop = turns.start, turns.stop
+    if placement is Placement.TURN:
+        return [*native[:start], summary_turn(trajectory, role, text), *native[stop:]]
+    if placement is Placement.JOINED_TO_NEXT:
+        after = joined_turn(trajectory, stop, text, first=True)
+        return [*native[:start], after, *native[stop + 1 :]]
+    if placement is Placement.JOINED_TO_PREVIOUS:
+        before = joined_turn(trajectory, start - 1, text, first=False)
+        return [*native[: start - 1], before, *native[stop:]]
+    written = [*native[:start], *native[stop:]]
+    if placement is Placement.SYSTEM:
+        if trajectory.roles[0] == "system":
+            written[0] = joined_turn(trajectory, 0, text, first=False)
+        else:
+            written.insert(0, summary_turn(trajectory, "system", text))
+    return written
 
 
 def _list_key(trajectory: Trajectory) -> str:

@@ -33,6 +33,20 @@ ENGINES = ("local", "ray")
 Progress = Callable[[int, int], None]
 
 
+WORKERS_FROM_BYTES = 64 << 20
+"""Inputs below this run in one process by default: a worker costs about half a second
+of CPU to start (the interpreter, condense, the tokenizer's vocabulary), about what
+15 MB of records take to compress, and on a busy machine every extra process waits for
+a core; a larger input repays one worker per core (``bench/bench_dataset.py``)."""
+
+
+def default_workers(total_bytes: int, *, stdin: bool = False) -> int:
+    """The worker processes for an input of ``total_bytes`` (stdin: unknown, so large)."""
+    if stdin or total_bytes >= WORKERS_FROM_BYTES:
+        return os.cpu_count() or 1
+    return 0
+
+
 def default_sidecar(jobs: list[Job], output: str | None, suffix: str) -> Path | None:
     """``OUT.rejects.jsonl`` / ``OUT.stats.json`` next to the output (None for stdout)."""
     path = _anchor(jobs, output)
@@ -59,9 +73,11 @@ def compress_dataset(
     """Compress every record of ``source`` into ``output`` (``None``/``-``: stdout).
 
     ``rejects`` and ``stats`` default to ``OUT.rejects.jsonl`` and ``OUT.stats.json``
-    next to a file output. ``workers`` defaults to the machine's cores (``0``: this
-    process only); workers are started with ``spawn``, so a script that calls this with
-    workers must do so under ``if __name__ == "__main__":``.
+    next to a file output. ``workers`` are processes beside this one (``0``: this
+    process only); by default one per core for an input of ``WORKERS_FROM_BYTES`` or
+    more (or stdin), none below (see :func:`default_workers`). Workers are started with
+    ``spawn``, so a script that calls this with workers must do so under
+    ``if __name__ == "__main__":``.
     ``on_start(total_bytes, done_bytes)`` is called once reading starts, then
     ``progress(lines, bytes)`` as lines are written. The resume point is saved every
     ``checkpoint_seconds``. Returns the aggregate report.
@@ -70,8 +86,7 @@ def compress_dataset(
         raise InputError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
     if concurrency < 1:
         raise InputError(f"concurrency must be at least 1, got {concurrency}")
-    workers = (os.cpu_count() or 1) if workers is None else workers
-    if workers < 0:
+    if workers is not None and workers < 0:
         raise InputError(f"workers must be 0 or more, got {workers}")
     out = None if output is None else os.fspath(output)
     if out in (None, "-") and sys.stdout is None:
@@ -98,6 +113,8 @@ def compress_dataset(
     )
     sink.start(resume=resume)
     total = input_size(jobs)
+    if workers is None:
+        workers = default_workers(total, stdin=jobs[0].source == STDIN)
     done = sum(input_size([job]) for job in jobs[: sink.job]) + sink.offset
     if on_start is not None:
         on_start(total, done)

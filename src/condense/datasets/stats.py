@@ -31,6 +31,11 @@ class Aggregate:
     tokens_before: int = 0
     tokens_after: int = 0
     estimated_records: int = 0
+    """Records whose ``tokens_before`` is an estimate (the part of a summarized span the
+    planner did not need to count, see ``DatasetOptions.exact_counts``)."""
+    estimated_after: int = 0
+    """Of those, records kept as they were (flagged), whose ``tokens_after`` is that
+    estimate too."""
     turns_removed: int = 0
     ratio_buckets: list[int] = field(default_factory=lambda: [0] * _BUCKETS)
     ratio_sum: float = 0.0
@@ -52,6 +57,7 @@ class Aggregate:
         self.tokens_after += after
         if stats and not stats.get("tokens_before_exact", True):
             self.estimated_records += 1
+            self.estimated_after += status is not Status.COMPRESSED
         if status is Status.PASSED:
             self.passed += 1
         elif status is Status.COMPRESSED:
@@ -103,7 +109,8 @@ class Aggregate:
 
     def report(self, *, elapsed: float) -> dict[str, Any]:
         """The JSON-ready summary; ``elapsed`` is this run's wall time (added to earlier
-        runs' when resumed)."""
+        runs' when resumed). Token totals are exact unless their ``*_exact`` flag says
+        otherwise: then they include estimates (``records_with_estimated_before``)."""
         total_time = self.elapsed + elapsed
         saved = self.tokens_before - self.tokens_after
         records = self.lines - self.rejected
@@ -122,6 +129,9 @@ class Aggregate:
                 "saved_fraction": round(saved / self.tokens_before, 4)
                 if self.tokens_before
                 else 0.0,
+                "before_exact": not self.estimated_records,
+                "after_exact": not self.estimated_after,
+                "saved_exact": not self.estimated_records,
                 "records_with_estimated_before": self.estimated_records,
             },
             "turns_removed": self.turns_removed,

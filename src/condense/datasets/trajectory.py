@@ -165,6 +165,31 @@ def summary_turn(trajectory: Trajectory, role: str, text: str) -> dict[str, Any]
     return {"from": name, "value": text}
 
 
+JOIN = "\n\n"
+"""What separates a summary from the text of the kept turn it joins."""
+
+
+def joined_turn(trajectory: Trajectory, index: int, text: str, *, first: bool) -> dict[str, Any]:
+    """Turn ``index`` with ``text`` put before (``first``) or after its own text, every
+    other key and every word of it kept: a ShareGPT ``value`` or an OpenAI ``content``
+    (a string, or a list of parts that gains a text part)."""
+    turn = trajectory.turns[index]
+    key = "value" if trajectory.format == "sharegpt" else "content"
+    own = turn.get(key)
+    if isinstance(own, list):
+        part = {"type": "text", "text": text}
+        return {**turn, key: [part, *own] if first else [*own, part]}
+    own = own if isinstance(own, str) else ""
+    if not own:
+        return {**turn, key: text}
+    return {**turn, key: f"{text}{JOIN}{own}" if first else f"{own}{JOIN}{text}"}
+
+
+def turn_text(trajectory: Trajectory, turn: dict[str, Any]) -> str:
+    """What a turn of this record puts in front of the model (what is counted)."""
+    return turn["value"] if trajectory.format == "sharegpt" else message_text(turn)
+
+
 def message_text(message: dict[str, Any]) -> str:
     """What an OpenAI message puts in front of the model: its text, then each call's
     name and arguments."""

@@ -81,6 +81,39 @@ def plan(messages: Sequence[RawMessage], groups: Sequence[Group]) -> Iterator[Gr
         yield Fresh(start, messages[start:])
 
 
+def joined(runs: Iterator[Group | Fresh]) -> list[Group | Fresh]:
+    """``runs`` with the unchanged turns next to a fresh message made fresh too where
+    the two would otherwise be two user turns in a row: a fresh tool result after a turn
+    of results or user text, or fresh user text after a turn of results. Formats whose
+    results ride in user turns and whose roles must alternate (Bedrock Converse, Gemini)
+    write every result of one call turn, and the text right after them, as one turn."""
+    out: list[Group | Fresh] = []
+    position = 0
+    for run in runs:
+        start = run.start if isinstance(run, Fresh) else position
+        position = start + len(run.messages)
+        previous = out[-1] if out else None
+        if previous is not None and _would_repeat_user(previous, run):
+            out.pop()
+            start -= len(previous.messages)
+            run = Fresh(start, [*previous.messages, *run.messages])
+        out.append(run)
+    return out
+
+
+def _would_repeat_user(earlier: Group | Fresh, later: Group | Fresh) -> bool:
+    if isinstance(earlier, Group) and isinstance(later, Group):
+        return False  # an unchanged record stays as it was
+    last, first = _role(earlier.messages[-1]), _role(later.messages[0])
+    return (first == "tool" and last in ("tool", "user")) or (
+        last == "tool" and first in ("user", "system", "developer")
+    )
+
+
+def _role(message: object) -> object:
+    return message.get("role") if isinstance(message, dict) else None
+
+
 def extras(obj: Mapping[str, Any], known: Collection[str]) -> dict[str, Any]:
     """The keys of ``obj`` an adapter does not map, to be carried unchanged."""
     return {key: value for key, value in obj.items() if key not in known}

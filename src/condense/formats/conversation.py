@@ -15,7 +15,7 @@ from typing import Any
 
 from condense._input import MAX_DEPTH, too_deep
 from condense.exceptions import FormatError, UnknownNameError
-from condense.formats import anthropic, openai, responses, sharegpt
+from condense.formats import anthropic, bedrock, gemini, openai, responses, sharegpt
 from condense.formats._common import Group, Parsed
 from condense.formats.detect import FORMATS, detect_format
 from condense.formats.locate import Locator, Place
@@ -29,12 +29,25 @@ ADAPTERS: dict[str, tuple[Reader, Writer]] = {
     "anthropic": (anthropic.read, anthropic.write),
     "responses": (responses.read, responses.write),
     "sharegpt": (sharegpt.read, sharegpt.write),
+    "bedrock": (bedrock.read, bedrock.write),
+    "gemini": (gemini.read, gemini.write),
 }
 
 
 Layout = Callable[[Sequence[Any]], tuple[Any, tuple[Place | None, ...]]]
-LAYOUTS: dict[str, Layout] = {"anthropic": anthropic.layout, "responses": responses.layout}
-ROOTS = {"anthropic": "messages", "responses": "input", "sharegpt": "conversations"}
+LAYOUTS: dict[str, Layout] = {
+    "anthropic": anthropic.layout,
+    "responses": responses.layout,
+    "bedrock": bedrock.layout,
+    "gemini": gemini.layout,
+}
+ROOTS = {
+    "anthropic": "messages",
+    "responses": "input",
+    "sharegpt": "conversations",
+    "bedrock": "messages",
+    "gemini": "contents",
+}
 
 
 def layout_locator(format: str, messages: Sequence[Any]) -> Locator:

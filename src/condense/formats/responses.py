@@ -10,17 +10,28 @@ Reading (``from_responses``):
   content stays a string, and parts map to chat parts: ``input_text``/``output_text`` →
   ``text`` (``annotations`` and other keys carried), ``input_image`` with an
   ``image_url`` → ``image_url``; other parts are carried unchanged.
-- An assistant ``message`` item and the ``function_call`` items right after it form one
-  assistant message (content + parallel ``tool_calls``); ``function_call`` items with no
-  message before them form one assistant message with ``content: None``. The call's
-  ``call_id`` is the tool call ``id``; ``arguments`` is kept verbatim.
-- A ``function_call_output`` becomes a tool message (``call_id`` → ``tool_call_id``,
-  ``output`` → ``content``).
+- An assistant ``message`` item and the call items right after it form one assistant
+  message (content + parallel ``tool_calls``); call items with no message before them
+  form one assistant message with ``content: None``. A ``function_call`` becomes a
+  function tool call (``arguments`` kept verbatim), a ``custom_tool_call`` (Codex's
+  ``apply_patch``) a custom tool call ``{"type": "custom", "custom": {"name", "input"}}``
+  (chat's own form for it; ``input`` is free text, never JSON). The item's ``call_id``
+  is the tool call ``id``.
+- A ``function_call_output`` or ``custom_tool_call_output`` becomes a tool message
+  (``call_id`` → ``tool_call_id``, ``output`` → ``content``), where it sits: the
+  Responses API pairs outputs with calls by ``call_id``, and Codex puts ``developer`` and
+  ``user`` messages between a call and its output, so messages may sit between an
+  assistant message and the tool messages answering it (``condense.units`` keeps them in
+  one unit; chat profiles report and repair the gap).
 - ``reasoning`` items, and items of any other type (``web_search_call``,
-  ``item_reference``, …), must stay with the item after them: they are kept verbatim, in
-  order, under ``responses_items`` of the next canonical assistant message. When no
-  assistant item follows before the next user/tool item (or the end), they form an
-  assistant message of their own with ``content: None``.
+  ``item_reference``, ``local_shell_call``, …), must stay with the item after them: they
+  are kept verbatim, in order, under ``responses_items`` of the next canonical assistant
+  message. When no assistant item follows before the next user/tool item (or the end),
+  they form an assistant message of their own with ``content: None``.
+- A ``compaction`` item (it stands for everything before it) ends the run of waiting
+  items it closes: it and the items waiting before it form an assistant message of their
+  own, so it never joins the next response's message. ``compaction_trigger`` (a request
+  control, sent last) is an item like any other.
 - Item keys with no chat slot are carried on the message or tool call; the item ``id`` is
   carried as ``item_id`` (``id`` means something else on a tool call, and strict chat
   validators reject ``id`` on messages).
@@ -33,10 +44,16 @@ Writing (``to_responses``) inverts this and always writes ``"type"``. Normalizat
   item; its other keys (if any) move to the first ``function_call``.
 - Two consecutive assistant messages, the first without tool calls and the second without
   content, read back as one (Responses cannot tell them from one turn).
-- Only what the Responses API accepts is written: a message item has ``role``,
-  ``content``, ``id``, ``status`` and ``phase``; a ``function_call`` ``call_id``,
-  ``name``, ``arguments``, ``id``, ``status``; a ``function_call_output`` ``call_id``,
-  ``output``, ``id``, ``status``; an ``input_text`` part ``text``, an ``output_text``
+- A custom tool call is written as a ``custom_tool_call``, and a tool message answering
+  one (by id, anywhere in the messages) as a ``custom_tool_call_output``.
+- Only what the Responses API accepts is written (the keys ``providers/responses.py``
+  lists with its sources): a message item has ``role``, ``content``, ``id``, ``status``
+  and ``phase``; a ``function_call`` ``call_id``, ``name``, ``arguments``, ``id``,
+  ``status``, ``namespace``, ``caller``; a ``custom_tool_call`` ``call_id``, ``name``,
+  ``input``, ``id``, ``status``, ``namespace``, ``caller``; a ``function_call_output``
+  ``call_id``, ``output``, ``id``, ``status``, ``namespace``, ``caller``; a
+  ``custom_tool_call_output`` ``call_id``, ``output``, ``id``, ``caller``; an
+  ``input_text`` part ``text``, an ``output_text``
   part ``text``, ``annotations``, ``logprobs``; an ``input_image`` ``image_url``,
   ``detail``, ``file_id``. So these are dropped: a tool message's ``name``, ``name`` and
   ``reasoning_content`` / ``refusal`` / ``audio`` on messages, Gemini's
@@ -55,6 +72,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from condense.arguments.calls import CUSTOM, is_custom
 from condense.exceptions import FormatError
 from condense.formats._common import (
     Group,
@@ -67,10 +85,12 @@ from condense.formats._common import (
     tool_call_parts,
 )
 from condense.formats.locate import ITEM_ID_KEY, ITEMS_KEY, Path, Place
+from condense.turns import COMPACTION_TYPES
 from condense.types import RawMessage
 
 ROOT = "input"
 _TEXT_PARTS = ("input_text", "output_text")
+_OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
 
 def from_responses(obj: object) -> list[RawMessage]:
@@ -127,16 +147,20 @@ class _Reader:
             self.close()
             self.open()
             self.reply = (index, item)
-        elif kind == "function_call":
+        elif kind in _CALLS:
             if self.reply is None and not self.calls:
                 self.open()
             self.calls.append((index, item))
         elif kind == "message":
             self.close(alone=True)
             self.emit(_message(item, index), [(index, item)], _content_place(index, item))
-        elif kind == "function_call_output":
+        elif kind in _OUTPUTS:
             self.close(alone=True)
             self.emit(_tool_message(item), [(index, item)], Place((ROOT, index)))
+        elif kind in COMPACTION_TYPES:  # a message of its own, with what waited before it
+            self.close()
+            self.pending.append((index, item))
+            self.close(alone=True)
         elif isinstance(kind, str):  # reasoning and the item types chat has no form for
             self.close()
             self.pending.append((index, item))
@@ -157,7 +181,7 @@ class _Reader:
             if "content" in reply:
                 message["content"] = _content_in(reply["content"])
             if self.calls:
-                message["tool_calls"] = [_tool_call(item) for _, item in self.calls]
+                message["tool_calls"] = [_CALLS[item["type"]](item) for _, item in self.calls]
             if self.prefix:
                 message[ITEMS_KEY] = [item for _, item in self.prefix]
             message.update(_carried(reply, ("type", "role", "content")))
@@ -223,6 +247,20 @@ def _tool_call(item: dict[str, Any]) -> dict[str, Any]:
     return call
 
 
+def _custom_call(item: dict[str, Any]) -> dict[str, Any]:
+    call: dict[str, Any] = {}
+    if "call_id" in item:
+        call["id"] = item["call_id"]
+    call["type"] = CUSTOM
+    call[CUSTOM] = {"name": item.get("name"), "input": item.get("input")}
+    call.update(_carried(item, ("type", "call_id", "name", "input")))
+    return call
+
+
+_CALLS = {"function_call": _tool_call, "custom_tool_call": _custom_call}
+"""The call items chat has a tool-call form for, and how each reads."""
+
+
 def _tool_message(item: dict[str, Any]) -> RawMessage:
     message: RawMessage = {"role": "tool"}
     if "call_id" in item:
@@ -261,8 +299,10 @@ def _part_in(part: Any) -> Any:
 # --- writing ----------------------------------------------------------------------------
 
 MESSAGE_KEYS = ("type", "role", "content", "id", "status", "phase")
-FUNCTION_CALL_KEYS = ("type", "call_id", "name", "arguments", "id", "status")
-OUTPUT_KEYS = ("type", "call_id", "output", "id", "status")
+FUNCTION_CALL_KEYS = ("type", "call_id", "name", "arguments", "id", "status", "namespace", "caller")
+CUSTOM_CALL_KEYS = ("type", "call_id", "name", "input", "id", "status", "namespace", "caller")
+OUTPUT_KEYS = ("type", "call_id", "output", "id", "status", "namespace", "caller")
+CUSTOM_OUTPUT_KEYS = ("type", "call_id", "output", "id", "caller")
 TEXT_KEYS = {
     "input_text": ("type", "text"),
     "output_text": ("type", "text", "annotations", "logprobs"),
@@ -278,12 +318,13 @@ def write(record: object, groups: Sequence[Group], messages: Sequence[RawMessage
     if unchanged and isinstance(record, dict) and isinstance(record.get("input"), str):
         return dict(record)
     items: list[Any] = []
+    custom = _custom_call_ids(messages)
     for run in runs:
         if isinstance(run, Group):
             items.extend(run.native)
             continue
         for offset, message in enumerate(run.messages):
-            items.extend(_items(message, run.start + offset, len(items))[0])
+            items.extend(_items(message, run.start + offset, len(items), custom)[0])
     if isinstance(record, dict):
         return {**record, "input": items}
     return items
@@ -294,9 +335,10 @@ def layout(messages: Sequence[Any]) -> tuple[Any, tuple[Place | None, ...]]:
     them (``None`` for one that cannot be written). Never raises."""
     items: list[Any] = []
     places: list[Place | None] = []
+    custom = _custom_call_ids(messages)
     for index, message in enumerate(messages):
         try:
-            made, place = _items(message, index, len(items))
+            made, place = _items(message, index, len(items), custom)
         except FormatError:
             places.append(None)
             continue
@@ -305,18 +347,36 @@ def layout(messages: Sequence[Any]) -> tuple[Any, tuple[Place | None, ...]]:
     return items, tuple(places)
 
 
-def _items(message: object, index: int, at: int) -> tuple[list[Any], Place]:
-    """The items of one message (the first is item ``at``) and where its parts went."""
+def _custom_call_ids(messages: Sequence[Any]) -> frozenset[str]:
+    """The ids of the custom tool calls among ``messages``: their results are written as
+    ``custom_tool_call_output`` items."""
+    return frozenset(
+        call["id"]
+        for message in messages
+        if isinstance(message, dict) and isinstance(message.get("tool_calls"), list)
+        for call in message["tool_calls"]
+        if is_custom(call) and isinstance(call.get("id"), str)
+    )
+
+
+def _items(
+    message: object, index: int, at: int, custom: frozenset[str] = frozenset()
+) -> tuple[list[Any], Place]:
+    """The items of one message (the first is item ``at``) and where its parts went;
+    ``custom`` holds the ids of the custom calls (their results' item type differs)."""
     message = require_dict(message, "a message", index=index)
     role = message.get("role")
     own: Path = (ROOT, at)
     if role == "tool":
-        item: dict[str, Any] = {"type": "function_call_output"}
+        answers_custom = message.get("tool_call_id") in custom
+        kind = "custom_tool_call_output" if answers_custom else "function_call_output"
+        item: dict[str, Any] = {"type": kind}
         if "tool_call_id" in message:
             item["call_id"] = message["tool_call_id"]
         if "content" in message:
             item["output"] = _content_out(message["content"], "tool")
-        return [_with(item, message, OUTPUT_KEYS)], Place(own)
+        accepted = CUSTOM_OUTPUT_KEYS if answers_custom else OUTPUT_KEYS
+        return [_with(item, _native_keys(message), accepted)], Place(own)
     if role != "assistant":
         if not isinstance(role, str):
             raise FormatError(f"message has role {describe(role)}", index=index)
@@ -333,19 +393,36 @@ def _items(message: object, index: int, at: int) -> tuple[list[Any], Place]:
         carried = {}
     spots: list[Path] = []
     for position, call in enumerate(require_list(calls or [], "'tool_calls'", index=index)):
+        item, keys = _call_item(call, index, position)
+        items.append(_with(item, carried, keys))  # the message's keys, if it made no item
+        carried = {}
+        spots.append((ROOT, at + len(items) - 1))
+    main = reply.path if reply else (spots or replay or [own])[0]
+    parts = reply.parts if reply else ()
+    return items, Place(main, calls=tuple(spots), parts=parts, replay=replay)
+
+
+def _call_item(call: object, index: int, position: int) -> tuple[dict[str, Any], Sequence[str]]:
+    """The ``function_call`` or ``custom_tool_call`` item of one tool call, and the keys
+    that item type accepts."""
+    if is_custom(call):
+        checked = require_dict(call, f"tool call {position}", index=index)
+        body = require_dict(checked.get(CUSTOM), f"'custom' of tool call {position}", index=index)
+        item: dict[str, Any] = {"type": "custom_tool_call"}
+        if "id" in checked:
+            item["call_id"] = checked["id"]
+        item["name"] = body.get("name")
+        item["input"] = body.get("input")
+        keys: tuple[str, ...] = CUSTOM_CALL_KEYS
+    else:
         checked, function = tool_call_parts(call, index=index, position=position)
         item = {"type": "function_call"}
         if "id" in checked:
             item["call_id"] = checked["id"]
         item["name"] = function.get("name")
         item["arguments"] = function.get("arguments")
-        _with(item, _native_keys(extras(checked, ("id",))), FUNCTION_CALL_KEYS)
-        items.append(_with(item, carried, FUNCTION_CALL_KEYS))  # the message's, if no item
-        carried = {}
-        spots.append((ROOT, at + len(items) - 1))
-    main = reply.path if reply else (spots or replay or [own])[0]
-    parts = reply.parts if reply else ()
-    return items, Place(main, calls=tuple(spots), parts=parts, replay=replay)
+        keys = FUNCTION_CALL_KEYS
+    return _with(item, _native_keys(extras(checked, ("id",))), keys), keys
 
 
 def _message_item(message: RawMessage) -> dict[str, Any]:

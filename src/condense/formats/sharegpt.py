@@ -72,7 +72,7 @@ _ROLES = {
 }
 _NAMES = {"system": "system", "user": "human", "assistant": "gpt", "tool": "tool"}
 _CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
-_RESPONSE = re.compile(r"<tool_response>(.*?)</tool_response>", re.DOTALL)
+_OPEN, _CLOSE = "<tool_response>", "</tool_response>"
 _PAYLOAD_KEYS = ("name", "arguments")
 PACKED = "packed"  # the kind of a group read from one response packing parallel results
 
@@ -194,8 +194,19 @@ def _payload_call(text: str, identifier: str) -> dict[str, Any] | None:
 
 
 def _responses(value: str) -> list[str]:
-    blocks = [_strip_newlines(match[1]) for match in _RESPONSE.finditer(value)]
-    if not blocks or _RESPONSE.sub("", value).strip():
+    """The texts of a tool turn's ``<tool_response>`` blocks (each up to the first
+    closing tag after it); the whole value when it has none, an unclosed one, or text
+    outside them. Found with ``str.find``: a tool output can be megabytes."""
+    blocks: list[str] = []
+    position = 0
+    while (start := value.find(_OPEN, position)) >= 0:
+        end = value.find(_CLOSE, start + len(_OPEN))
+        gap = value[position:start]
+        if end < 0 or (gap and not gap.isspace()):
+            break
+        blocks.append(_strip_newlines(value[start + len(_OPEN) : end]))
+        position = end + len(_CLOSE)
+    if not blocks or value[position:].strip():
         return [value]
     return blocks
 

@@ -102,6 +102,14 @@ class Profile:
     """Tool-call ids must be unique across the history (OpenAI accepts reuse)."""
     results_in_call_order: bool = False
     """Results answer parallel calls in the order the calls were made."""
+    results_anywhere_after: bool = False
+    """A result may come anywhere after its call, paired by id, with other messages
+    between them (the Responses API: Codex puts ``developer`` and ``user`` messages
+    between a call and its output). Otherwise results come directly after their call."""
+    custom_tool_calls: bool = False
+    """Custom (free-form) tool calls are accepted: ``{"type": "custom", "custom": {"name",
+    "input"}}``, whose ``input`` is any text, not JSON arguments (OpenAI's custom tools;
+    the Responses API's ``custom_tool_call``)."""
     user_after_tool: bool = True
     """A user message may directly follow a tool result (Mistral refuses it)."""
     ends_with_assistant: bool = True

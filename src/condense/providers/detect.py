@@ -48,6 +48,9 @@ AUTO = "auto"
 _FORMATS = {
     "anthropic": ("anthropic", "the history is in Anthropic Messages format"),
     "responses": ("responses", "the history is in OpenAI Responses format"),
+    "gemini": ("gemini", "the history is in Gemini generateContent format"),
+    # Converse serves many model families; its own checks are the structural ones
+    "bedrock": ("strict", "the history is in Bedrock Converse format (structural rules)"),
 }
 
 

@@ -18,10 +18,12 @@ from condense.providers.base import (
     OPENAI_KEYS,
     OPENAI_PAIRING_ERRORS,
     OPENAI_REFUSALS,
+    THINKING_BLOCKS,
     TOOL_CALL_KEYS,
     Profile,
     Provider,
     Refusals,
+    keys_plus,
 )
 
 DUMMY_THOUGHT_SIGNATURE = "skip_thought_signature_validator"
@@ -91,7 +93,8 @@ PROFILE = Profile(
     id_max_length=None,
     results_in_call_order=True,
     thought_signatures=True,
-    allowed_keys=OPENAI_KEYS,
+    # the adapter (``formats/gemini.py``) keeps a model turn's thought parts here
+    allowed_keys=keys_plus({"assistant": frozenset({THINKING_BLOCKS})}),
     tool_call_keys=TOOL_CALL_KEYS | {EXTRA_CONTENT},
     errors={
         **_PAIRING,

@@ -4,7 +4,20 @@ The adapter (``formats/responses.py``) keeps every item verbatim: reasoning item
 ``encrypted_content``) ride on the assistant message they preceded under
 ``responses_items``, item ids as ``item_id``, and replayed output items keep their
 ``status``. The rules: a reasoning item keeps the item that followed it; a
-``function_call`` needs its output and the other way round.
+``function_call`` or ``custom_tool_call`` needs its output somewhere after it, paired by
+``call_id`` (Codex puts ``developer`` and ``user`` messages between a call and its
+output), and the other way round.
+
+The keys each item accepts, besides those chat has a slot for (sources: openai-python
+``types/responses/response_input_item_param.py`` and the param types it unions, 2026-08;
+openai/codex ``codex-rs/protocol/src/models.rs`` ``ResponseItem``, which real Codex CLI
+requests follow):
+
+- ``message``: ``id``, ``status``, ``phase`` (assistant output messages);
+- ``function_call``: ``id``, ``status``, ``namespace`` (Codex sends it on MCP tools),
+  ``caller``; ``custom_tool_call``: the same (Codex sends ``status``);
+- ``function_call_output``: ``id``, ``status``, ``caller``, ``name``, ``namespace``;
+  ``custom_tool_call_output``: ``id``, ``caller``, ``name``.
 """
 
 from __future__ import annotations
@@ -22,6 +35,7 @@ from condense.providers.base import (
 )
 
 _ITEM_KEYS = frozenset({ITEM_ID, "status"})
+_CALL_KEYS = frozenset({"namespace", "caller"})
 
 REPLAY_IDENTITY_WORDINGS = (
     # reasoning minted in another chain (a compaction's or a sub-agent's encrypted_content)
@@ -54,10 +68,12 @@ PROFILE = dataclasses.replace(
             "user": _ITEM_KEYS,
             # ``phase`` (commentary / final_answer) is replayed on assistant items
             "assistant": _ITEM_KEYS | {RESPONSES_ITEMS, "phase"},
-            "tool": _ITEM_KEYS,
+            "tool": _ITEM_KEYS | _CALL_KEYS,
         }
     ),
-    tool_call_keys=TOOL_CALL_KEYS | _ITEM_KEYS,
+    tool_call_keys=TOOL_CALL_KEYS | _ITEM_KEYS | _CALL_KEYS,
+    results_anywhere_after=True,
+    custom_tool_calls=True,
     errors={
         "orphan_tool_result": "No tool call found for function call output with call_id {id}.",
         "tool_result_misplaced": "No tool call found for function call output with call_id {id}.",
@@ -68,6 +84,8 @@ PROFILE = dataclasses.replace(
         "required 'reasoning' item: 'rs_…'.",
         "reasoning_without_following_item": "Item '{id}' of type 'reasoning' was provided "
         "without its required following item.",
+        # Azure Foundry's words (anomalyco/opencode #48942)
+        "foreign_reasoning": "Conflicting authenticated continuation identities.",
     },
 )
 

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from condense.arguments.calls import call_name, function_arguments
 from condense.reduce.base import (
     MARKER,
     Cost,
@@ -76,8 +77,8 @@ def _calls_before(messages: Sequence[RawMessage], candidates: Sequence[int]) -> 
     wanted = {str(messages[i].get("tool_call_id")) for i in candidates}
     found: dict[str, Any] = {}
     for index in sorted(candidates):
-        back = index - 1
-        while back >= 0 and messages[back].get("role") == "tool":
+        back = index - 1  # past other results, and the messages Codex puts between
+        while back >= 0 and not messages[back].get("tool_calls"):
             back -= 1
         if back < 0:
             continue
@@ -96,10 +97,9 @@ def placeholder(
     name = "tool"
     arguments: dict[str, Any] = {}
     if call is not None:
-        function = call.get("function") or {}
-        name = str(function.get("name") or "tool")
-        try:
-            parsed = json.loads(function.get("arguments") or "{}")
+        name = call_name(call) or "tool"
+        try:  # a custom call's free-text input has no arguments to read
+            parsed = json.loads(function_arguments(call) or "{}")
         except (TypeError, ValueError):
             parsed = {}
         arguments = parsed if isinstance(parsed, dict) else {}

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from condense.arguments import shrink_arguments_report
+from condense.arguments.calls import function_arguments
 from condense.reduce.base import Cost, Reduction, replace_oldest_first
 from condense.types import RawMessage
 
@@ -37,8 +38,8 @@ def shrink_tool_arguments(
         new_calls: list[Any] = []
         touched = over = False
         for call in calls:
-            arguments = call["function"]["arguments"]
-            if len(arguments) > max_chars:
+            arguments = function_arguments(call)  # a custom call's free text is not JSON
+            if arguments is not None and len(arguments) > max_chars:
                 shorter = shrink_arguments_report(arguments, max_chars)
                 over = over or not shorter.fits
                 if len(shorter.text) < len(arguments):

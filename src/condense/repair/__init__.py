@@ -9,7 +9,9 @@ Repair runs three passes, one module each, each fixing one family of rules:
    have no result;
 3. ``order``: system prompt first, a user message first, roles alternating, no user
    message right after a tool result where the provider refuses that;
-4. ``replay``: what reasoning models' providers need replayed, and typed-block rules.
+4. ``replay``: what reasoning models' providers need replayed, and typed-block rules;
+   before the pairing pass, ``chains`` leaves out Responses reasoning minted in a
+   continuation chain a compaction item replaced.
 
 ``ledger`` keeps track of where each message came from and of every change.
 
@@ -32,8 +34,10 @@ from condense._input import check_history
 from condense.exceptions import InvalidOutputError
 from condense.formats import Conversation
 from condense.formats.locate import human, native_words
+from condense.formats.native import answer, read_native
 from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
 from condense.providers.anthropic import request_thinking
+from condense.repair.chains import drop_foreign_reasoning
 from condense.repair.ledger import Action, Change, Locate, Log, RepairResult, Side
 from condense.repair.normalize import normalize_all
 from condense.repair.order import OPENING_USER, fix_order
@@ -62,10 +66,18 @@ def repair(
     ``messages`` may be a loaded :class:`~condense.formats.Conversation`: its format then
     also chooses the profile, each change's ``location`` names the place in the user's
     file (``messages[3].content[1]``, ``input[7]``, ``before messages[4]``), its body's
-    ``thinking`` object is the thinking setting unless ``thinking`` says otherwise, and no reason
-    names condense's internal keys. Write the result back with
-    ``conversation.dump(result.messages)``.
+    ``thinking`` object is the thinking setting unless ``thinking`` says otherwise, and no
+    reason names condense's internal keys. Write the result back with
+    ``conversation.dump(result.messages)``. A native list or request body (Anthropic,
+    Responses, Gemini, Bedrock …) is read the same way, and the result answers in its
+    shape (``result.messages`` native, ``result.native`` the whole request; see
+    :mod:`condense.formats.native`).
     """
+    native = read_native(messages)
+    if native is not None:
+        healed = repair(native, provider=provider, model=model, thinking=thinking)
+        listed, whole = answer(native, healed.messages)
+        return replace(healed, messages=listed, native=whole)
     if isinstance(messages, Conversation):
         conversation = messages
         check_history(conversation.messages)
@@ -96,7 +108,7 @@ def _repair(
             provider_reason=choice.reason,
         )
     log = Log()
-    slots = normalize_all(messages, profile, log)
+    slots = drop_foreign_reasoning(normalize_all(messages, profile, log), log)
     all_clean = all(slot.clean for slot in slots) and len(slots) == len(messages)
     if not all_clean or next(pairing_violations(messages, profile), None) is not None:
         slots = pair_results(slots, profile, log)

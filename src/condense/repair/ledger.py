@@ -70,7 +70,12 @@ def change_text(
 
 @dataclass(frozen=True, kw_only=True)
 class RepairResult:
-    """The healed history and every change made to reach it."""
+    """The healed history and every change made to reach it.
+
+    ``messages`` is in the input's shape: canonical messages for canonical input (and
+    for a loaded ``Conversation``), the native message list for native input; ``native``
+    is then the whole native form (the body for a body), else ``None``
+    (``condense.formats.native``)."""
 
     messages: list[RawMessage]
     changes: tuple[Change, ...]
@@ -78,6 +83,8 @@ class RepairResult:
     """The profile the history was repaired for."""
     provider_reason: str = "given"
     """Why that profile (``provider="auto"`` says what in the history chose it)."""
+    native: Any = None
+    """For native input: the healed request in its own format (see the class docstring)."""
 
     @property
     def changed(self) -> bool:

@@ -1,7 +1,9 @@
 """Repair pass 1: make each message well-formed on its own.
 
 Roles, content shapes, tool-call shapes, JSON-object arguments, keys the profile rejects,
-the legacy ``function_call`` form, and messages with nothing in them.
+the legacy ``function_call`` form, and messages with nothing in them. A custom (free-form)
+tool call keeps its text ``input`` as it is where the profile takes custom calls, and is
+written as a function call holding the text elsewhere.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from condense.arguments import normalize_arguments
+from condense.arguments.calls import CUSTOM, CUSTOM_KEYS, as_function_call, is_custom
 from condense.providers import Profile
 from condense.providers.base import FUNCTION_KEYS
 from condense.repair.ledger import Log, Slot
@@ -203,8 +206,14 @@ def _normalize_call(call: object, profile: Profile) -> tuple[dict[str, Any] | No
     """Return the call in canonical shape (``None`` if unusable) and what was changed."""
     if not isinstance(call, dict):
         return None, f"dropped a tool call that was a {type(call).__name__}: {_as_text(call)}"
+    if is_custom(call):
+        call, note = _normalize_custom_call(call, profile)
+        if call is None or is_custom(call):
+            return call, note
+        notes = [note]  # rewritten as a function call: checked like one below
+    else:
+        notes = []
     function = call.get("function")
-    notes: list[str] = []
     if not isinstance(function, dict):
         if "name" in call or "arguments" in call:
             function = {"name": call.get("name"), "arguments": call.get("arguments")}
@@ -240,6 +249,40 @@ def _normalize_call(call: object, profile: Profile) -> tuple[dict[str, Any] | No
     fixed.update(
         {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
     )
+    return fixed, "; ".join(notes)
+
+
+def _normalize_custom_call(
+    call: dict[str, Any], profile: Profile
+) -> tuple[dict[str, Any] | None, str]:
+    """A custom (free-form) tool call in the shape ``profile`` takes, and what changed:
+    kept as a custom call where the profile takes them (its ``input`` stays text, never
+    parsed as JSON), else rewritten as a function call whose arguments hold the text."""
+    body = call.get(CUSTOM)
+    if not isinstance(body, dict):
+        return None, f"dropped a custom tool call without its custom object: {_as_text(call)}"
+    if not profile.custom_tool_calls:
+        return as_function_call(call), (
+            f"custom tool call written as a function call with arguments {{'input': …}} "
+            f"({profile.name} has no custom tools)"
+        )
+    notes: list[str] = []
+    name, text = body.get("name"), body.get("input")
+    if not isinstance(name, str) or not name:
+        name = "unknown"
+        notes.append("missing custom tool name set to 'unknown'")
+    if not isinstance(text, str):
+        text = "" if text is None else _as_text(text)
+        notes.append("input rewritten as text")
+    allowed = (profile.tool_call_keys - {"function"}) | {CUSTOM}
+    extra = sorted(str(k) for k in set(call) - allowed)
+    extra += sorted(f"custom.{k}" for k in set(body) - CUSTOM_KEYS)
+    if extra:
+        notes.append(f"removed key(s) {', '.join(extra)}")
+    if not notes and isinstance(call.get("id"), str):
+        return call, ""
+    fixed = {key: value for key, value in call.items() if key in allowed}
+    fixed.update({"id": call.get("id"), "type": CUSTOM, CUSTOM: {"name": name, "input": text}})
     return fixed, "; ".join(notes)
 
 

@@ -108,8 +108,10 @@ def _merge_same_role(slots: list[Slot], log: Log, *, made_only: bool) -> list[Sl
         merged["content"] = _join_content(
             previous.message.get("content"), slot.message.get("content")
         )
-        if slot.message.get("tool_calls"):
-            merged["tool_calls"] = slot.message["tool_calls"]
+        calls = slot.message.get("tool_calls")
+        if calls:  # both messages' calls, in order: a merge never loses a call
+            earlier = previous.message.get("tool_calls")
+            merged["tool_calls"] = [*earlier, *calls] if isinstance(earlier, list) else calls
         for key, value in slot.message.items():
             merged.setdefault(key, value)
         log.add(

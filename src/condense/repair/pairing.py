@@ -11,6 +11,13 @@ the other id travels in the change record. A call
 with two results keeps the one worth more (``worth``: a real output beats an error, an
 interruption notice or an empty message), the later one between equals; the other one
 is dropped with its text in the change record.
+
+Where the profile pairs by id (``results_anywhere_after``: the Responses API), a result
+already somewhere after its call stays where it is, with whatever sits between them (the
+``developer`` messages Codex puts there); only a result before its call moves, to
+directly after the call's own results, and stubs go there too. A result answering a
+Responses call item (``local_shell_call`` …, carried in ``responses_items``) is left
+where it is under such a profile.
 """
 
 from __future__ import annotations
@@ -18,10 +25,11 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from condense.arguments.calls import call_name
 from condense.providers import Profile
 from condense.repair.ledger import Log, Slot
 from condense.repair.worth import result_worth
-from condense.units import CALL_ID_ALIAS, call_ids
+from condense.units import CALL_ID_ALIAS, call_ids, calls_made
 
 STUB_RESULT = "[condense: no result was recorded for this tool call]"
 
@@ -51,12 +59,15 @@ def pair_results(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
             for call_id in call_ids(call):  # its id, and a call_id alias if it has one
                 calls_by_id.setdefault(call_id, []).append((pos, c))
 
+    item_calls = _item_calls(slots) if profile.results_anywhere_after else {}
     answer: dict[tuple[int, int], int] = {}  # (assistant pos, call index) -> result pos
     unmatched: list[int] = []
     for pos, slot in enumerate(slots):
         if slot.role != "tool":
             continue
         result_id = _result_id(slot)
+        if result_id in item_calls and item_calls[result_id] < pos:
+            continue  # answers a Responses call item: stays where it is
         candidates = calls_by_id.get(result_id, []) if result_id else []
         chosen = _choose_call(candidates, pos, answer)
         if chosen is not None:
@@ -82,7 +93,28 @@ def pair_results(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
         )
 
     _assign_ids(slots, answer, profile, log)
-    return _rebuild(slots, answer, block_owner, log, in_call_order=profile.results_in_call_order)
+    stay = {
+        pos
+        for pos, slot in enumerate(slots)
+        if slot.role == "tool" and _result_id(slot) in item_calls
+    }
+    if profile.results_anywhere_after:  # a result after its call stays where it is
+        stay.update(result for (call, _), result in answer.items() if result > call)
+    return _rebuild(
+        slots, answer, block_owner, log, in_call_order=profile.results_in_call_order, stay=stay
+    )
+
+
+def _item_calls(slots: list[Slot]) -> dict[str, int]:
+    """The Responses call items the slots carry (``local_shell_call`` …: calls chat has
+    no form for) by id, with the position of the message carrying each."""
+    found: dict[str, int] = {}
+    for pos, slot in enumerate(slots):
+        canonical = {i for call in _call_list(slot) for i in call_ids(call)}
+        for ident in calls_made(slot.message):
+            if ident not in canonical:
+                found.setdefault(ident, pos)
+    return found
 
 
 def _choose_call(
@@ -302,18 +334,26 @@ def _rebuild(
     log: Log,
     *,
     in_call_order: bool,
+    stay: set[int],
 ) -> list[Slot]:
     """Each assistant followed by its results: those already in its block first (in
-    their order, or in call order when ``in_call_order``), then moved ones, then stubs."""
+    their order, or in call order when ``in_call_order``), then moved ones, then stubs.
+    The results at ``stay`` are left where they are."""
     out: list[Slot] = []
     for pos, slot in enumerate(slots):
         if slot.role == "tool":
+            if pos in stay:
+                out.append(slot)
             continue
         out.append(slot)
         calls = _call_list(slot)
         if not calls:
             continue
-        results = [answer[(pos, c)] for c in range(len(calls)) if (pos, c) in answer]
+        results = [
+            answer[(pos, c)]
+            for c in range(len(calls))
+            if (pos, c) in answer and answer[(pos, c)] not in stay
+        ]
         in_block = sorted(r for r in results if block_owner[r] == pos)
         block: list[Slot] = []
         block.extend(slots[r] for r in in_block)
@@ -340,7 +380,7 @@ def _rebuild(
                     stub,
                     "unanswered_tool_call",
                     f"stub result for unanswered tool call {call['id']!r} "
-                    f"({call['function']['name']}) of message {slot.origin}",
+                    f"({call_name(call)}) of message {slot.origin}",
                 )
         if in_call_order:
             block = _in_call_order(block, calls, log)

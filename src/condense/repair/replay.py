@@ -70,19 +70,26 @@ def fix_replay(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:
 
 
 def _drop_lone_reasoning(slots: list[Slot], log: Log) -> list[Slot]:
+    """Leave out the reasoning items at the end of a message with nothing else after
+    them; the items before them (a compaction item, a web search) stay."""
     kept = []
     for slot in slots:
         message = slot.message
+        items = message.get("responses_items")
         if (
-            slot.role == "assistant"
-            and message.get("responses_items")
-            and message.get("content") is None
-            and not message.get("tool_calls")
-            and any(
-                isinstance(i, dict) and i.get("type") == "reasoning"
-                for i in message["responses_items"]
-            )
+            slot.role != "assistant"
+            or not isinstance(items, list)
+            or message.get("content") is not None
+            or message.get("tool_calls")
         ):
+            kept.append(slot)
+            continue
+        end = len(items)
+        while end and _is_reasoning(items[end - 1]):
+            end -= 1
+        if end == len(items):
+            kept.append(slot)
+        elif end == 0:
             log.add(
                 "drop",
                 slot,
@@ -90,9 +97,21 @@ def _drop_lone_reasoning(slots: list[Slot], log: Log) -> list[Slot]:
                 "reasoning item(s) whose following item is gone, left out whole",
                 message=message,
             )
-            continue
-        kept.append(slot)
+        else:
+            slot.edit()["responses_items"] = items[:end]
+            log.add(
+                "rewrite",
+                slot,
+                "reasoning_without_following_item",
+                "reasoning item(s) at its end whose following item is gone, left out whole",
+                message=items[end:],
+            )
+            kept.append(slot)
     return kept
+
+
+def _is_reasoning(item: object) -> bool:
+    return isinstance(item, dict) and item.get("type") == "reasoning"
 
 
 def _strip_item_ids(slots: list[Slot], log: Log) -> None:

@@ -10,12 +10,15 @@ compressed and retried once. The modules, in the order a request meets them:
 - ``apis`` — which path speaks which API, and each API's error shape;
 - ``config`` — upstreams (routing by path and model), margins, memory bounds;
 - ``routing`` — ``choose_provider``: the one place the provider is chosen;
-- ``windows`` — context windows: configured, learned from overflow errors, built in;
+- ``windows`` — context windows (configured, learned from overflow errors, built in) and
+  the provider's own count, learned from its answers;
+- ``budget`` — the room of one request in condense's tokens, as the provider counts it;
 - ``codec`` — compressed request bodies (gzip, zstd, …);
 - ``prepare`` — read, repair, compress, decide the bytes to send;
 - ``memory`` — per-conversation state, so the compressed head stays identical;
 - ``upstream`` — headers that pass, the URL, one pooled HTTP client;
 - ``retry`` — one repaired or compressed retry after a fixable refusal;
+- ``usage`` — the provider's count of each request, read from its answer as it passes;
 - ``journal`` and ``page`` — the per-request JSON log and the live page;
 - ``app`` — the Starlette app that ties them together.
 

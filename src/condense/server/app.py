@@ -36,6 +36,7 @@ from condense.server.page import page_html
 from condense.server.prepare import BadRequest, Prepared, Preparer
 from condense.server.retry import Retry, plan_retry
 from condense.server.upstream import UpstreamClient, request_headers, response_headers, target_url
+from condense.server.usage import UsageTap
 from condense.server.windows import LearnedWindows
 
 __all__ = ["Proxy", "create_app"]
@@ -118,7 +119,9 @@ class Proxy:
         body = prepared.body if prepared else raw
         url = target_url(upstream, path, request.scope.get("query_string", b""))
         headers = request_headers(
-            request.headers.items(), body_changed=bool(prepared and prepared.changed)
+            request.headers.items(),
+            body_changed=bool(prepared and prepared.changed),
+            settings=prepared.settings if prepared else None,
         )
         outcome = _Outcome(request, path, api, upstream, prepared, started, notes)
         try:
@@ -148,7 +151,13 @@ class Proxy:
             if retry is None:
                 return self._whole(outcome, reply, error_raw)
             outcome.retry = retry
-            headers = request_headers(request.headers.items(), body_changed=True)
+            if retry.compressed and retry.target is not None:
+                self.preparer.remember(
+                    prepared, retry.messages, retry.state, retry.target, retry.settings
+                )
+            headers = request_headers(
+                request.headers.items(), body_changed=True, settings=retry.settings
+            )
             try:
                 reply = await self.client.send(request.method, url, headers, retry.body)
             except httpx2.HTTPError as error:
@@ -159,12 +168,16 @@ class Proxy:
 
     def _relay(self, outcome: _Outcome, reply: httpx2.Response) -> Response:
         first_byte = time.perf_counter()
-        streamed = reply.headers.get("content-type", "").startswith("text/event-stream")
+        content_type = reply.headers.get("content-type", "")
+        streamed = content_type.startswith("text/event-stream")
+        tap = UsageTap() if outcome.learns(reply.status_code) else None
 
         async def body() -> AsyncIterator[bytes]:
             error: str | None = None
             try:
                 async for chunk in reply.aiter_raw():
+                    if tap is not None:
+                        tap.feed(chunk)
                     yield chunk
             except httpx2.HTTPError as failure:
                 error = f"upstream stream broke: {type(failure).__name__}"
@@ -175,7 +188,13 @@ class Proxy:
             finally:
                 with anyio.CancelScope(shield=True):
                     await reply.aclose()
-                self.journal.add(outcome.record(reply.status_code, first_byte, streamed, error))
+                theirs = None
+                if tap is not None:  # a count stated before a break is still the count
+                    encoding = reply.headers.get("content-encoding")
+                    theirs = tap.prompt_tokens(content_type=content_type, content_encoding=encoding)
+                    self._learn_count(outcome, theirs)
+                record = outcome.record(reply.status_code, first_byte, streamed, error, theirs)
+                self.journal.add(record)
 
         response = StreamingResponse(body(), status_code=reply.status_code)
         response.raw_headers = _encode(
@@ -183,9 +202,16 @@ class Proxy:
         )
         return response
 
+    def _learn_count(self, outcome: _Outcome, theirs: int | None) -> None:
+        """The provider's count of what was sent, against condense's: the next requests
+        to that upstream and model are planned with the ratio."""
+        ours = outcome.tokens_sent()
+        if theirs is not None and ours is not None:
+            self.learned.observe(outcome.upstream.url, outcome.model(), theirs=theirs, ours=ours)
+
     def _whole(self, outcome: _Outcome, reply: httpx2.Response, raw: bytes) -> Response:
         now = time.perf_counter()
-        self.journal.add(outcome.record(reply.status_code, now, False, None))
+        self.journal.add(outcome.record(reply.status_code, now, False, None, None))
         pairs = [
             (name, value)
             for name, value in reply.headers.multi_items()
@@ -204,7 +230,7 @@ class Proxy:
             f"condense proxy: the upstream {outcome.upstream.base} {what} "
             f"({type(error).__name__}: {error or 'no detail'})"
         )
-        self.journal.add(outcome.record(status, time.perf_counter(), False, message))
+        self.journal.add(outcome.record(status, time.perf_counter(), False, message, None))
         return _error(outcome.api, status, message)
 
     def _log_refused(
@@ -260,8 +286,8 @@ class _Outcome:
         headers = {"x-condense-provider": p.provider}
         if p.repairs:
             headers["x-condense-repaired"] = str(p.repairs)
-        if p.compressed or p.reused:
-            headers["x-condense-compressed"] = f"{p.tokens_before}->{p.tokens_after}"
+        if p.compressed or p.reused or (retry is not None and retry.compressed):
+            headers["x-condense-compressed"] = f"{p.tokens_before}->{self.tokens_sent()}"
         if p.reused:
             headers["x-condense-reused"] = "compressed-head"
         if retry is not None:
@@ -269,11 +295,30 @@ class _Outcome:
             headers["x-condense-retried"] = reason.encode("ascii", "replace").decode()
         return headers
 
-    def record(self, status: int, first_byte: float, stream: bool, error: str | None) -> Record:
+    def learns(self, status: int) -> bool:
+        """Whether the answer states the provider's count of a request condense counted."""
+        return status == 200 and self.tokens_sent() is not None
+
+    def tokens_sent(self) -> int | None:
+        """Condense's count of the request the upstream answered (the retry's, if any)."""
+        if self.retry is not None:
+            return self.retry.tokens_after
+        return self.prepared.tokens_after if self.prepared is not None else None
+
+    def model(self) -> str | None:
+        return self.prepared.model if self.prepared is not None else None
+
+    def record(
+        self,
+        status: int,
+        first_byte: float,
+        stream: bool,
+        error: str | None,
+        provider_tokens: int | None,
+    ) -> Record:
         p, retry, now = self.prepared, self.retry, time.perf_counter()
-        after = p.tokens_after if p else None
-        if retry is not None and retry.tokens_after is not None:
-            after = retry.tokens_after
+        after = self.tokens_sent()
+        compressed = bool(p and (p.compressed or p.reused)) or bool(retry and retry.compressed)
         return Record(
             id=0,
             time=time.time(),
@@ -289,9 +334,10 @@ class _Outcome:
             duration_ms=round((now - self.started) * 1000, 3),
             tokens_before=p.tokens_before if p else None,
             tokens_after=after,
+            provider_tokens=provider_tokens,
             window=p.window if p else None,
             repairs=(p.repairs if p else 0) + (retry.repairs if retry else 0),
-            compressed=bool(p and p.compressed),
+            compressed=compressed,
             reused=bool(p and p.reused),
             retried=retry is not None,
             retry=f"{retry.diagnosis.category.value}: {retry.detail}" if retry else None,

@@ -38,9 +38,14 @@ class Record:
     duration_ms: float
     tokens_before: int | None = None
     tokens_after: int | None = None
+    """Condense's count of the whole request sent (the retry's, when there was one)."""
+    provider_tokens: int | None = None
+    """The provider's own count of it, from its answer's ``usage``."""
     window: int | None = None
     repairs: int = 0
     compressed: bool = False
+    """The history sent is a compressed one: compressed for this request, by its retry,
+    or the compressed head of an earlier turn reused."""
     reused: bool = False
     retried: bool = False
     retry: str | None = None

@@ -24,6 +24,7 @@ from typing import Any
 
 from condense.compress import CompressionState
 from condense.formats._common import Group
+from condense.reduce.thinking import RequestSettings
 from condense.types import RawMessage
 
 __all__ = ["ConversationMemory", "Entry", "conversation_key"]
@@ -35,7 +36,8 @@ _KEY_MESSAGES = 2
 class Entry:
     """One conversation: the history the client sent (``source``), what the proxy sent
     for it (``sent``), the native form of every message in ``sent`` (``groups``), the
-    compression state and the budget it was compressed to."""
+    compression state, the budget it was compressed to and the request settings sent
+    with it."""
 
     source: tuple[RawMessage, ...]
     sent: tuple[RawMessage, ...]
@@ -44,6 +46,8 @@ class Entry:
     budget: int
     size: int
     """Bytes of the request, for the memory bound."""
+    settings: RequestSettings | None = None
+    """Request settings the compressed head needs (Anthropic's ``drop_block``)."""
 
 
 def conversation_key(upstream: str, provider: str, messages: Sequence[Any]) -> str:

@@ -1,13 +1,19 @@
 """Per request: read the history, repair what the provider would refuse, compress what
 is over the window, and decide the exact bytes to send upstream.
 
+The window is the provider's, counted its way: ``budget`` turns it into condense's tokens
+for the whole request (the tools and instructions it sends besides its history, the
+output it asks for, the provider's count ratio, learned or measured per model family).
+
 A request that is already valid and within its window leaves here as the very bytes the
 client sent (``Prepared.changed`` is False): never re-serialized, so prompt caches keep
 hitting. Otherwise the history is repaired for the upstream's profile
 (``routing.choose_provider``), compressed when it is over the window (less the output it
 asks for, less a margin), and written back in the request's own wire format; turns that
 did not change are written as the client sent them (``Conversation.dump``), and a
-conversation compressed before reuses its compressed head (``memory``).
+conversation compressed before reuses its compressed head (``memory``). Thinking that a
+compression would unbind on Anthropic's Messages API is kept, and the request carries the
+settings that make the API drop the blocks whose prefix changed (``drop_block``).
 
 Work here is CPU-bound; the app runs it in a worker thread.
 """
@@ -15,36 +21,47 @@ Work here is CPU-bound; the app runs it in a worker thread.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from condense.compress import CompressionState, compress
+from condense.compress import CompressionResult, CompressionState, compress
 from condense.exceptions import BadRequest, CondenseError, FormatError
 from condense.formats import Conversation
 from condense.formats._common import Group
+from condense.providers import get_profile, media_billing
+from condense.providers.anthropic import request_thinking
+from condense.reduce.thinking import RequestSettings
 from condense.repair import repair
 from condense.server.apis import Api
+from condense.server.budget import Budget, plan_budget
 from condense.server.codec import BodyDecodingError, decode
 from condense.server.config import ProxySettings, Upstream
 from condense.server.memory import ConversationMemory, Entry, conversation_key
 from condense.server.replay import compression_keeps_replay, repair_keeps_replay
 from condense.server.routing import choose_provider
 from condense.server.windows import LearnedWindows, builtin_window
-from condense.tokens import count_text, count_tokens, encoding_for_model
+from condense.tokens import encoding_for_model, request_parts
+from condense.tokens.request import requested_output
+from condense.turns import opens_turn, turn_start
 from condense.types import RawMessage
 from condense.validate import validate
 
-__all__ = ["HEADROOM", "BadRequest", "Prepared", "Preparer", "dump_body"]
+__all__ = [
+    "HEADROOM",
+    "BadRequest",
+    "Fitting",
+    "Prepared",
+    "Preparer",
+    "dump_body",
+    "keeps_ask",
+    "latest_ask",
+]
 
 HEADROOM = 0.75
 """A compressed history is made to fit this share of the room, so the next turns can be
 appended to the same compressed head before it has to be compressed again."""
-LEARNED_MARGIN = 0.1
-"""The margin kept below a window learned from an overflow error (our count differs)."""
-_OUTPUT_KEYS = ("max_completion_tokens", "max_tokens", "max_output_tokens")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,7 +70,9 @@ class Prepared:
 
     ``body`` is the client's bytes when ``changed`` is False. ``conversation`` is the
     history as read (``None`` when it was not read: a pass-through) and ``messages`` the
-    canonical history sent. Token counts are condense's (``None`` when not counted).
+    canonical history sent. Token counts are condense's, of the whole request (``None``
+    when not counted); ``budget`` is how the request was planned and ``key`` the
+    conversation's place in the memory.
     """
 
     api: Api
@@ -71,6 +90,11 @@ class Prepared:
     compressed: bool = False
     reused: bool = False
     notes: tuple[str, ...] = ()
+    budget: Budget | None = None
+    fitting: Fitting | None = None
+    key: str | None = None
+    settings: RequestSettings | None = None
+    """Body fields and headers the history sent needs (Anthropic's ``drop_block``)."""
 
 
 class Preparer:
@@ -101,24 +125,31 @@ class Preparer:
         except FormatError as error:
             raise BadRequest(400, f"{api.history_key}: {error}") from None
         messages = conversation.messages
-        extra = _extra_tokens(api, body, model)
-        before = _count(messages, model, extra)
-        window = self._window(upstream, model, beta)
-        limit = budget = None
-        if window is not None:
-            limit, budget = self._room(upstream, model, window, _output(api, body))
-        key = conversation_key(upstream.url, provider, messages) if limit is not None else None
+        budget = self._budget(api, body, upstream, provider, model, beta)
+        fitting = Fitting(
+            provider=provider,
+            model=model,
+            budget=budget,
+            thinking=request_thinking(body, format=api.format),
+            drop_block=api.format == "anthropic",
+        )
+        before = budget.count(messages)
+        room = budget.room(len(messages))
+        key = conversation_key(upstream.url, provider, messages) if room is not None else None
         entry = self.memory.recall(key, messages) if key is not None else None
         invalid = bool(validate(messages, provider=provider))
         as_sent = dataclasses.replace(  # the request goes as it came
             base,
             conversation=conversation,
             messages=messages,
-            window=window,
+            window=budget.window,
             tokens_before=before,
             tokens_after=before,
+            budget=budget,
+            fitting=fitting,
+            key=key,
         )
-        if entry is None and not invalid and (limit is None or before <= limit):
+        if entry is None and not invalid and (room is None or before <= room.request):
             return as_sent
         work = Work(conversation, messages)
         if entry is not None:
@@ -134,41 +165,35 @@ class Preparer:
             work = Work(conversation, messages)
             if entry is not None:
                 work.reuse(entry)
-        after = _count(work.messages, model, extra)
+        after = budget.count(work.messages)
         state = entry.state if entry is not None else None
-        if limit is not None and budget is not None and after > limit:
-            if entry is not None and entry.budget <= limit:
-                budget = entry.budget
-            try:
-                result = compress(
-                    work.messages,
-                    budget=max(1, budget - extra),
-                    provider=provider,
-                    model=model,
-                    previous=state,
-                )
-            except CondenseError as error:
-                notes.append(f"compression failed: {error}")
-            else:
-                if compression_keeps_replay(work.messages, result.messages):
-                    work.messages, state = result.messages, result.state
-                    work.compressed = True
-                    after = _count(work.messages, model, extra)
-                else:
-                    notes.append("compression not applied: it would edit replay state")
+        target: int | None = None
+        room = budget.room(len(work.messages))  # the slack is for the messages sent
+        if room is not None and after > room.request:
+            target = max(1, int(room.messages * HEADROOM))
+            if entry is not None and entry.budget <= room.messages:
+                target = entry.budget  # the same budget: the previous summary is folded in
+            fitted = fitting.fit(work.messages, messages, target, state, notes)
+            if fitted is not None:
+                work.messages, state, work.settings = fitted
+                work.compressed = True
+                after = budget.count(work.messages)
+        elif entry is not None:
+            target = entry.budget
         if (
             key is not None
-            and budget is not None
+            and target is not None
             and api.name != "count_tokens"
             and (work.compressed or entry is not None)
         ):
-            self.memory.remember(key, work.entry(messages, state, budget, len(raw)))
+            self.memory.remember(key, work.entry(messages, state, target, len(raw)))
         if not work.changed(messages):
             return dataclasses.replace(as_sent, notes=tuple(notes))
         return dataclasses.replace(
             as_sent,
-            body=dump_body(conversation, work.messages, work.groups),
+            body=dump_body(conversation, work.messages, work.groups, work.settings),
             changed=True,
+            settings=work.settings,
             messages=work.messages,
             tokens_after=after,
             repairs=work.repairs,
@@ -177,26 +202,154 @@ class Preparer:
             notes=tuple(notes),
         )
 
-    def _window(self, upstream: Upstream, model: str | None, beta: str | None) -> int | None:
-        if upstream.context_window is not None:
-            return upstream.context_window
-        learned = self.learned.get(upstream.url, model)
-        if learned is not None:
-            return learned.window
-        return builtin_window(model, anthropic_beta=beta)
+    def remember(
+        self,
+        prepared: Prepared,
+        messages: list[RawMessage],
+        state: CompressionState | None,
+        target: int,
+        settings: RequestSettings | None,
+    ) -> None:
+        """Remember what a retry sent for ``prepared``'s conversation, so the next turn
+        starts from it."""
+        conversation = prepared.conversation
+        if prepared.key is None or conversation is None or prepared.api.name == "count_tokens":
+            return
+        work = Work(conversation, messages)
+        work.settings = settings
+        entry = work.entry(conversation.messages, state, target, len(prepared.body))
+        self.memory.remember(prepared.key, entry)
 
-    def _room(
-        self, upstream: Upstream, model: str | None, window: int, output: int
-    ) -> tuple[int, int]:
-        """(the most tokens of ours a request may have, the budget to compress to)."""
+    def _budget(
+        self,
+        api: Api,
+        body: dict[str, Any],
+        upstream: Upstream,
+        provider: str,
+        model: str | None,
+        beta: str | None,
+    ) -> Budget:
         learned = self.learned.get(upstream.url, model)
-        margin, ratio = self.settings.margin, 1.0
-        if learned is not None and upstream.context_window is None:
-            margin, ratio = max(margin, LEARNED_MARGIN), learned.ratio
-        if output >= window:
-            output = 0
-        limit = max(1, int((window - output) * (1 - margin) / ratio))
-        return limit, max(1, int(limit * HEADROOM))
+        window, window_learned = upstream.context_window, False
+        if window is None and learned is not None and learned.window is not None:
+            window, window_learned = learned.window, True
+        if window is None:
+            window = builtin_window(model, anthropic_beta=beta)
+        profile = get_profile(provider)
+        return plan_budget(
+            parts=request_parts(body),
+            provider=provider,
+            model=model,
+            encoding=encoding_for_model(model),
+            media=media_billing(profile),
+            window=window,
+            output=requested_output(body) if api.name != "count_tokens" else 0,
+            learned=learned,
+            margin=self.settings.margin,
+            window_learned=window_learned,
+        )
+
+
+def latest_ask(messages: Sequence[Any]) -> Any:
+    """The user message that opened the current turn (``condense.turns``): the ask the
+    request is to answer, or ``None``."""
+    start = turn_start(messages)
+    return messages[start - 1] if start and opens_turn(messages[start - 1]) else None
+
+
+def keeps_ask(ask: Any, messages: Sequence[Any]) -> bool:
+    """Whether every text of the user message ``ask`` arrives verbatim in ``messages``
+    (a summary may share its message: the text need only be inside a user message)."""
+    if ask is None:
+        return True
+    wanted = _texts(ask)
+    sent = [
+        text
+        for m in messages
+        if isinstance(m, dict) and m.get("role") == "user"
+        for text in _texts(m)
+    ]
+    return all(any(text in other for other in sent) for text in wanted)
+
+
+def _texts(message: dict[str, Any]) -> list[str]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [content] if content.strip() else []
+    if not isinstance(content, list):
+        return []
+    return [
+        part["text"]
+        for part in content
+        if isinstance(part, dict)
+        and part.get("type") in ("text", "input_text")
+        and isinstance(part.get("text"), str)
+        and part["text"].strip()
+    ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fitting:
+    """How one request's history is compressed: for its provider and model, counted as
+    ``budget`` counts, with the request's thinking setting. Where the history is sent to
+    Anthropic's Messages API (``drop_block``), thinking an edit would unbind is kept and
+    the API is asked to drop the blocks whose prefix changed (``bound_thinking=
+    "drop_block"``: the result's request settings are sent with it)."""
+
+    provider: str
+    model: str | None
+    budget: Budget
+    thinking: object
+    drop_block: bool
+
+    def compress(
+        self, messages: list[RawMessage], target: int, previous: CompressionState | None
+    ) -> CompressionResult:
+        return compress(
+            messages,
+            budget=target,
+            provider=self.provider,
+            model=self.model,
+            encoding=self.budget.encoding,  # ``target`` is in condense's tokens
+            previous=previous,
+            thinking=self.thinking,
+            bound_thinking="drop_block" if self.drop_block else "auto",
+        )
+
+    def fit(
+        self,
+        messages: list[RawMessage],
+        source: list[RawMessage],
+        target: int,
+        state: CompressionState | None,
+        notes: list[str],
+    ) -> tuple[list[RawMessage], CompressionState | None, RequestSettings | None] | None:
+        """``messages`` compressed to ``target`` tokens of condense's, keeping the latest
+        ask verbatim; when the session's compressed head would lose it, the client's
+        whole history ``source`` is compressed afresh instead."""
+        attempts = [(messages, state)]
+        if messages is not source:
+            attempts.append((source, None))
+        ask = latest_ask(source)
+        for history, previous in attempts:
+            try:
+                result = self.compress(history, target, previous)
+            except CondenseError as error:
+                notes.append(f"compression failed: {error}")
+                continue
+            if not compression_keeps_replay(history, result.messages):
+                notes.append("compression not applied: it would edit replay state")
+                continue
+            if not keeps_ask(ask, result.messages):
+                notes.append("compressed head dropped the latest ask: compressed afresh")
+                continue
+            if not result.report.fits:
+                notes.append(
+                    f"still over the room ({result.report.tokens_after} tokens for the "
+                    f"messages, {target} planned): what may not be reduced is larger"
+                )
+            return result.messages, result.state, result.request_settings
+        return None
 
 
 class Work:
@@ -208,11 +361,13 @@ class Work:
         self.repairs = 0
         self.compressed = False
         self.reused = False
+        self.settings: RequestSettings | None = None
 
     def reuse(self, entry: Entry) -> None:
         """Start from what was sent last time, plus the messages new since."""
         self.messages = [*entry.sent, *self.messages[len(entry.source) :]]
         self.groups = (*entry.groups, *self.groups)
+        self.settings = entry.settings
         self.reused = True
 
     def repair(self, provider: str) -> None:
@@ -244,17 +399,24 @@ class Work:
             state=state,
             budget=budget,
             size=size,
+            settings=self.settings,
         )
 
 
 def dump_body(
-    conversation: Conversation, messages: Sequence[RawMessage], groups: Sequence[Group] = ()
+    conversation: Conversation,
+    messages: Sequence[RawMessage],
+    groups: Sequence[Group] = (),
+    settings: RequestSettings | None = None,
 ) -> bytes:
-    """The request body for ``messages`` in the conversation's wire format; turns whose
-    messages are unchanged objects (of this or an earlier turn) are written verbatim."""
+    """The request body for ``messages`` in the conversation's wire format, with the
+    body fields of ``settings`` merged in; turns whose messages are unchanged objects (of
+    this or an earlier turn) are written verbatim."""
     if groups:
         conversation = dataclasses.replace(conversation, _groups=tuple(groups))
     native = conversation.dump(messages)
+    if settings is not None and isinstance(native, dict):
+        native = settings.apply_body(native)
     return json.dumps(native, ensure_ascii=False, separators=(",", ":")).encode()
 
 
@@ -290,33 +452,3 @@ def _has_history(api: Api, body: dict[str, Any]) -> bool:
         if isinstance(last, dict) and last.get("type") == "compaction_trigger":
             return False
     return history is not None
-
-
-def _output(api: Api, body: dict[str, Any]) -> int:
-    if api.name == "count_tokens":
-        return 0
-    for key in _OUTPUT_KEYS:
-        value = body.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-    return 0
-
-
-def _count(messages: Sequence[Any], model: str | None, extra: int) -> int:
-    try:
-        return count_tokens(messages, model=model) + extra
-    except (CondenseError, TypeError, ValueError, AttributeError):
-        return extra
-
-
-def _extra_tokens(api: Api, body: dict[str, Any], model: str | None) -> int:
-    """Tokens of what the request sends besides its history (tools, instructions, …)."""
-    skip = {api.history_key, "system"} if api.format == "anthropic" else {api.history_key}
-    rest = {key: value for key, value in body.items() if key not in skip}
-    text = json.dumps(rest, ensure_ascii=False, sort_keys=True, default=repr)
-    return _text_tokens(text, encoding_for_model(model))
-
-
-@functools.lru_cache(maxsize=512)
-def _text_tokens(text: str, encoding: str) -> int:
-    return count_text(text, encoding=encoding)

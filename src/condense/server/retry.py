@@ -3,14 +3,23 @@
 When the upstream refuses a request the proxy read (a 400 that ``classify`` says repair
 can fix, a 413, a context overflow, an output limit), the history is repaired or
 compressed and sent once more: at most two upstream requests per client request, never
-the refused body again. The change itself is decided by :func:`condense.recover` — the
-same ladder (repair for the profile, then for ``strict``, then compress to the room the
-error states, less a margin) and the same "never re-send a refused payload" rule as for
-library users — run here without I/O: its first "call" replays the refusal that already
-happened and its second records the history it would send.
+the refused body again.
 
-An overflow error also teaches the proxy the window of that upstream and model
-(``windows.LearnedWindows``), so the next turn is compressed before it is sent.
+- A refusal for size is answered here: the provider's own figures (its count of the
+  refused request, its window, the output it counted) give the ratio of its count to
+  condense's, and the client's history is compressed afresh to the room they leave
+  (``budget``), so the retry fits whatever tools and instructions the request carries.
+  An error without figures (Responses says only "exceeds the context window") is taken
+  with the ratio learned so far, or the model family's, and a retry at most 75 % of the
+  refused request.
+- Any other fixable refusal goes to :func:`condense.recover` — the same ladder (repair for
+  the profile, then for ``strict``; replay state the provider refused as another
+  conversation's left out) and the same "never re-send a refused payload" rule as for
+  library users — run here without I/O: its first "call" replays the refusal that
+  already happened and its second records the history it would send.
+
+An overflow error also teaches the proxy the window and the count ratio of that upstream
+and model (``windows.LearnedWindows``), so the next turn is compressed before it is sent.
 """
 
 from __future__ import annotations
@@ -20,24 +29,31 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from condense.compress import CompressionState
 from condense.errors import Action, Category, Diagnosis, RecoveryError, classify, recover
 from condense.exceptions import CondenseError, UpstreamRefusal
+from condense.reduce.thinking import RequestSettings
 from condense.retry import RetryPolicy
 from condense.server.codec import BodyDecodingError, decode
-from condense.server.prepare import Prepared, dump_body
+from condense.server.prepare import HEADROOM, Prepared, dump_body, keeps_ask, latest_ask
 from condense.server.replay import (
     compression_keeps_replay,
     repair_keeps_replay,
     replay_only_dropped,
 )
 from condense.server.windows import LearnedWindows
-from condense.tokens import count_tokens
 from condense.types import RawMessage
 
 __all__ = ["Retry", "UpstreamRefusal", "plan_retry"]
 
 _CHANGEABLE = frozenset({Action.REPAIR, Action.DROP_REPLAY, Action.COMPRESS, Action.REDUCE_OUTPUT})
 _SIZE = frozenset({Category.CONTEXT_OVERFLOW, Category.OUTPUT_LIMIT, Category.PAYLOAD_TOO_LARGE})
+TIGHTER = 0.95
+"""A retry's messages are at most this share of the refused request's, whatever the room."""
+UNSTATED_SHARE = 0.75
+"""…and at most this share when the refusal states no figures."""
+UNSTATED_RATIO = 1.15
+"""The ratio planned with is raised by this much when the refusal states no count."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,6 +66,12 @@ class Retry:
     detail: str
     repairs: int
     tokens_after: int | None
+    compressed: bool = False
+    state: CompressionState | None = None
+    target: int | None = None
+    """The budget the history was compressed to (condense's tokens of the messages)."""
+    settings: RequestSettings | None = None
+    """Body fields and headers sent with the history (Anthropic's ``drop_block``)."""
 
 
 def plan_retry(
@@ -71,6 +93,67 @@ def plan_retry(
         or prepared.conversation is None
     ):
         return None
+    if diagnosis.category is Category.OUTPUT_LIMIT and diagnosis.requested_tokens is None:
+        return None  # a cap on max_tokens alone: no history is short enough to help
+    if diagnosis.category in _SIZE:
+        return _smaller(prepared, diagnosis, learned)
+    return _recovered(prepared, diagnosis, refusal)
+
+
+def _smaller(prepared: Prepared, diagnosis: Diagnosis, learned: LearnedWindows) -> Retry | None:
+    """The client's history compressed afresh to the room the provider's figures leave."""
+    budget, conversation = prepared.budget, prepared.conversation
+    if budget is None or conversation is None or prepared.tokens_after is None:
+        return None
+    sent = prepared.tokens_after
+    window = diagnosis.allowed_tokens if diagnosis.allowed_tokens is not None else budget.window
+    output = diagnosis.output_tokens if diagnosis.output_tokens is not None else budget.output
+    known = learned.get(prepared.upstream.url, prepared.model)
+    ratio = known.ratio if known is not None and known.ratio is not None else budget.ratio
+    stated = diagnosis.input_tokens is not None
+    if not stated:
+        ratio *= UNSTATED_RATIO  # nothing says how far off the count was: assume further
+    planned = budget.replace(window=window, output=output, ratio=ratio)
+    messages = conversation.messages
+    room = planned.room(len(messages))
+    ceiling = int((sent - budget.fixed) * (TIGHTER if stated else UNSTATED_SHARE))
+    target = max(1, min(ceiling, int(room.messages * HEADROOM) if room is not None else ceiling))
+    fitting = prepared.fitting
+    if fitting is None:
+        return None
+    try:
+        result = fitting.compress(messages, target, None)
+    except CondenseError:
+        return None
+    if not compression_keeps_replay(messages, result.messages):
+        return None  # the provider would refuse edited replay state anyway
+    if not keeps_ask(latest_ask(messages), result.messages):
+        return None
+    try:
+        body = dump_body(conversation, result.messages, settings=result.request_settings)
+    except CondenseError:
+        return None
+    if body == prepared.body:
+        return None
+    after = budget.count(result.messages)
+    return Retry(
+        body=body,
+        messages=result.messages,
+        diagnosis=diagnosis,
+        detail=f"compressed to {after} tokens ({target} planned for the messages)",
+        repairs=len(result.report.repairs),
+        tokens_after=after,
+        compressed=True,
+        state=result.state,
+        target=target,
+        settings=result.request_settings,
+    )
+
+
+def _recovered(prepared: Prepared, diagnosis: Diagnosis, refusal: UpstreamRefusal) -> Retry | None:
+    """The repaired history (or the one without the replay state the provider refused)
+    :func:`condense.recover` would send next."""
+    assert prepared.messages is not None and prepared.conversation is not None
     calls: list[list[Any]] = []
 
     def call(messages: list[Any]) -> None:
@@ -93,7 +176,7 @@ def plan_retry(
     except (RecoveryError, CondenseError):
         return None
     attempt = result.attempts[0]
-    if attempt.action is Action.COMPRESS and diagnosis.category not in _SIZE:
+    if attempt.action is Action.COMPRESS:
         return None  # an unexplained refusal is no reason to cut the history
     messages = result.messages
     keeps = {
@@ -108,17 +191,14 @@ def plan_retry(
         return None
     if body == prepared.body:
         return None
-    try:
-        after: int | None = count_tokens(messages, model=prepared.model)
-    except (CondenseError, TypeError, ValueError):
-        after = None
+    budget = prepared.budget
     return Retry(
         body=body,
         messages=messages,
         diagnosis=diagnosis,
         detail=attempt.detail,
         repairs=len(result.repairs),
-        tokens_after=after,
+        tokens_after=budget.count(messages) if budget is not None else None,
     )
 
 
@@ -135,12 +215,20 @@ def _refusal(status: int, raw: bytes, headers: Mapping[str, str]) -> UpstreamRef
 
 
 def _learn(prepared: Prepared, diagnosis: Diagnosis, learned: LearnedWindows) -> None:
-    if diagnosis.category not in _SIZE or diagnosis.allowed_tokens is None:
+    """What an overflow error says about the upstream: its window (or, when it states
+    none and none is known, that the window is below the refused request), and its count
+    of the refused request against condense's."""
+    if diagnosis.category not in _SIZE:
         return
     if diagnosis.category is Category.OUTPUT_LIMIT and diagnosis.requested_tokens is None:
         return  # a cap on the output alone says nothing about the window
     ours, theirs = prepared.tokens_after, diagnosis.input_tokens
-    ratio = theirs / ours if ours and theirs else 1.0
-    learned.learn(
-        prepared.upstream.url, prepared.model, window=diagnosis.allowed_tokens, ratio=ratio
-    )
+    ratio = theirs / ours if ours and theirs else None
+    upstream, model = prepared.upstream.url, prepared.model
+    if diagnosis.category is Category.PAYLOAD_TOO_LARGE:
+        learned.learn(upstream, model, ratio=ratio)  # a limit on bytes, not tokens
+    elif diagnosis.allowed_tokens is not None:
+        learned.learn(upstream, model, window=diagnosis.allowed_tokens, ratio=ratio)
+    elif ours and prepared.budget is not None:
+        below = int(ours * prepared.budget.ratio * UNSTATED_SHARE)
+        learned.learn(upstream, model, ceiling=below, ratio=ratio)

@@ -10,18 +10,16 @@ from __future__ import annotations
 from condense.providers import AUTO, PROFILES
 from condense.providers import choose_provider as choose_profile
 from condense.server.apis import api_for_path
+from condense.tokens.families import bare_model
 
 __all__ = ["AUTO", "choose_provider", "known_providers", "model_family"]
 
 
 def model_family(model: str | None) -> str:
     """``model`` lower-cased without routing prefixes (``openrouter/anthropic/claude-x``,
-    Bedrock's ``us.anthropic.claude-x`` → ``claude-x``)."""
-    name = (model or "").strip().lower().rsplit("/", 1)[-1]
-    for vendor in ("anthropic.", "google.", "mistral.", "openai."):
-        if vendor in name:
-            name = name.split(vendor, 1)[1]
-    return name
+    Bedrock's ``us.anthropic.claude-x`` → ``claude-x``): ``condense.tokens.families``'
+    ``bare_model``."""
+    return bare_model(model)
 
 
 def choose_provider(path: str, model: str | None, upstream_url: str, configured: str) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 
 import httpx2
 
+from condense.reduce.thinking import RequestSettings
 from condense.server.config import Upstream
 
 __all__ = ["HOP_BY_HOP", "UpstreamClient", "request_headers", "response_headers", "target_url"]
@@ -51,15 +52,25 @@ def _named_by_connection(headers: Iterable[tuple[str, str]]) -> set[str]:
 
 
 def request_headers(
-    headers: Iterable[tuple[str, str]], *, body_changed: bool
+    headers: Iterable[tuple[str, str]],
+    *,
+    body_changed: bool,
+    settings: RequestSettings | None = None,
 ) -> list[tuple[str, str]]:
     """The client's headers to send upstream (``Host`` and ``Content-Length`` are set for
-    the upstream request; a rewritten body is sent uncompressed)."""
+    the upstream request; a rewritten body is sent uncompressed), with the headers of
+    ``settings`` added (a value joins an existing comma-separated ``anthropic-beta``)."""
     pairs = list(headers)
     drop = HOP_BY_HOP | _named_by_connection(pairs) | {"host", "content-length"}
     if body_changed:
         drop = drop | {"content-encoding"}
-    return [(name, value) for name, value in pairs if name.lower() not in drop]
+    kept = [(name, value) for name, value in pairs if name.lower() not in drop]
+    if settings is None or not settings.headers:
+        return kept
+    named = {name.lower() for name in settings.headers}
+    present = {name: value for name, value in kept if name.lower() in named}
+    others = [(name, value) for name, value in kept if name.lower() not in named]
+    return others + list(settings.apply_headers(present).items())
 
 
 def response_headers(

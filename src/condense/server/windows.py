@@ -1,98 +1,106 @@
-"""Context windows: how many prompt tokens a model accepts.
+"""Context windows and the provider's own count: what the proxy plans each request with.
 
 A window comes, first match wins, from the route's configuration (``--context-window`` or
 the config file), from what an overflow error of that upstream stated for that model
-(:class:`LearnedWindows`), or from :func:`builtin_window`, a table of well-known models.
-Unknown models have no window: their requests are never compressed up front, and the
-first overflow error teaches the proxy their window.
+(:class:`LearnedWindows`), or from :func:`builtin_window`, the table of well-known models in
+:mod:`condense.tokens.families`. Unknown models have no window: their requests are never
+compressed up front, and the first overflow error teaches the proxy their window.
+
+The provider counts with its own tokenizer, so condense's count of a request is worth
+``ratio`` of the provider's tokens. Before anything is learned the ratio is the model
+family's measured one (``families``); then :class:`LearnedWindows` keeps what the
+provider itself said, per upstream and model: the ``usage`` of every answer (and of
+Anthropic's ``count_tokens``), and the token figures of an overflow error, each against
+condense's count of the very request it describes. The ratio planned with is the highest
+of the last few observations, so a request denser than the last one still fits.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 
 from condense.server.routing import model_family
+from condense.tokens.families import context_window
 
-__all__ = ["BUILTIN_WINDOWS", "Learned", "LearnedWindows", "builtin_window"]
+__all__ = ["Learned", "LearnedWindows", "builtin_window"]
 
-# Longest prefix wins. Prompt-token limits as the providers document them (mid-2026).
-BUILTIN_WINDOWS: Mapping[str, int] = {
-    "claude": 200_000,
-    "gpt-5": 272_000,
-    "gpt-4.1": 1_047_576,
-    "gpt-4o": 128_000,
-    "gpt-4-turbo": 128_000,
-    "gpt-4-32k": 32_768,
-    "gpt-4": 8_192,
-    "gpt-3.5-turbo": 16_385,
-    "o1": 200_000,
-    "o3": 200_000,
-    "o4": 200_000,
-    "codex-mini": 200_000,
-    "gemini-1.5-pro": 2_097_152,
-    "gemini": 1_048_576,
-    "mistral-large": 131_072,
-    "mistral-medium": 131_072,
-    "mistral-small": 131_072,
-    "magistral": 131_072,
-    "devstral": 131_072,
-    "codestral": 262_144,
-    "deepseek": 131_072,
-    "kimi-k2": 262_144,
-    "moonshot-v1-8k": 8_192,
-    "moonshot-v1-32k": 32_768,
-    "moonshot-v1-128k": 131_072,
-    "minimax-m1": 1_000_000,
-    "minimax-m2": 204_800,
-    "qwen3-coder": 262_144,
-    "glm-4.6": 200_000,
-    "glm-4.5": 131_072,
-    "grok-4": 256_000,
-    "grok-code": 256_000,
-}
-_ONE_MILLION_BETA = "context-1m"  # anthropic-beta flag that opens Claude's 1M window
+RECENT = 8
+"""How many of the provider's counts are remembered per upstream and model."""
 
 
 def builtin_window(model: str | None, *, anthropic_beta: str | None = None) -> int | None:
-    """The window of a well-known ``model`` (``None`` when unknown)."""
-    family = model_family(model)
-    if not family:
-        return None
-    if family.startswith("claude") and anthropic_beta and _ONE_MILLION_BETA in anthropic_beta:
-        return 1_000_000
-    best = max(
-        (prefix for prefix in BUILTIN_WINDOWS if family.startswith(prefix)), key=len, default=None
-    )
-    return BUILTIN_WINDOWS[best] if best is not None else None
+    """The window of a well-known ``model`` (``None`` when unknown), from the model table
+    the library shares (:func:`condense.tokens.families.context_window`)."""
+    return context_window(model, anthropic_beta=anthropic_beta)
 
 
 @dataclass(frozen=True, kw_only=True)
 class Learned:
-    """What an overflow error said: the window, and how many of the provider's tokens one
-    of condense's tokens was worth in that request (``ratio`` ≥ 1)."""
+    """What one upstream said about one model: the window an overflow error stated
+    (``None``: none did), and how many of the provider's tokens one of condense's was
+    worth (the highest of the recent observations, at least 1; ``None``: not yet seen)."""
 
-    window: int
-    ratio: float
+    window: int | None
+    ratio: float | None
+    observations: int
+
+
+class _Entry:
+    __slots__ = ("ratios", "seen", "window")
+
+    def __init__(self) -> None:
+        self.window: int | None = None
+        self.ratios: deque[float] = deque(maxlen=RECENT)
+        self.seen = 0
 
 
 class LearnedWindows:
-    """Windows stated by overflow errors, per (upstream, model). Thread-safe, bounded."""
+    """What the provider's own words taught, per (upstream, model): windows from overflow
+    errors and count ratios from ``usage``, ``count_tokens`` and overflow errors.
+    Thread-safe; bounded to ``maxsize`` pairs (least recently used go first)."""
 
     def __init__(self, *, maxsize: int = 1024) -> None:
-        self._known: dict[tuple[str, str], Learned] = {}
+        self._known: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
         self._lock = threading.Lock()
         self._maxsize = maxsize
 
     def get(self, upstream: str, model: str | None) -> Learned | None:
         with self._lock:
-            return self._known.get((upstream, model_family(model)))
+            entry = self._known.get((upstream, model_family(model)))
+            if entry is None:
+                return None
+            ratio = max(1.0, max(entry.ratios)) if entry.ratios else None
+            return Learned(window=entry.window, ratio=ratio, observations=entry.seen)
 
-    def learn(self, upstream: str, model: str | None, *, window: int, ratio: float = 1.0) -> None:
+    def learn(
+        self,
+        upstream: str,
+        model: str | None,
+        *,
+        window: int | None = None,
+        ratio: float | None = None,
+        ceiling: int | None = None,
+    ) -> None:
+        """Remember a window stated by the provider, a ``ceiling`` the window must be below
+        (a refusal for size that stated no window), and/or one observed count ratio (the
+        provider's tokens over condense's, for the same request)."""
+        key = (upstream, model_family(model))
         with self._lock:
-            if len(self._known) >= self._maxsize:
-                self._known.pop(next(iter(self._known)))
-            self._known[(upstream, model_family(model))] = Learned(
-                window=window, ratio=max(1.0, ratio)
-            )
+            entry = self._known.pop(key, None) or _Entry()
+            self._known[key] = entry
+            if window is not None and window > 0:
+                entry.window = window
+            if ceiling is not None and ceiling > 0:
+                entry.window = min(entry.window or ceiling, ceiling)
+            if ratio is not None and ratio > 0:
+                entry.ratios.append(ratio)
+                entry.seen += 1
+            while len(self._known) > self._maxsize:
+                self._known.popitem(last=False)
+
+    def observe(self, upstream: str, model: str | None, *, theirs: int, ours: int) -> None:
+        """Remember the provider's count ``theirs`` of a request condense counted ``ours``."""
+        if theirs > 0 and ours > 0:
+            self.learn(upstream, model, ratio=theirs / ours)

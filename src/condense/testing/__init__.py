@@ -3,6 +3,8 @@
 - :class:`FakeProvider`: a scriptable OpenAI-compatible server on 127.0.0.1;
 - :class:`StrictProvider`: the same server enforcing one provider's rules, refusing bad
   histories and oversized prompts with that provider's real status, body and wording;
+- :class:`ProviderCount`: how both count a prompt — their own way (another vocabulary,
+  other per-message and tool overheads than condense's count), configurable;
 - :class:`DeterministicSummarizer`: a summarizer with no I/O whose output depends only
   on its inputs, and that can be told to fail;
 - :class:`SimulatedLLM`: the same text from an async summarizer that takes as long as a
@@ -14,6 +16,7 @@ None of them is registered under a summarizer name: pass the object.
 
 from __future__ import annotations
 
+from condense.testing.counting import ProviderCount
 from condense.testing.fake_provider import (
     Delay,
     Disconnect,
@@ -36,6 +39,7 @@ __all__ = [
     "Empty",
     "Fail",
     "FakeProvider",
+    "ProviderCount",
     "RecordedRequest",
     "Refusal",
     "Reply",

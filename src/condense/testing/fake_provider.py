@@ -19,9 +19,15 @@ this order, by:
 2. a 400 if the body is not a JSON object (a request of that API);
 3. ``validator(body)`` — for chat requests: return ``(status, error_body)`` to reject
    the request, or ``None`` to let it through (:class:`StrictProvider` checks every API);
-4. ``context_window`` — a 400 ``context_length_exceeded`` when
-   ``token_counter(body)`` (default: characters / 4 of the messages) is larger (other
-   APIs are counted on their history as chat messages);
+4. ``context_window`` — a refusal with the provider's real status and overflow text
+   (OpenAI's ``context_length_exceeded`` on chat, Anthropic's "prompt is too long" on
+   ``/v1/messages``, Responses' "Your input exceeds the context window" on
+   ``/v1/responses``) when the prompt, counted by ``token_counter``, is larger; on chat
+   and Anthropic, whose providers count the requested output against the window, also
+   when prompt + ``max_tokens`` is (the output-limit text). The default counter,
+   :class:`~condense.testing.counting.ProviderCount`, counts the native body its own way
+   (``cl100k_base``, 4 tokens per message; not condense's count), and is what the
+   answers' ``usage`` reports;
 5. the next scripted step (:class:`Reply`, :class:`Fail`, :class:`Delay`,
    :class:`Truncated`, :class:`Empty`, :class:`Disconnect`), queued with ``script=`` or
    :meth:`FakeProvider.push`;
@@ -45,7 +51,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from condense.providers import Refusals, get_provider
 from condense.testing import wire
+from condense.testing.counting import ProviderCount
+from condense.tokens.request import requested_output
 
 __all__ = [
     "Delay",
@@ -123,6 +132,8 @@ Step = Reply | Fail | Delay | Truncated | Empty | Disconnect
 Responder = Callable[[dict[str, Any]], str | Step]
 Validator = Callable[[dict[str, Any]], tuple[int, dict[str, Any]] | None]
 TokenCounter = Callable[[dict[str, Any]], int]
+"""A counter of a Chat Completions body (other APIs are handed their history as chat
+messages); a :class:`ProviderCount` is given every API's native body instead."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -168,7 +179,7 @@ class FakeProvider:
         responder: Responder = default_responder,
         validator: Validator | None = None,
         context_window: int | None = None,
-        token_counter: TokenCounter = estimate_request_tokens,
+        token_counter: TokenCounter | None = None,
         require_api_key: str | None = None,
         models: Sequence[str] = ("fake-model",),
         host: str = "127.0.0.1",
@@ -177,7 +188,7 @@ class FakeProvider:
         self.responder = responder
         self.validator = validator
         self.context_window = context_window
-        self.token_counter = token_counter
+        self.token_counter: TokenCounter = token_counter or ProviderCount()
         self.require_api_key = require_api_key
         self.models = tuple(models)
         self.log: list[RecordedRequest] = []
@@ -274,6 +285,8 @@ class FakeProvider:
 
     def _count(self, api: str, body: dict[str, Any]) -> int:
         """The prompt tokens of a request of ``api``, by ``token_counter``."""
+        if isinstance(self.token_counter, ProviderCount):
+            return self.token_counter.count(api, body)
         if api == "chat":
             return self.token_counter(body)
         try:
@@ -288,18 +301,38 @@ class FakeProvider:
             rejection = self.validator(body)
             if rejection is not None:
                 return rejection
-        if self.context_window is not None:
-            used = self._count(api, body)
-            if used > self.context_window:
-                return 400, error_body(
-                    400,
-                    f"This model's maximum context length is {self.context_window} tokens. "
-                    f"However, your messages resulted in {used} tokens. "
-                    "Please reduce the length of the messages.",
-                    code="context_length_exceeded",
-                    api=api,
-                )
-        return None
+        return self._size_gate(api, body, self.context_window)
+
+    def _size_gate(
+        self, api: str, body: dict[str, Any], window: int | None
+    ) -> tuple[int, dict[str, Any]] | None:
+        """The provider's refusal of a prompt over ``window`` (or, where the provider
+        counts the requested output against the window, of prompt + output over it)."""
+        if window is None:
+            return None
+        refusals = self._refusals(api)
+        prompt = self._count(api, body)
+        output = requested_output(body) if api != "count_tokens" else 0
+        figures = {"prompt": prompt, "window": window, "output": output, "total": prompt + output}
+        if prompt > window:
+            reason, text = "context_overflow", refusals.overflow.format(**figures)
+        elif refusals.output_limit is not None and output and prompt + output > window:
+            reason, text = "output_limit", refusals.output_limit.format(**figures)
+        else:
+            return None
+        return self._refuse_size(api, reason, text, refusals)
+
+    def _refusals(self, api: str) -> Refusals:
+        """How the provider of ``api`` refuses (its status, body shape and texts)."""
+        if api in ("anthropic", "count_tokens"):
+            return get_provider("anthropic").refusals
+        return get_provider("responses" if api == "responses" else "openai").refusals
+
+    def _refuse_size(
+        self, api: str, reason: str, text: str, refusals: Refusals
+    ) -> tuple[int, dict[str, Any]]:
+        status = refusals.rejection_status
+        return status, refusals.body(400, text, refusals.overflow_code, None)
 
 
 class _Server(ThreadingHTTPServer):

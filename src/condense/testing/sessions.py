@@ -5,6 +5,10 @@ prompt, a user ask, then turns of an agent reading files, grepping, running test
 commands (some in parallel), editing files with long JSON arguments, hitting errors,
 with occasional follow-up questions from the user. Tool outputs vary from one line to
 tens of kilobytes, some repeat verbatim (re-reading the same file), some hold CJK text.
+
+``turn_session(n)`` writes ``n`` user turns instead, each a new ask, one to three tool
+exchanges and an answer — the shape of a session driven through a proxy call by call,
+where every call carries a different latest ask (``model_calls`` lists the calls).
 """
 
 from __future__ import annotations
@@ -164,3 +168,57 @@ def _tool_turn(
     new_text = _text(rng, _size(rng, median // 2))
     arguments = {"path": path, "old_str": rng.choice(_WORDS), "new_str": new_text}
     return "str_replace_editor", arguments, f"The file {path} has been edited successfully."
+
+
+def turn_session(turns: int, *, seed: int = 0) -> list[RawMessage]:
+    """A deterministic session of ``turns`` user turns: each a new ask (naming the turn
+    and the seed), one to three tool exchanges (numbered source lines, some CJK, now and
+    then 150 lines) and an answer."""
+    rng = random.Random(seed)
+    history: list[RawMessage] = [
+        {"role": "system", "content": "You work in /workspace on an order service. " * 12}
+    ]
+    serial = 0
+    for turn in range(turns):
+        word = rng.choice(_WORDS)
+        ask = (
+            f"Ask {turn} ({seed}): the {word} handler fails for tenant {rng.randint(100, 999)}; "
+            f"find why, fix it and add a regression test for {word} #{rng.randint(1000, 99999)}."
+        )
+        history.append({"role": "user", "content": ask})
+        for _ in range(rng.choice((1, 2, 2, 3))):
+            serial += 1
+            call_id = f"call_{seed}_{serial}"
+            name = rng.choice(("read_file", "grep", "run_tests", "edit_file"))
+            arguments = {"path": f"src/app/{rng.choice(_WORDS)}_{serial}.py", "limit": 200}
+            call = {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+            history.append({"role": "assistant", "content": None, "tool_calls": [call]})
+            history.append({"role": "tool", "tool_call_id": call_id, "content": _lines(rng)})
+        words = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(20, 80)))
+        answer = f"I looked into it: {words}. The fix is in place and the tests pass."
+        history.append({"role": "assistant", "content": answer})
+    return history
+
+
+def model_calls(history: list[RawMessage]) -> list[list[RawMessage]]:
+    """The history at every point where an agent calls the model (the next message is
+    the model's): what it sends, call by call."""
+    return [
+        history[:index] for index, m in enumerate(history) if index and m["role"] == "assistant"
+    ]
+
+
+def _lines(rng: random.Random) -> str:
+    count = rng.choice((8, 20, 40, 40, 60, 150))
+    text = "\n".join(
+        f"{n:4d}  def {rng.choice(_WORDS)}_{n}(self, {rng.choice(_WORDS)}): "
+        f"return self.{rng.choice(_WORDS)}.get({n})"
+        for n in range(1, count + 1)
+    )
+    if rng.random() < 0.2:
+        text += "\n# " + "".join(rng.choice(_CJK) for _ in range(rng.randint(50, 300)))
+    return text

@@ -12,8 +12,10 @@ Anthropic requests also need ``max_tokens``. For each request:
    violation is answered with the provider's own HTTP status, error body shape and error
    text (``Violation.provider_error``, from ``provider-rules.md``; where the real text of
    a rule is not known, a text in the provider's style that names the message);
-2. the prompt is counted (condense's tokenizer unless ``token_counter`` is given) and one
-   larger than ``context_window`` gets the provider's real overflow message; where the
+2. the prompt is counted the fake's own way (:class:`~condense.testing.ProviderCount`:
+   another vocabulary and other overheads than condense's, so no test passes merely
+   because condense and its fake agree; ``token_counter`` replaces it) and one larger
+   than ``context_window`` gets the provider's real overflow message; where the
    provider counts ``max_tokens`` against the window, a prompt that fits but leaves no
    room for it gets the provider's output-limit message;
 3. then the script and the responder answer as in ``FakeProvider``.
@@ -67,7 +69,9 @@ class Refusal:
 
 
 def count_request_tokens(body: Mapping[str, Any]) -> int:
-    """The prompt tokens of a request's messages with condense's default tokenizer."""
+    """The prompt tokens of a request's messages with condense's default tokenizer: a
+    ``token_counter`` for a fake that agrees with condense on purpose (the default
+    counts its own way)."""
     from condense.tokens import count_tokens
 
     messages = body.get("messages")
@@ -99,8 +103,8 @@ class StrictProvider(FakeProvider):
     """A :class:`FakeProvider` that enforces one provider's rules; see the module doc.
 
     ``provider`` is one of :data:`PROVIDERS`. ``context_window`` (tokens) is enforced
-    when given; ``token_counter(body)`` counts a request's prompt (default:
-    :func:`count_request_tokens`). ``on_refusal(refusal)`` is called for each refusal,
+    when given; ``token_counter`` counts a request's prompt (default: a
+    :class:`~condense.testing.ProviderCount`). ``on_refusal(refusal)`` is called for each refusal,
     from the server's thread. The other arguments are ``FakeProvider``'s.
     """
 
@@ -109,7 +113,7 @@ class StrictProvider(FakeProvider):
         provider: str = "strict",
         *,
         context_window: int | None = None,
-        token_counter: TokenCounter = count_request_tokens,
+        token_counter: TokenCounter | None = None,
         script: Iterable[Step] = (),
         responder: Responder = default_responder,
         require_api_key: str | None = None,
@@ -179,27 +183,16 @@ class StrictProvider(FakeProvider):
             first = violations[0]
             text = self._wording(first, messages, dialect)
             return self._refuse(first.code, text, first.index, dialect=dialect, api=api)
-        if self.window is None:
-            return None
-        prompt = self._count(api, body)
-        output = _max_tokens(body) if api != "count_tokens" else None
-        figures = {"prompt": prompt, "window": self.window, "output": output or 0}
-        if prompt > self.window:
-            text = dialect.refusals.overflow.format(total=prompt + (output or 0), **figures)
-            return self._refuse(
-                "context_overflow",
-                text,
-                code=dialect.refusals.overflow_code,
-                dialect=dialect,
-                api=api,
-            )
-        template = dialect.refusals.output_limit
-        if template is not None and output and prompt + output > self.window:
-            text = template.format(total=prompt + output, **figures)
-            return self._refuse(
-                "output_limit", text, code=dialect.refusals.overflow_code, dialect=dialect, api=api
-            )
-        return None
+        return self._size_gate(api, body, self.window)
+
+    def _refusals(self, api: str) -> Refusals:
+        return self._dialect_for(api).refusals
+
+    def _refuse_size(
+        self, api: str, reason: str, text: str, refusals: Refusals
+    ) -> tuple[int, Body]:
+        dialect = self._dialect_for(api)
+        return self._refuse(reason, text, code=refusals.overflow_code, dialect=dialect, api=api)
 
     def _dialect_for(self, api: str) -> _Dialect:
         """Anthropic's and Responses' own endpoints follow their provider; chat the server's."""
@@ -266,14 +259,6 @@ def _broken_call_id(message: object) -> str:
         if not isinstance(arguments, str) or argument_problem(arguments) is not None:
             return str(call.get("id") or "")
     return ""
-
-
-def _max_tokens(body: Mapping[str, Any]) -> int | None:
-    for key in ("max_completion_tokens", "max_tokens", "max_output_tokens"):
-        value = body.get(key)
-        if isinstance(value, int) and _positive_int(value):
-            return value
-    return None
 
 
 def _positive_int(value: object) -> bool:

@@ -8,7 +8,12 @@
 - ``upper_bound_tokens(messages)`` — a bound the exact count never exceeds.
 
 OpenAI models use their own encoding (``encoding_for_model``); every other model is
-counted with ``DEFAULT_ENCODING`` (``o200k_base``).
+counted with ``DEFAULT_ENCODING`` (``o200k_base``), an estimate of its provider's count
+whose measured error is planned for: ``condense.tokens.families`` holds one table of
+model families (encoding, tokenizer error, context window: ``context_window``,
+``tokenizer_for_model``). A provider counts the whole request, so does condense:
+``condense.tokens.request`` counts what is sent besides the messages (``request_parts``,
+``parts_tokens``: tools, instructions, schemas) and shares a budget out (``plan_room``).
 
 Counts include everything that is sent, so a history that fits fits at the provider
 (``condense.tokens.pieces`` has the rules):
@@ -64,7 +69,9 @@ from condense.tokens.estimate import (
     upper_bound_text,
     upper_bound_tokens,
 )
+from condense.tokens.families import context_window, tokenizer_for_model
 from condense.tokens.media import DEFAULT_MEDIA, MEDIA_POLICIES, Media
+from condense.tokens.request import Room, parts_tokens, plan_room, request_parts
 
 __all__ = [
     "DEFAULT_ENCODING",
@@ -73,7 +80,9 @@ __all__ = [
     "MEDIA_POLICIES",
     "CacheInfo",
     "Media",
+    "Room",
     "TokenCounter",
+    "context_window",
     "count_message",
     "count_text",
     "count_tokens",
@@ -82,7 +91,11 @@ __all__ = [
     "estimate_text",
     "estimate_tokens",
     "get_encoding",
+    "parts_tokens",
+    "plan_room",
     "quick_estimate",
+    "request_parts",
+    "tokenizer_for_model",
     "upper_bound_message",
     "upper_bound_text",
     "upper_bound_tokens",

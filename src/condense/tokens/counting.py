@@ -41,6 +41,7 @@ from condense.tokens.opaque import opaque_tokens
 from condense.tokens.pieces import (
     REPLY_PRIMING_TOKENS,
     Pieces,
+    canonical_input,
     message_list,
     message_pieces,
     stringify,
@@ -239,5 +240,6 @@ def count_tokens(
     cached per message in a shared ``TokenCounter``, so counting a session again after
     it grew costs only the new messages.
     """
+    messages = canonical_input(messages)  # a native list or body: its messages
     name = encoding if encoding is not None else encoding_for_model(model)
     return shared_counter(name, media=media).messages(messages)

@@ -9,7 +9,11 @@ fetched from a URL or written to a cache directory: :func:`tiktoken.get_encoding
 called, because it downloads.
 
 Loading takes a few hundred milliseconds, so it happens on first use, once per encoding
-per process, under a lock.
+per process, under a lock. Most of it went into parsing the rank file, so the parsed
+ranks ship too, pickled (``<name>.ranks.pickle.gz``, written by :func:`pickled_ranks`
+from the rank file and tagged with its SHA-256): reading them costs a third. A cache
+that is missing, damaged or made from another rank file is ignored, and the rank file
+is parsed as before.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import binascii
 import functools
 import gzip
 import hashlib
+import pickle
 import threading
 import zlib
 from dataclasses import dataclass
@@ -26,6 +31,7 @@ from importlib import resources
 import tiktoken
 
 from condense.exceptions import CondenseRuntimeError, UnknownNameError
+from condense.tokens.families import DEFAULT_ENCODING, FAMILIES, family_for_model
 
 __all__ = [
     "DEFAULT_ENCODING",
@@ -36,7 +42,6 @@ __all__ = [
     "load_encoding",
 ]
 
-DEFAULT_ENCODING = "o200k_base"
 
 _ENDOFTEXT = "<|endoftext|>"
 _FIM_PREFIX = "<|fim_prefix|>"
@@ -54,6 +59,10 @@ class _Spec:
     sha256: str
     pat_str: str
     special_tokens: dict[str, int]
+
+    @property
+    def cache(self) -> str:
+        return f"{self.name}.ranks.pickle.gz"
 
 
 _SPECS: dict[str, _Spec] = {
@@ -105,34 +114,11 @@ _SPECS: dict[str, _Spec] = {
 
 ENCODINGS: tuple[str, ...] = tuple(_SPECS)
 
-# Model families, matched in order against the bare model name (lower-cased, with any
-# provider prefix such as ``openai/`` or ``azure/`` and a fine-tune ``ft:`` removed).
-# A family matches the name itself or the name followed by ``-``, ``:`` or ``@``, so
-# ``gpt-4`` matches ``gpt-4-0613`` but neither ``gpt-4o`` (an earlier row) nor ``gpt-4.1``.
-# Anything unmatched — Claude, Llama, Qwen, Mistral, Gemini, … — is counted with
-# ``DEFAULT_ENCODING``: not their real tokenizer, but a real BPE count in the same range.
-MODEL_FAMILIES: tuple[tuple[str, str], ...] = (
-    ("gpt-4o", "o200k_base"),
-    ("chatgpt-4o", "o200k_base"),
-    ("gpt-4.1", "o200k_base"),
-    ("gpt-4.5", "o200k_base"),
-    ("gpt-5", "o200k_base"),
-    ("gpt-oss", "o200k_base"),
-    ("o1", "o200k_base"),
-    ("o3", "o200k_base"),
-    ("o4", "o200k_base"),
-    ("codex-mini", "o200k_base"),
-    ("computer-use-preview", "o200k_base"),
-    ("gpt-4", "cl100k_base"),
-    ("gpt-3.5", "cl100k_base"),
-    ("gpt-35", "cl100k_base"),  # Azure's spelling of gpt-3.5
-    ("text-embedding-3", "cl100k_base"),
-    ("text-embedding-ada-002", "cl100k_base"),
-    ("davinci-002", "cl100k_base"),
-    ("babbage-002", "cl100k_base"),
+# The (prefix, encoding) rows of OpenAI's own models; the whole table, with every family's
+# tokenizer and window, is ``condense.tokens.families.FAMILIES``.
+MODEL_FAMILIES: tuple[tuple[str, str], ...] = tuple(
+    (family.prefix, family.encoding) for family in FAMILIES if family.tokenizer.exact
 )
-
-_FAMILY_BOUNDARY = frozenset("-:@")
 
 _lock = threading.Lock()
 _loaded: dict[str, tiktoken.Encoding] = {}
@@ -143,18 +129,12 @@ def encoding_for_model(model: str | None) -> str:
 
     ``None`` or an empty name gives ``DEFAULT_ENCODING``. Provider prefixes are ignored
     (``openai/gpt-4o``, ``azure/gpt-35-turbo``, ``openrouter/openai/gpt-4.1``), and so is
-    case. OpenAI models map to their real encoding (see ``MODEL_FAMILIES``); every other
-    model is counted with ``DEFAULT_ENCODING`` (``o200k_base``).
+    case. OpenAI models map to their real encoding; every other model is counted with
+    ``DEFAULT_ENCODING`` (``o200k_base``): not its real tokenizer, but a real BPE count
+    whose distance from the provider's is measured per family (``condense.tokens.families``).
     """
-    if not model:
-        return DEFAULT_ENCODING
-    name = model.strip().lower().rsplit("/", 1)[-1].removeprefix("ft:")
-    for family, encoding in MODEL_FAMILIES:
-        if name.startswith(family) and (
-            len(name) == len(family) or name[len(family)] in _FAMILY_BOUNDARY
-        ):
-            return encoding
-    return DEFAULT_ENCODING
+    family = family_for_model(model)
+    return family.encoding if family is not None else DEFAULT_ENCODING
 
 
 def get_encoding(name: str) -> tiktoken.Encoding:
@@ -181,19 +161,46 @@ def load_encoding(name: str, *, data: bytes | None = None) -> tiktoken.Encoding:
     vocabulary is refused). The decompressed bytes must match the pinned SHA-256.
     """
     spec = _spec(name)
-    raw = _decompress(spec, _read_resource(spec) if data is None else data)
+    ranks = _pickled(spec) if data is None else None
+    if ranks is None:
+        ranks = _parse_ranks(spec, _checked(spec, _read_resource(spec) if data is None else data))
+    return tiktoken.Encoding(
+        spec.name,
+        pat_str=spec.pat_str,
+        mergeable_ranks=ranks,
+        special_tokens=dict(spec.special_tokens),
+    )
+
+
+def pickled_ranks(name: str) -> bytes:
+    """The ranks cache of ``name`` (see the module docstring), made from its rank file."""
+    spec = _spec(name)
+    ranks = _parse_ranks(spec, _checked(spec, _read_resource(spec)))
+    return gzip.compress(pickle.dumps((spec.sha256, ranks), protocol=5), mtime=0)
+
+
+def _pickled(spec: _Spec) -> dict[bytes, int] | None:
+    """The shipped ranks cache when it is there, whole and made from this rank file."""
+    try:
+        blob = (resources.files("condense.tokens") / "data" / spec.cache).read_bytes()
+        source, ranks = pickle.loads(gzip.decompress(blob))  # condense's own file
+    except Exception:  # any damage: parse the rank file instead
+        return None
+    if source != spec.sha256 or not isinstance(ranks, dict):
+        return None
+    return ranks
+
+
+def _checked(spec: _Spec, data: bytes) -> bytes:
+    """The decompressed rank file, refused unless it has the pinned SHA-256."""
+    raw = _decompress(spec, data)
     digest = hashlib.sha256(raw).hexdigest()
     if digest != spec.sha256:
         raise CondenseRuntimeError(
             f"the {spec.name} vocabulary shipped with condense is damaged "
             f"(sha256 {digest}, expected {spec.sha256}); reinstall condense"
         )
-    return tiktoken.Encoding(
-        spec.name,
-        pat_str=spec.pat_str,
-        mergeable_ranks=_parse_ranks(spec, raw),
-        special_tokens=dict(spec.special_tokens),
-    )
+    return raw
 
 
 def _spec(name: str) -> _Spec:

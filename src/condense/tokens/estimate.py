@@ -61,6 +61,7 @@ from condense.tokens.media import DEFAULT_MEDIA, MEDIA_POLICIES, Billing, Media,
 from condense.tokens.opaque import opaque_tokens
 from condense.tokens.pieces import (
     REPLY_PRIMING_TOKENS,
+    canonical_input,
     message_list,
     message_pieces,
     stringify,
@@ -203,6 +204,7 @@ def estimate_tokens(
     media: Media = DEFAULT_MEDIA,
 ) -> int:
     """Estimate what ``count_tokens`` would return, without a tokenizer."""
+    messages = canonical_input(messages)  # a native list or body: its messages
     name = encoding if encoding is not None else encoding_for_model(model)
     _coefficients(name)
     rules = billing(media)
@@ -238,6 +240,7 @@ def upper_bound_tokens(
 ) -> int:
     """Return a number ≥ ``count_tokens(messages, media=media)`` for every encoding,
     without BPE."""
+    messages = canonical_input(messages)  # a native list or body: its messages
     rules = billing(media)
     return REPLY_PRIMING_TOKENS + sum(_upper_bound(m, rules) for m in message_list(messages))
 

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from condense.exceptions import InputError
 from condense.tokens.media import (
@@ -174,6 +175,15 @@ def message_list(messages: object) -> Sequence[object]:
             "wrap a single message in a list"
         )
     return list(messages)
+
+
+def canonical_input(messages: Any) -> Any:
+    """Native input (an Anthropic, Responses, Gemini … list or request body) as its
+    canonical messages (``condense.formats.native``); anything else as it is. For the
+    public counters: the engine counts canonical messages already."""
+    from condense.formats.native import canonical_messages  # formats import this module
+
+    return canonical_messages(messages)
 
 
 def stringify(value: object) -> str:

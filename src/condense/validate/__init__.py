@@ -4,8 +4,9 @@ The validator never raises on odd input: a message that is not even a dict is it
 violation. Each violation names the message index, a stable code, a human sentence and,
 where a provider's real error text is known, the error it would return. The rules live
 in one module per family: ``messages`` (each message on its own), ``pairing``, ``order``,
-``replay`` (reasoning state), ``blocks`` (typed content blocks); ``fast`` proves the
-common case valid in one pass.
+``replay`` (reasoning state), ``blocks`` (typed content blocks), ``chains`` (Responses
+reasoning from a replaced continuation chain); ``fast`` proves the common case valid in
+one pass.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from typing import Any
 
 from condense._input import check_history
 from condense.formats import Conversation
+from condense.formats.native import read_native
 from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
 from condense.providers.anthropic import request_thinking
 from condense.validate.blocks import block_violations
+from condense.validate.chains import chain_violations
 from condense.validate.fast import plainly_valid
 from condense.validate.messages import (
     ROLES,
@@ -70,8 +73,11 @@ def validate(
     ``thinking`` object is the thinking setting unless ``thinking`` says otherwise, and each
     violation's ``location`` names the place in the user's file (``messages[3].content[1]``,
     ``input[7]``), its ``provider_error`` uses that file's paths when the file is in the
-    provider's own format, and no text names condense's internal keys.
+    provider's own format, and no text names condense's internal keys. A native list
+    or request body (Anthropic, Responses, Gemini, Bedrock …) is read the same way
+    (:mod:`condense.formats.native`).
     """
+    messages = read_native(messages) or messages
     check_history(
         messages.messages if isinstance(messages, Conversation) else messages, need_message=False
     )
@@ -106,6 +112,7 @@ def all_violations(messages: Sequence[Any], profile: Profile) -> list[Violation]
         *order_violations(messages, profile),
         *replay_violations(messages, profile),
         *block_violations(messages, profile),
+        *chain_violations(messages, profile),
     ]
     found.sort(key=lambda v: v.index)
     return _one_finding_per_defect(found, messages)

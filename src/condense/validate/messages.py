@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from condense.arguments import arguments_problem
+from condense.arguments.calls import CUSTOM, CUSTOM_KEYS, call_name, custom_input, is_custom
 from condense.providers import Profile
 from condense.providers.base import FUNCTION_KEYS, RESPONSES_ITEMS
 from condense.turns import carries_compaction
@@ -163,6 +164,9 @@ def _one_call_violations(
 ) -> Iterator[Violation]:
     where = f"tool call {position}"
     at = str(position)
+    if isinstance(call, dict) and is_custom(call):
+        yield from custom_call_violations(index, position, call, profile)
+        return
     if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
         yield violation(profile, index, "tool_call_malformed", f"{where} has no function", call=at)
         return
@@ -183,20 +187,8 @@ def _one_call_violations(
                 key=f"tool_calls.{position}.{key}",
                 call=at,
             )
+    yield from _id_violations(index, position, call, profile)
     call_id = call.get("id")
-    if not isinstance(call_id, str) or not call_id:
-        yield violation(profile, index, "tool_call_missing_id", f"{where} has no id", call=at)
-    elif (profile.id_pattern is not None and not profile.id_pattern.match(call_id)) or (
-        profile.id_max_length is not None and len(call_id) > profile.id_max_length
-    ):
-        yield violation(
-            profile,
-            index,
-            "invalid_tool_call_id",
-            f"{where} id {call_id!r} is not a valid {profile.name} id",
-            id=call_id,
-            call=at,
-        )
     arguments = function.get("arguments")
     ident = call_id if isinstance(call_id, str) else ""
     if not isinstance(arguments, str):
@@ -220,6 +212,64 @@ def _one_call_violations(
             call=at,
             id=ident,
             json_error=json_error(arguments),
+        )
+
+
+def custom_call_violations(
+    index: int, position: int, call: dict[str, Any], profile: Profile
+) -> Iterator[Violation]:
+    """The rules a custom (free-form) tool call breaks: the profile must take custom
+    calls, and the call needs a ``custom`` object with a name and a text ``input`` (any
+    text: it is not JSON arguments)."""
+    where, at = f"tool call {position}", str(position)
+    if not profile.custom_tool_calls:
+        yield violation(
+            profile,
+            index,
+            "tool_call_malformed",
+            f"{where} is a custom (free-form) tool call, which {profile.name} does not accept",
+            call=at,
+        )
+    body = call.get(CUSTOM)
+    if not isinstance(body, dict):
+        yield violation(profile, index, "tool_call_malformed", f"{where} has no custom", call=at)
+        return
+    if call_name(call) is None:
+        yield violation(profile, index, "tool_call_malformed", f"{where} has no name", call=at)
+    if custom_input(call) is None:
+        yield violation(
+            profile, index, "tool_call_malformed", f"{where} input is not text", call=at
+        )
+    allowed = (profile.tool_call_keys - {"function"}) | {CUSTOM}
+    for key in [*(set(call) - allowed), *(set(body) - CUSTOM_KEYS)]:
+        yield violation(
+            profile,
+            index,
+            "unknown_key",
+            f"{where} has key {key!r}",
+            key=f"tool_calls.{position}.{key}",
+            call=at,
+        )
+    yield from _id_violations(index, position, call, profile)
+
+
+def _id_violations(
+    index: int, position: int, call: dict[str, Any], profile: Profile
+) -> Iterator[Violation]:
+    call_id = call.get("id")
+    where, at = f"tool call {position}", str(position)
+    if not isinstance(call_id, str) or not call_id:
+        yield violation(profile, index, "tool_call_missing_id", f"{where} has no id", call=at)
+    elif (profile.id_pattern is not None and not profile.id_pattern.match(call_id)) or (
+        profile.id_max_length is not None and len(call_id) > profile.id_max_length
+    ):
+        yield violation(
+            profile,
+            index,
+            "invalid_tool_call_id",
+            f"{where} id {call_id!r} is not a valid {profile.name} id",
+            id=call_id,
+            call=at,
         )
 
 

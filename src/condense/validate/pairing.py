@@ -1,5 +1,13 @@
 """Pairing: every result directly after its call, one result per call, in call order
-where the profile wants it; call ids unique."""
+where the profile wants it; call ids unique.
+
+Where the profile pairs by id (``results_anywhere_after``: the Responses API), a result
+may come anywhere after its call, with other messages between them: every call needs a
+result somewhere after it, and every result a call somewhere before it. Responses call
+items that ride in ``responses_items`` (``local_shell_call`` …) may be answered by a tool
+message too (Codex answers ``local_shell_call`` with a ``function_call_output``); such
+items are only kept with their answers (``condense.units``), not checked: chat has no
+form for them, so nothing could be stubbed."""
 
 from __future__ import annotations
 
@@ -7,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from condense.providers import Profile
+from condense.units import answers, calls_made
 from condense.units import call_ids as ids_of_call
 from condense.validate.report import Violation, violation
 
@@ -36,8 +45,11 @@ def result_id(message: dict[str, Any]) -> str | None:
 
 
 def pairing_violations(messages: Sequence[Any], profile: Profile) -> Iterator[Violation]:
-    """Results directly after their call, one per call (in call order where the profile
-    wants it); call ids unique."""
+    """Results directly after their call (anywhere after it, where the profile pairs by
+    id), one per call (in call order where the profile wants it); call ids unique."""
+    if profile.results_anywhere_after:
+        yield from _pairing_by_id(messages, profile)
+        return
     all_call_ids: set[str] = set()
     for message in messages:
         all_call_ids.update(i for ids in _call_id_sets(message) for i in ids)
@@ -132,3 +144,87 @@ def _unanswered(owner: int, open_calls: dict[str, bool], profile: Profile) -> It
                 f"tool call {call_id!r} has no result directly after it",
                 id=call_id,
             )
+
+
+def _pairing_by_id(messages: Sequence[Any], profile: Profile) -> Iterator[Violation]:
+    """Every call answered once, somewhere after it; every result answering a call made
+    before it; call ids unique where the profile wants it."""
+    first_call: dict[str, int] = {}  # every id a call may be named by -> its first message
+    for index, message in enumerate(messages):
+        for ident in calls_made(message):
+            first_call.setdefault(ident, index)
+    open_calls: dict[str, int] = {}  # unanswered call (its first id) -> its message
+    unchecked: set[str] = set()  # unanswered Responses call items (see module docstring)
+    answered: set[str] = set()
+    aliases: dict[str, str] = {}  # a call's call_id -> its id
+    seen_ids: set[str] = set()
+    for index, message in enumerate(messages):
+        id_sets = _call_id_sets(message)
+        if id_sets and not profile.unique_ids:
+            seen_ids = set()  # ids need only be unique within one message
+        for ids in id_sets:
+            if not ids:
+                continue
+            if ids[0] in seen_ids:
+                yield violation(
+                    profile,
+                    index,
+                    "duplicate_tool_call_id",
+                    f"tool call id {ids[0]!r} is used more than once",
+                    id=ids[0],
+                )
+            seen_ids.add(ids[0])
+            open_calls[ids[0]] = index
+            answered.discard(ids[0])
+            aliases.update((alias, ids[0]) for alias in ids[1:])
+        is_tool = isinstance(message, dict) and message.get("role") == "tool"
+        if not is_tool:  # Responses call and output items this message carries
+            canonical = {ident for ids in id_sets for ident in ids}
+            unchecked.update(i for i in calls_made(message) if i not in canonical)
+            for ident in answers(message):
+                open_calls.pop(aliases.get(ident, ident), None)
+                unchecked.discard(ident)
+            continue
+        result = result_id(message)
+        answering = aliases.get(result, result) if result is not None else None
+        if answering is None:
+            yield violation(
+                profile, index, "missing_tool_call_id", "tool message has no tool_call_id"
+            )
+        elif answering in open_calls:
+            del open_calls[answering]
+            answered.add(answering)
+        elif answering in unchecked:
+            unchecked.discard(answering)
+        elif answering in answered:
+            yield violation(
+                profile,
+                index,
+                "duplicate_tool_result",
+                f"second result for tool call {answering!r}",
+                id=answering,
+            )
+        elif answering in first_call:
+            yield violation(
+                profile,
+                index,
+                "tool_result_misplaced",
+                f"result for tool call {answering!r} comes before its call",
+                id=answering,
+            )
+        else:
+            yield violation(
+                profile,
+                index,
+                "orphan_tool_result",
+                f"result for tool call {answering!r}, which no assistant message made",
+                id=answering,
+            )
+    for call_id, owner in open_calls.items():
+        yield violation(
+            profile,
+            owner,
+            "unanswered_tool_call",
+            f"tool call {call_id!r} has no result after it",
+            id=call_id,
+        )

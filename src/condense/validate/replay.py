@@ -130,13 +130,11 @@ def _lone_reasoning(
         if not has_replay_only(message) or message.get("content") is not None:
             continue
         items = message.get(RESPONSES_ITEMS)
-        reasoning = [
-            item
-            for item in (items if isinstance(items, list) else [])
-            if isinstance(item, dict) and item.get("type") == "reasoning"
-        ]
-        if reasoning:
-            item_id = reasoning[-1].get("id")
+        last = items[-1] if isinstance(items, list) and items else None
+        # only a reasoning item with nothing after it: one followed by another item
+        # (a web_search_call, a compaction item) keeps its following item
+        if isinstance(last, dict) and last.get("type") == "reasoning":
+            item_id = last.get("id")
             yield violation(
                 profile,
                 index,
