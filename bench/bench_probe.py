@@ -12,7 +12,9 @@ conversations from the corpus joined end to end (each file alone at 100k; all of
 turn at every size). Three fact sets (``_probe_facts.py``): the ten kinds the team tuned
 on; a held-out set of other shapes, wordings, languages and places in a line (its failures
 were looked at while the scanner was built); and a second held-out set, written after the
-summarizer's last change and never used to tune it.
+summarizer's last change and never used to tune it. The ``dense`` sessions hold all three
+(36 facts, a dozen at each depth): there the summary's room, not the ranking alone,
+decides.
 
 Each session is compressed to each budget; the share of planted facts whose every probe
 string is in the output is printed by session, by depth, by kind and by budget. A next
@@ -62,6 +64,8 @@ FACT_SETS: dict[str, Callable[[random.Random], list[Fact]]] = {
     "team": team_facts,
     "held-out": heldout_facts,
     "held-out-2": heldout2_facts,
+    # all three in one session (36 facts, a dozen at each depth): room is what limits
+    "dense": lambda rng: [*team_facts(rng), *heldout_facts(rng), *heldout2_facts(rng)],
 }
 
 
@@ -95,6 +99,9 @@ def cases(sizes: Sequence[int], *, quick: bool) -> list[Case]:
                 "held-out-2",
                 lambda s=size: real_session((*SOURCES[3:], *SOURCES[:3]), s),
             ),
+            Case("generated", size, "dense", lambda s=size: team_session(s, seed=s + 3)),
+            Case("generated-ops", size, "dense", lambda s=size: ops_session(s, seed=s + 3)),
+            Case("real-mixed", size, "dense", lambda s=size: real_session(SOURCES[1:], s)),
         ]
     if min(sizes) <= 100_000:
         for number, source in enumerate(SOURCES[: 3 if quick else None]):

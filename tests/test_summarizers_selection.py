@@ -144,6 +144,27 @@ def test_a_line_people_refer_to_outranks_its_look_alikes() -> None:
     assert "shard-137" in text and "97.4%" in text
 
 
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(end=st.sampled_from(["", ".", ":", "..."]), seed=st.integers(0, 999))
+def test_a_word_people_refer_to_is_theirs_whatever_punctuation_ends_it(end: str, seed: int) -> None:
+    """Of a few hundred dates (a family of look-alikes) in a job log, the one the assistant
+    names at the end of its sentence ("…am 2025-03-14." or "…am 2025-03-14:") is kept:
+    the stop that ends a sentence is not part of the word people referred to."""
+    rng = random.Random(seed)
+    dates = sorted({f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}" for _ in range(300)})
+    rows = [f"{day} backup {rng.choice(WORDS)} finished in {rng.randint(10, 99)}s" for day in dates]
+    named = rng.choice(dates)
+    messages = calls_and_outputs(["\n".join(rows)], tool="sql_query")
+    said = f"Das Backup ist zuletzt sauber durchgelaufen am {named}{end}"
+    messages.append({"role": "assistant", "content": said})
+    messages += calls_and_outputs([logfmt(rng, 60) for _ in range(10)])
+    done = "The logs say nothing new: every request of the last hour answered 200, quickly."
+    messages.append({"role": "assistant", "content": " ".join([done] * 4)})
+    text = summarize(messages, target=300)
+    assert count_text(text) <= 300
+    assert named in text
+
+
 # -- asks, too many to keep -------------------------------------------------------------
 
 

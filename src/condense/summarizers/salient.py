@@ -184,10 +184,13 @@ class _Lead:
     line or window around it, until its snippet is read), and why: its distinctive
     words, a failure word (or the line after one), a decision word, an odd line."""
 
-    __slots__ = ("at", "decision", "end", "error", "found", "near", "odd", "piece", "start")
+    __slots__ = (
+        *("at", "decision", "end", "error", "found", "near", "odd", "piece", "scale", "start"),
+    )
 
-    def __init__(self, at: int, piece: int, start: int, end: int) -> None:
+    def __init__(self, at: int, piece: int, start: int, end: int, scale: float) -> None:
         self.at, self.piece, self.start, self.end = at, piece, start, end
+        self.scale = scale  # what its role makes of its worth (the assistant's words most)
         self.error = False
         self.near = False
         self.decision = False
@@ -197,7 +200,7 @@ class _Lead:
     def hint(self) -> float:
         """What the lead promises before its text is read."""
         flags = 4.0 * self.error + 3.0 * self.decision + _NEAR * self.near + _ODD * self.odd
-        return WORD * combine(self.found.values()) + flags
+        return (WORD * combine(self.found.values()) + flags) * self.scale
 
 
 def candidates(
@@ -228,7 +231,7 @@ def candidates(
         key = (start, end) if before >= 0 or low == first else (piece, at // _WINDOW)
         found = leads.get(key)
         if found is None:
-            found = leads[key] = _Lead(at, piece, start, end)
+            found = leads[key] = _Lead(at, piece, start, end, _role(span, piece, reads))
         return found
 
     owners = span.owners
@@ -280,6 +283,15 @@ def candidates(
                 seen.count + candidate.count,
             )
     return sorted(found.values(), key=lambda c: c.position)
+
+
+def _role(span: SpanText, piece: int, reads: Collection[int]) -> float:
+    """What the role of ``piece`` makes of a fact's worth: the assistant's words most,
+    what a read showed (a file, search hits) least."""
+    kind = span.kinds[piece]
+    if kind == OUTPUT and span.owners[piece] in reads:
+        return READ_ROLE
+    return ROLE.get(kind, ARGS_ROLE)
 
 
 def _likely(leads: list[tuple[_Lead, int]], size: int) -> list[tuple[_Lead, int]]:
@@ -395,9 +407,7 @@ def _candidate(
     # an odd line (or the one after a failure) tells something when it names something
     signal = signals.value + (_NEAR * lead.near + _ODD * lead.odd) * specific
     signal *= backed(combine(found.values()))
-    scale = ROLE.get(kind, ARGS_ROLE)
-    if kind == OUTPUT and span.owners[snippet.piece] in reads:
-        scale *= READ_ROLE  # what a file or a search showed: data, not an outcome
+    scale = lead.scale  # by its role: what a file or a search showed is data, not an outcome
     if kind == OUTPUT and not (lead.odd or snippet.cut_before or snippet.cut_after):
         built = shape(span.blob[snippet.start : snippet.end])
         # a failure is one of the failures built alike (a FAIL among PASS lines is news)

@@ -275,6 +275,14 @@ class Scan:
             first, distinct, text = {}, lines, mapped
         tokens = text.split()
         self.counts: Counter[bytes] = Counter(tokens)
+        # what people wrote, by each word's core (``2025-12-22.`` at a sentence's end is
+        # the ``2025-12-22`` of an output), and the forms each core was written in
+        self._said_cores: Counter[bytes] = Counter()
+        self._forms: dict[bytes, set[bytes]] = {}
+        for token, times in self.said.items():
+            key = token.strip(EDGES)
+            self._said_cores[key] += times
+            self._forms.setdefault(key, {key}).add(token)
         self.family, self.distinct = self._families()
         failing = _holding(list(self.counts), FAILURE_STEMS)
         deciding = _holding(list(self.said), _DECISION_STEMS)
@@ -303,7 +311,7 @@ class Scan:
         hold too (they referred to them). A word of letters only (a plain word, a name, a
         phrase of another script) is in no family and not distinctive by itself; nor is
         a blob."""
-        counts, said = self.counts, self.said
+        counts = self.counts
         rare = [token for token, count in counts.items() if count <= RARE_UPTO]
         cores = map(bytes.strip, rare, repeat(EDGES))
         classes = list(map(bytes.translate, cores, repeat(_CLASS), repeat(_CLASS_DELETE)))
@@ -312,11 +320,11 @@ class Scan:
         small = map(operator.gt, repeat(_FAMILY_CUT), map(family.get, classes, repeat(_FAMILY_CUT)))
         short = map(operator.ge, repeat(_LONGEST), map(len, rare))
         chosen = set(compress(rare, map(operator.and_, small, short)))
-        chosen.update(
-            token
-            for token, times in said.items()
-            if times < counts[token] <= RARE_UPTO and len(token) <= _LONGEST and word_class(token)
-        )
+        for key, forms in self._forms.items():
+            found = self._found(key)
+            referred = self._said_cores[key] < found <= RARE_UPTO
+            if referred and len(key) <= _LONGEST and word_class(key):
+                chosen.update(form for form in forms if form in counts)
         return family, frozenset(chosen)
 
     def family_of(self, word: bytes) -> int:
@@ -325,9 +333,14 @@ class Scan:
         return self.family.get(word_class(word), 1)
 
     def referred(self, word: bytes) -> bool:
-        """Whether ``word`` is in what people wrote and in what the tools gave."""
-        said = self.said.get(word, 0)
-        return 0 < said < self.counts.get(word, 0)
+        """Whether ``word`` is in what people wrote and in what the tools gave, whatever
+        punctuation ends it."""
+        return 0 < self._said_cores.get(key := word.strip(EDGES), 0) < self._found(key)
+
+    def _found(self, key: bytes) -> int:
+        """How often a word people wrote (by its ``key``, its core) is in the span."""
+        counts = self.counts
+        return sum(counts.get(form, 0) for form in self._forms[key])
 
     def of_piece(self, piece: int) -> list[tuple[int, bytes]]:
         """The places of distinctive words in ``piece``, in order."""

@@ -67,7 +67,7 @@ PLAN_SIGNAL = 3.0
 ROLE = {ASK: 1.0, PROSE: 1.5, OUTPUT: 1.0}
 _SIGNAL_FLOOR = 0.4  # a signal with nothing named behind it keeps this much…
 _CONTENT_FULL = 0.3  # …and all of it once its words are worth this much
-ARGS_ROLE = 0.85
+ARGS_ROLE = 0.7
 
 _ERROR = re.compile(
     r"\b(?:[A-Z]\w*(?:Error|Exception|Failure|Fault)|ERROR|FATAL|FAIL(?:ED|URE)?|CRITICAL"
