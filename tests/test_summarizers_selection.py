@@ -165,6 +165,26 @@ def test_a_word_people_refer_to_is_theirs_whatever_punctuation_ends_it(end: str,
     assert named in text
 
 
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 9_999), size=st.integers(7, 40))
+def test_the_hashes_of_a_log_are_look_alikes_whatever_their_digits(seed: int, size: int) -> None:
+    """Forty commits of a ``git log`` are forty hashes built alike, however many digits
+    each happens to hold: the summary spends its room on the one error line of another
+    output, not on the hashes."""
+    rng = random.Random(seed)
+    log = "\n".join(
+        f"{hexid(rng, size)} {rng.choice(WORDS)}: {rng.choice(WORDS)}" for _ in range(40)
+    )
+    code = f"PAY-E{rng.randint(100, 999)}"
+    error = f"ts=2025-06-01T03:12:09Z level=error code={code} caller=batch.go:90 msg=mismatch"
+    messages = calls_and_outputs([log, f"{logfmt(rng, 30)}\n{error}\n{logfmt(rng, 30)}"])
+    text = summarize(messages, target=150)
+    assert count_text(text) <= 150
+    assert code in text
+    hashes = {line.split()[0] for line in log.splitlines()}
+    assert sum(word.strip(",.") in hashes for word in text.split()) <= 2
+
+
 # -- asks, too many to keep -------------------------------------------------------------
 
 

@@ -62,6 +62,8 @@ _ELLIPSIS = "…".encode()
 _CLASS = bytes.maketrans(b"0123456789", b"9" * 10)
 EDGES = b".:-_/=#+~%$&"  # punctuation at a word's ends is not part of its build
 _CLASS_DELETE = bytes(c for c in range(256) if chr(c).isalpha() or c >= 0x80)
+_HEX = b"0123456789abcdefABCDEF"
+_HASH_FROM = 7  # a run of hex digits and letters this long is a hash (a commit, an id)
 _NOT_DIGITS = bytes(c for c in range(256) if c not in b"0123456789\n")
 _DUMP_LINES = 8  # an output of this many lines may be a dump (a log, a table, a config)
 _ODD_PER_DUMP = 8  # of one dump, at most this many odd lines lead
@@ -144,8 +146,14 @@ def words(text: str | bytes) -> list[bytes]:
 def word_class(word: bytes) -> bytes:
     """How a word is built: look-alikes share a class (``req=3f9a2c1b`` → ``=9999``,
     ``OPS-4127`` → ``-9999``, ``retry_backoff_ms`` → ``__``; a word of letters only has
-    none). The punctuation at its ends is not its build (``Error:``, ``gateway.``)."""
-    return word.strip(EDGES).translate(_CLASS, _CLASS_DELETE)
+    none); a hash (hex digits and letters, :data:`_HASH_FROM` or more of them) is one
+    of the hashes of its length, whatever its digits (``5ce97d78c4`` → ``#10``). The
+    punctuation at its ends is not its build (``Error:``, ``gateway.``)."""
+    key = word.strip(EDGES)
+    built = key.translate(_CLASS, _CLASS_DELETE)
+    if len(key) >= _HASH_FROM and built and len(built) < len(key) and not key.translate(None, _HEX):
+        return b"#%d" % len(key)
+    return built
 
 
 def shape(text: bytes) -> bytes:
@@ -313,8 +321,14 @@ class Scan:
         a blob."""
         counts = self.counts
         rare = [token for token, count in counts.items() if count <= RARE_UPTO]
-        cores = map(bytes.strip, rare, repeat(EDGES))
+        cores = list(map(bytes.strip, rare, repeat(EDGES)))
         classes = list(map(bytes.translate, cores, repeat(_CLASS), repeat(_CLASS_DELETE)))
+        # the hashes: each of the hashes of its length (its digits say nothing)
+        hexless = map(bytes.translate, cores, repeat(None), repeat(_HEX))
+        for i in compress(range(len(cores)), map(operator.not_, hexless)):
+            core, built = cores[i], classes[i]
+            if len(core) >= _HASH_FROM and built and len(built) < len(core):
+                classes[i] = b"#%d" % len(core)
         family = Counter(classes)
         family.pop(b"", None)
         small = map(operator.gt, repeat(_FAMILY_CUT), map(family.get, classes, repeat(_FAMILY_CUT)))
