@@ -245,3 +245,31 @@ def test_a_previous_summarys_facts_survive_a_new_span_full_of_noise() -> None:
     for _, parts in FACTS:
         for part in parts:
             assert part in second
+
+
+# -- commands -------------------------------------------------------------------------
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(at=st.integers(0, 39), seed=st.integers(0, 9_999))
+def test_of_commands_too_many_to_list_the_telling_one_is_listed(at: int, seed: int) -> None:
+    """Forty commands, one of them naming what was done (a rollback to a revision): when
+    not every command fits, that one is listed, wherever it was run."""
+    rng = random.Random(seed)
+    dull = ["ls -la", "git status", "make", "pytest -q", "cd src", "pwd", "make lint"]
+    commands = [f"{rng.choice(dull)} {rng.choice(WORDS)}" for _ in range(40)]
+    revision = rng.randint(10, 99)
+    commands[at] = f"kubectl rollout undo deploy/payouts --to-revision={revision}"
+    messages: list[Message] = [{"role": "user", "content": "Bring payouts back."}]
+    for number, command in enumerate(commands):
+        call = {
+            "id": f"k{number}",
+            "type": "function",
+            "function": {"name": "bash", "arguments": json.dumps({"command": command})},
+        }
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"k{number}", "content": "done"})
+    text = summarize(messages, target=250)
+    assert count_text(text) <= 250
+    listed = text.split("## Commands\n", 1)[1].split("\n## ", 1)[0]
+    assert f"--to-revision={revision}" in listed

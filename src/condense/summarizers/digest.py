@@ -401,7 +401,7 @@ def _section(digest: Digest, name: str, room: int, written: str = "") -> list[st
     elif name == TOOLS:
         lines = _tools(digest.sections[TOOLS], digest.details, body)
     else:
-        lines = _ranked(name, digest.sections[name], body)
+        lines = _ranked(name, digest.sections[name], body, digest.measure)
     return [f"## {name}", *lines] if lines else []
 
 
@@ -554,15 +554,21 @@ def _facts(digest: Digest, room: int, said: str) -> list[str]:
     return [line for name in FACTS if lines[name] for line in (f"## {name}", *lines[name])]
 
 
-def _ranked(name: str, items: dict[str, int], room: int) -> list[str]:
-    """The best items that fit — by rank, the newest two a step up — oldest first."""
+def _ranked(name: str, items: dict[str, int], room: int, measure: Measure) -> list[str]:
+    """The best items that fit — by rank, the newest two a step up, then by what their
+    words tell per character (``measure``: ``kubectl rollout undo … --to-revision=41``
+    before ``ls -la``) — oldest first."""
     if not items:
         return []
     entries = list(items.items())
     newest = len(entries) - 2
     order = sorted(
         range(len(entries)),
-        key=lambda i: (rank(name, entries[i][0]) + (i >= newest), i),
+        key=lambda i: (
+            rank(name, entries[i][0]) + (i >= newest),
+            _told_per_char(entries[i][0], measure),
+            i,
+        ),
         reverse=True,
     )
     chosen: list[int] = []
@@ -574,6 +580,14 @@ def _ranked(name: str, items: dict[str, int], room: int) -> list[str]:
     if not chosen:  # not even the best one fits whole: shorten it
         return [_line(*entries[order[0]], room - 1)]
     return [_line(*entries[i]) for i in sorted(chosen)]
+
+
+@functools.lru_cache(maxsize=4_096)  # a digest is laid out several times while it is fitted
+def _told_per_char(item: str, measure: Measure) -> float:
+    return combine(measure.words(item).values()) / (len(item) + 20)
+
+
+remember(_told_per_char.cache_clear)
 
 
 def _counted(items: dict[str, int], room: int, *, aggregate: bool) -> list[str]:
