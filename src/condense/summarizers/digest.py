@@ -423,16 +423,20 @@ def _asks(items: dict[str, int], room: int, measure: Measure) -> list[str]:
         return []
     header = [f"## {ASKS}"]
     asks = list(items.items())
-    whole = [_ask(text, count) for text, count in asks]
     room = int(room * ASKS_SHARE) - _size(header)
-    if _size(whole) <= room:
+    # each ask whole takes at least its text and "- " and a newline: when that is more
+    # than the room, the asks are not written whole (and a long one is not read whole)
+    whole_at_least = sum(len(text) + 3 for text, _ in asks)
+    whole = [_ask(text, count) for text, count in asks] if whole_at_least <= room else []
+    if whole and _size(whole) <= room:
         return header + whole
     firsts = [_first_line(text) for text, _ in asks]
     short = [
-        _ask(first, count, more=first != text.strip())
+        _ask(first, count, more=len(first) < len(text) and first != text.strip())
         for first, (text, count) in zip(firsts, asks, strict=True)
     ]
     if _size(short) <= room:
+        whole = whole or [_ask(text, count) for text, count in asks]
         return header + _upgraded(asks, short, whole, room - _size(short), measure)
     # Not every ask fits, not even by its first line: the most telling ones do, each by
     # its first line (cut when that alone is long), in a smaller share (the facts are
@@ -441,7 +445,7 @@ def _asks(items: dict[str, int], room: int, measure: Measure) -> list[str]:
     values = [_ask_worth(first, i, measure) for i, first in enumerate(firsts)]
     longest = max(_MIN_ASK * 3, room // 4)
     lines = [
-        _ask(clip(first, longest), count, more=first != text.strip())
+        _ask(clip(first, longest), count, more=len(first) < len(text) and first != text.strip())
         for first, (text, count) in zip(firsts, asks, strict=True)
     ]
     order = sorted(range(len(asks)), key=lambda i: (-values[i] / (len(lines[i]) + 20), i))
@@ -516,8 +520,14 @@ def _ask_within(text: str, limit: int) -> str:
 
 
 def _first_line(text: str) -> str:
-    """The first line of ``text`` that holds something."""
-    return next((line.strip() for line in text.split("\n") if line.strip()), "")
+    """The first line of ``text`` that holds something (the rest is not read)."""
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        line = text[start:end].strip() if end >= 0 else text[start:].strip()
+        if line or end < 0:
+            return line
+        start = end + 1
 
 
 def _ask(text: str, count: int = 1, *, more: bool = False) -> str:
