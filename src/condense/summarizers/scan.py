@@ -296,13 +296,13 @@ class Scan:
         deciding = _holding(list(self.said), _DECISION_STEMS)
         placed = _places(text, tokens, self.distinct | failing | deciding)
         if first:  # from the distinct lines back to where each line first is in the span
-            sizes = list(itertools.accumulate(map(len, lines), initial=0))
-            ends = list(itertools.accumulate(map(len, distinct), initial=0))
+            # where each line starts in the span, and in the distinct lines joined
+            line_starts = _line_starts(lines)
+            distinct_starts = _line_starts(distinct)
             moved: list[tuple[int, bytes]] = []
             for at, token in placed:
-                k = _key_at(ends, at)
-                index = first[distinct[k]]
-                moved.append((sizes[index] + index + at - ends[k] - k, token))
+                k = bisect.bisect_right(distinct_starts, at) - 1
+                moved.append((line_starts[first[distinct[k]]] + at - distinct_starts[k], token))
             placed = sorted(moved)
         self.places = [place for place in placed if place[1] in self.distinct]
         failures = [at for at, token in placed if token in failing]
@@ -442,6 +442,11 @@ def _holding(keys: list[bytes], stems: Iterable[bytes]) -> frozenset[bytes]:
             end = joined.find(b"\n", at)  # the next key
             at = joined.find(stem, end) if end >= 0 else -1
     return frozenset(found)
+
+
+def _line_starts(lines: list[bytes]) -> list[int]:
+    """Where each of ``lines`` starts in ``b"\\n".join(lines)``."""
+    return list(itertools.accumulate(map(operator.add, map(len, lines), repeat(1)), initial=0))
 
 
 def _key_at(offsets: list[int], at: int) -> int:
