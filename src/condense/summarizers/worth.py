@@ -195,11 +195,12 @@ class Measure:
             if scan is not None and found > 0:
                 count = scan.counts.get(word, 0)
                 found *= rarity(count)
+                referred = scan.referred(word)
                 if count <= RARE_UPTO:
                     family = family_weight(scan.family_of(word))
                     # a look-alike people referred to is singled out of its family, in part
-                    found *= math.sqrt(family) if scan.referred(word) else family
-                if scan.referred(word):
+                    found *= math.sqrt(family) if referred else family
+                if referred:
                     found *= _REFERRED
             self._worth[word] = found
         return found
