@@ -170,7 +170,7 @@ def test_a_word_people_refer_to_is_theirs_whatever_punctuation_ends_it(end: str,
 def test_the_hashes_of_a_log_are_look_alikes_whatever_their_digits(seed: int, size: int) -> None:
     """Forty commits of a ``git log`` are forty hashes built alike, however many digits
     each happens to hold: the summary spends its room on the one error line of another
-    output, not on the hashes."""
+    output, not on the hashes (one of only digits reads as a number, and may be kept)."""
     rng = random.Random(seed)
     log = "\n".join(
         f"{hexid(rng, size)} {rng.choice(WORDS)}: {rng.choice(WORDS)}" for _ in range(40)
@@ -181,7 +181,8 @@ def test_the_hashes_of_a_log_are_look_alikes_whatever_their_digits(seed: int, si
     text = summarize(messages, target=150)
     assert count_text(text) <= 150
     assert code in text
-    hashes = {line.split()[0] for line in log.splitlines()}
+    # (a hash that happens to hold no letter is a number by its shape: not counted)
+    hashes = {line.split()[0] for line in log.splitlines() if not line.split()[0].isdigit()}
     assert sum(word.strip(",.") in hashes for word in text.split()) <= 2
 
 
