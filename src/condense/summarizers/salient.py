@@ -185,7 +185,16 @@ class _Lead:
     words, a failure word (or the line after one), a decision word, an odd line."""
 
     __slots__ = (
-        *("at", "decision", "end", "error", "found", "near", "odd", "piece", "scale", "start"),
+        "at",
+        "decision",
+        "end",
+        "error",
+        "found",
+        "near",
+        "odd",
+        "piece",
+        "scale",
+        "start",
     )
 
     def __init__(self, at: int, piece: int, start: int, end: int, scale: float) -> None:

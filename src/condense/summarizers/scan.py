@@ -10,8 +10,9 @@ each run at C speed over the whole of it; Python only looks at what they single 
 - **words**: the buffer, its quotes, brackets and commas made spaces (:func:`normalize`),
   split at white space and counted. How often a word occurs *in this span* is what makes
   it rare, whatever its shape;
-- **families**: a rare word is written as a class — each hex digit ``x``, each other
-  letter ``a``, punctuation kept (``req=3f9a2c1b0e4d`` → ``axx=xxxxxxxxxxxx``). A class
+- **families**: a rare word is written as a class — its digits ``9``, its letters left
+  out, punctuation kept (``req=3f9a2c1b0e4d`` → ``=99999999``); a hash is one of the
+  hashes of its length (``5ce97d78c4`` → ``#10``) (:func:`word_class`). A class
   with many distinct rare members is a family of look-alikes (the request id of every log
   line, the hashes of a lockfile, the timestamps): each member tells little. A rare word
   in a small family is **distinctive** (:attr:`Scan.distinct`), and so is a rare word the
@@ -323,7 +324,7 @@ class Scan:
         rare = [token for token, count in counts.items() if count <= RARE_UPTO]
         cores = list(map(bytes.strip, rare, repeat(EDGES)))
         classes = list(map(bytes.translate, cores, repeat(_CLASS), repeat(_CLASS_DELETE)))
-        # the hashes: each of the hashes of its length (its digits say nothing)
+        # the hashes: each of the hashes of its length (word_class, for all rare words at once)
         hexless = map(bytes.translate, cores, repeat(None), repeat(_HEX))
         for i in compress(range(len(cores)), map(operator.not_, hexless)):
             core, built = cores[i], classes[i]
