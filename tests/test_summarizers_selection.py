@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from condense.summarizers import ExtractiveSummarizer
+from condense.summarizers.salient import key_lines
 from condense.tokens import count_text
 
 Message = dict[str, Any]
@@ -274,3 +275,46 @@ def test_of_commands_too_many_to_list_the_telling_one_is_listed(at: int, seed: i
     assert count_text(text) <= 250
     listed = text.split("## Commands\n", 1)[1].split("\n## ", 1)[0]
     assert f"--to-revision={revision}" in listed
+
+
+# -- the line a masked output keeps -----------------------------------------------------
+
+
+def _one_of_a_kind(rng: random.Random) -> str:
+    """A line unlike a log's: a link, a ticket, a size, a first bad commit."""
+    return rng.choice(
+        [
+            f"found: https://wiki.example.org/runbooks/{rng.choice(WORDS)}-{rng.randint(1, 999)}",
+            f"OPS-{rng.randint(1000, 9999)} [open] double charge on retry",
+            f"{hexid(rng, 10)} is the first bad commit",
+            f"upload: ./ledger.parquet to s3://exports/{rng.choice(WORDS)}-{hexid(rng, 6)}.parquet",
+            f"p99 latency: {rng.randint(900, 9999)} ms (budget 800 ms)",
+        ]
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(lines=st.integers(8, 80), at=st.floats(0, 1), seed=st.integers(0, 10**6))
+def test_the_line_a_masked_output_keeps_is_not_one_of_its_look_alikes(
+    lines: int, at: float, seed: int
+) -> None:
+    """Of a log whose lines differ only by their ids, times and numbers, the line built
+    otherwise is the one kept, wherever it is: its look-alikes' ids are the backdrop."""
+    rng = random.Random(seed)
+    log = logfmt(rng, lines).split("\n")
+    fact = _one_of_a_kind(rng)
+    log.insert(int(at * lines), fact)
+    assert fact in key_lines("\n".join(log))
+
+
+@settings(max_examples=25, deadline=None)
+@given(keys=st.integers(4, 40), at=st.floats(0, 1), seed=st.integers(0, 10**6))
+def test_the_one_value_with_digits_among_flags_is_kept(keys: int, at: float, seed: int) -> None:
+    """A config of ``x_y = true`` flags and one ``pool_recycle_seconds = 9321``: the
+    value is the news (built like the flags, but alone with digits)."""
+    rng = random.Random(seed)
+    flags = [f"{rng.choice(WORDS)}_{rng.choice(WORDS)} = {rng.choice(['true', 'false'])}"]
+    flags += [f"{rng.choice(WORDS)}_{rng.choice(WORDS)} = true" for _ in range(keys)]
+    value = f"{rng.choice(WORDS)}_timeout_seconds = {rng.randint(100, 9999)}"
+    flags.insert(int(at * keys), value)
+    assert value in key_lines("\n".join(flags))

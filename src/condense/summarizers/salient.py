@@ -20,6 +20,7 @@ message is read, however long the span.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 import math
@@ -652,8 +653,7 @@ _TRIGGERS: tuple[tuple[float, re.Pattern[str]], ...] = tuple(
 )
 _ALL_LINES = 24  # an output of at most this many lines is read whole
 _MATCHES_PER_TRIGGER = 24  # a trigger found this often in one output is what it is made of
-_SHAPED_FROM = 8  # in an output of this many lines or more, a line shaped like no other…
-_OWN_SHAPE = 4.0  # …is rated this much higher
+_OWN_SHAPE = 4.0  # a row built like no other of its output, with digits, is rated higher
 _SHAPE_TABLE = dict.fromkeys(SHAPE_DELETE)  # scan.shape, for text
 _DIGIT = re.compile(r"\d")
 _LISTING = re.compile(r"^\s*\d+[\t:]|^[.\sFEsx%\[\]\d]*$")
@@ -664,62 +664,76 @@ def key_lines(text: str, *, count: int = 2, max_chars: int = 220) -> list[str]:
     """The ``count`` most informative lines of one text (a tool output), in their order.
 
     Lines are scored by :func:`~condense.summarizers.worth.info_score` (no session to
-    count rarity in); a line that only lists a file or a progress bar is never taken.
-    Together the lines hold at most ``max_chars`` characters (the last one clipped).
-    Deterministic; ``[]`` when no line scores.
+    count rarity in), less when the line is one of many of the output built alike (the
+    lines of a log that differ only by their ids and times); a line that only lists a
+    file or a progress bar is never taken. Together the lines hold at most ``max_chars``
+    characters (the last one clipped). Deterministic; ``[]`` when no line scores.
     """
-    hinted: dict[str, int] = {}  # each line once, with its position
-    for number, raw in enumerate(_hinted_lines(text, keep=max(4, 2 * count))):
-        line = one_line(raw)
+    rows = text.split("\n")
+    # look-alikes: lines built alike (their punctuation), holding digits or not
+    # (``timeout_ms = 3471`` is not one of the ``x_enabled = true`` around it)
+    shapes = text.translate(_SHAPE_TABLE).split("\n")
+    kins = list(zip(shapes, map(_has_digit, rows), strict=True))
+    alike = Counter(kins)
+    hinted: dict[str, tuple[int, int]] = {}  # each line once: its position, its look-alikes
+    for number, index in enumerate(_hinted_lines(text, rows, kins, alike, max(4, 2 * count))):
+        line = one_line(rows[index])
         if len(line) >= 8 and line not in hinted and not _LISTING.match(line):
-            hinted[line] = number
+            hinted[line] = (number, alike[kins[index]] if kins[index][0] else 1)
     scored = [
-        (-score, number, line)
-        for line, number in hinted.items()
+        (-score / (1 + math.log2(others)), number, line)
+        for line, (number, others) in hinted.items()
         if (score := info_score(_window(line))) >= MIN_WORTH
     ]
-    chosen = sorted(sorted(scored)[:count], key=lambda item: item[1])
-    lines: list[str] = []
+    # the best line has the room first; the lines are written in their order
+    pieces: list[tuple[int, str]] = []
     room = max_chars
-    for _, _, line in chosen:
+    for _, number, line in sorted(scored)[:count]:
         if room < 24:
             break
         piece = _window(line)
         piece = piece if len(piece) <= room else piece[: room - 1].rstrip() + "…"
-        lines.append(piece)
+        pieces.append((number, piece))
         room -= len(piece) + 3
-    return lines
+    return [piece for _, piece in sorted(pieces)]
 
 
-def _hinted_lines(text: str, *, keep: int) -> list[str]:
-    """The ``keep`` lines of ``text`` that its triggers (``_TRIGGERS``) rate best, in order.
+def _has_digit(line: str) -> bool:
+    return _DIGIT.search(line) is not None
 
-    A line's rating is the weight of the triggers found in it, and more when its shape
-    (its punctuation) is its own in the output: among sixty log lines that differ only
-    by their ids, the one that is built otherwise is the news. Ties go to the earlier
-    line. This bounds the full scoring of a long output to a few lines.
+
+def _hinted_lines(
+    text: str,
+    rows: list[str],
+    kins: list[tuple[str, bool]],
+    alike: Counter[tuple[str, bool]],
+    keep: int,
+) -> list[int]:
+    """The indices of the ``keep`` rows of ``text`` that the triggers (``_TRIGGERS``)
+    rate best, in order (``kins``: each row's shape and whether it holds digits,
+    ``alike``: how many rows share each).
+
+    A row's rating is the weight of the triggers found in it, less when many rows are
+    built like it, and more when it is built like no other and holds digits: among sixty
+    log lines that differ only by their ids, the one that is built otherwise is the news.
+    Ties go to the earlier row. This bounds the full scoring of a long output to a few
+    rows.
     """
-    lines = text.split("\n")
-    if len(lines) <= _ALL_LINES:  # a short output: every line is read
-        return lines
+    if len(rows) <= _ALL_LINES:  # a short output: every row is read
+        return list(range(len(rows)))
+    starts = list(itertools.accumulate((len(row) + 1 for row in rows), initial=0))
     rating: dict[int, float] = {}
     for weight, trigger in _TRIGGERS:
         for match in itertools.islice(trigger.finditer(text), _MATCHES_PER_TRIGGER):
-            start = text.rfind("\n", 0, match.start()) + 1
-            rating[start] = rating.get(start, 0.0) + weight
-    if len(lines) >= _SHAPED_FROM:
-        shapes = text.translate(_SHAPE_TABLE).split("\n")
-        counted = Counter(shapes)
-        starts = itertools.accumulate((len(line) + 1 for line in lines), initial=0)
-        for start, line, built in zip(starts, lines, shapes, strict=False):
-            if len(built) > 2 and counted[built] == 1 and _DIGIT.search(line):
-                rating[start] = rating.get(start, 0.0) + _OWN_SHAPE
-    best = sorted(rating, key=lambda start: (-rating[start], start))[:keep]
-    found: list[str] = []
-    for start in sorted(best):
-        end = text.find("\n", start)
-        found.append(text[start:] if end < 0 else text[start:end])
-    return found
+            index = bisect.bisect_right(starts, match.start()) - 1
+            rating[index] = rating.get(index, 0.0) + weight
+    for index, kin in enumerate(kins):
+        others = alike[kin]
+        if others == 1 and kin[1]:
+            rating[index] = rating.get(index, 0.0) + _OWN_SHAPE
+        elif index in rating and kin[0]:
+            rating[index] /= 1 + math.log2(others)
+    return sorted(sorted(rating, key=lambda index: (-rating[index], index))[:keep])
 
 
 def _window(line: str) -> str:
