@@ -286,11 +286,14 @@ class Scan:
         self.counts: Counter[bytes] = Counter(tokens)
         # what people wrote, by each word's core (``2025-12-22.`` at a sentence's end is
         # the ``2025-12-22`` of an output), and the forms each core was written in
-        self._said_cores: Counter[bytes] = Counter()
+        # (most words have no such punctuation: only the others are looked at one by one)
+        said_words = list(self.said)
+        said_keys = list(map(bytes.strip, said_words, repeat(EDGES)))
+        self._said_cores: dict[bytes, int] = dict(self.said)
         self._forms: dict[bytes, set[bytes]] = {}
-        for token, times in self.said.items():
-            key = token.strip(EDGES)
-            self._said_cores[key] += times
+        for i in compress(range(len(said_words)), map(operator.ne, said_keys, said_words)):
+            key, token = said_keys[i], said_words[i]
+            self._said_cores[key] = self._said_cores.get(key, 0) + self.said[token]
             self._forms.setdefault(key, {key}).add(token)
         self.family, self.distinct = self._families()
         failing = _holding(list(self.counts), FAILURE_STEMS)
@@ -325,21 +328,26 @@ class Scan:
         cores = list(map(bytes.strip, rare, repeat(EDGES)))
         classes = list(map(bytes.translate, cores, repeat(_CLASS), repeat(_CLASS_DELETE)))
         # the hashes: each of the hashes of its length (word_class, for all rare words at once)
+        long = map(operator.ge, map(len, cores), repeat(_HASH_FROM))
         hexless = map(bytes.translate, cores, repeat(None), repeat(_HEX))
-        for i in compress(range(len(cores)), map(operator.not_, hexless)):
+        for i in compress(range(len(cores)), map(operator.and_, long, map(operator.not_, hexless))):
             core, built = cores[i], classes[i]
-            if len(core) >= _HASH_FROM and built and len(built) < len(core):
+            if built and len(built) < len(core):
                 classes[i] = b"#%d" % len(core)
         family = Counter(classes)
         family.pop(b"", None)
         small = map(operator.gt, repeat(_FAMILY_CUT), map(family.get, classes, repeat(_FAMILY_CUT)))
         short = map(operator.ge, repeat(_LONGEST), map(len, rare))
         chosen = set(compress(rare, map(operator.and_, small, short)))
-        for key, forms in self._forms.items():
-            found = self._found(key)
-            referred = self._said_cores[key] < found <= RARE_UPTO
-            if referred and len(key) <= _LONGEST and word_class(key):
-                chosen.update(form for form in forms if form in counts)
+        said = self.said
+        chosen.update(  # the words people wrote as they are…
+            token
+            for token, times in said.items()
+            if times < counts[token] <= RARE_UPTO and len(token) <= _LONGEST and word_class(token)
+        )
+        for key, forms in self._forms.items():  # …and those written with punctuation
+            if self._said_cores[key] < self._found(key) <= RARE_UPTO and word_class(key):
+                chosen.update(form for form in forms if form in counts and len(form) <= _LONGEST)
         return family, frozenset(chosen)
 
     def family_of(self, word: bytes) -> int:
@@ -355,7 +363,8 @@ class Scan:
     def _found(self, key: bytes) -> int:
         """How often a word people wrote (by its ``key``, its core) is in the span."""
         counts = self.counts
-        return sum(counts.get(form, 0) for form in self._forms[key])
+        forms = self._forms.get(key)
+        return counts.get(key, 0) if forms is None else sum(counts.get(f, 0) for f in forms)
 
     def of_piece(self, piece: int) -> list[tuple[int, bytes]]:
         """The places of distinctive words in ``piece``, in order."""
