@@ -318,3 +318,34 @@ def test_the_one_value_with_digits_among_flags_is_kept(keys: int, at: float, see
     value = f"{rng.choice(WORDS)}_timeout_seconds = {rng.randint(100, 9999)}"
     flags.insert(int(at * keys), value)
     assert value in key_lines("\n".join(flags))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pairs=st.integers(20, 80), seed=st.integers(0, 10**6))
+def test_of_user_messages_too_many_to_keep_answers_and_thanks_go_first(
+    pairs: int, seed: int
+) -> None:
+    """A long conversation: each ask of the user is followed, after the assistant's
+    question, by an answer ("Sure, it's …") or a thanks. When not every first line fits,
+    the asks of their own are kept rather than the answers that name the same things."""
+    rng = random.Random(seed)
+    messages: list[Message] = []
+    asks, replies = [], []
+    for _ in range(pairs):
+        order = f"ORD-{rng.randint(10_000, 99_999)}"
+        ask = f"Please check why order {order} was charged twice in the {rng.choice(WORDS)}."
+        reply = rng.choice([f"Sure, it's {order}.", "Thanks, that helps!", f"Yes, {order}."])
+        asks.append(ask)
+        replies.append(reply)
+        messages += [
+            {"role": "user", "content": ask},
+            {"role": "assistant", "content": "Which order number exactly?"},
+            {"role": "user", "content": reply},
+            {"role": "assistant", "content": f"Looking at {order} now."},
+        ]
+    text = summarize(messages, target=300)
+    assert count_text(text) <= 300
+    listed = text.split("## User asks\n", 1)[1].split("\n## ", 1)[0].splitlines()
+    kept_asks = sum(f"- {ask}" in listed for ask in asks)
+    kept_replies = sum(f"- {reply}" in listed for reply in replies)
+    assert kept_asks > 0 and kept_replies < kept_asks

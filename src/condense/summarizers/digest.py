@@ -118,6 +118,15 @@ ASKS_OVERFLOW_SHARE = 0.45
 _MIN_ASK = 40  # an ask is never cut shorter than this
 _ASK_READ = 2_000  # what an ask tells is read from this many characters of it at most
 _FIRST_ASK = 1.5  # the first ask (the task) is worth this much more when asks compete
+# A user message that opens as an answer or a thanks is worth this share of an ask.
+_REPLY = 0.25
+_OPENING = re.compile(r"[^\W\d_]+(?:[ '’][^\W\d_]+)?")
+_REPLY_LIST = (
+    "yes|yeah|yep|sure|ok|okay|thanks|thank you|great|perfect|alright|got it"
+    "|sounds good|that's|i'll|i’ll|i appreciate|sí|si|gracias|vale|oui|merci|d'accord"
+    "|ja|danke|sim|obrigado|grazie|好的|谢谢|是的|はい|ありがとう|네|감사합니다"
+)
+_REPLIES = frozenset(_REPLY_LIST.split("|"))
 # The smallest room worth opening a section for (beyond its header).
 _MIN_BODY = 24
 _MIN_KEY_BODY = 80  # a key fact clipped shorter than this says little
@@ -501,7 +510,19 @@ def _ask_worth(text: str, index: int, measure: Measure) -> float:
 @functools.lru_cache(maxsize=4_096)  # a digest is laid out several times while it is fitted
 def _asked(text: str, measure: Measure) -> float:
     text = text[:_ASK_READ]  # a long ask (a task statement) says what it asks early
-    return WORD * combine(measure.words(text).values()) + signals(text, ASK)
+    worth = WORD * combine(measure.words(text).values()) + signals(text, ASK)
+    return worth * _REPLY if _is_reply(text) else worth
+
+
+def _is_reply(text: str) -> bool:
+    """Whether a user message opens as an answer or a thanks ("Sure, it's …", "Yes,
+    please", "Thanks!", "好的") rather than as an ask of its own (a "no" is often a
+    correction: it is an ask)."""
+    opening = _OPENING.match(text.lstrip())
+    if opening is None:
+        return False
+    words = opening.group(0).lower()
+    return words in _REPLIES or words.split(" ", 1)[0] in _REPLIES
 
 
 remember(_asked.cache_clear)
