@@ -327,7 +327,7 @@ def test_of_user_messages_too_many_to_keep_answers_and_thanks_go_first(
 ) -> None:
     """A long conversation: each ask of the user is followed, after the assistant's
     question, by an answer ("Sure, it's …") or a thanks. When not every first line fits,
-    the asks of their own are kept rather than the answers that name the same things."""
+    the asks of their own are kept first, not the answers that name the same things."""
     rng = random.Random(seed)
     messages: list[Message] = []
     asks, replies = [], []
@@ -348,4 +348,5 @@ def test_of_user_messages_too_many_to_keep_answers_and_thanks_go_first(
     listed = text.split("## User asks\n", 1)[1].split("\n## ", 1)[0].splitlines()
     kept_asks = sum(f"- {ask}" in listed for ask in asks)
     kept_replies = sum(f"- {reply}" in listed for reply in replies)
-    assert kept_asks > 0 and kept_replies < kept_asks
+    # (a short answer may still fill what room no ask fits in)
+    assert kept_asks > 0 and kept_replies <= kept_asks
