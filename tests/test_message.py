@@ -18,6 +18,7 @@ from condense.reduce.cut import cut_content
 from condense.reduce.summary import find_summary, stands_for, summary_block
 from condense.repair.worth import Worth, result_worth
 from condense.server.prepare import keeps_ask
+from condense.summarizers._text import content_text as summarized_text
 from condense.testing.sessions import synthetic_session
 from condense.validate import validate
 
@@ -66,6 +67,11 @@ def test_every_layer_reads_the_same_text() -> None:
     changed = [*conversation.messages[:1], {"role": "assistant", "content": CONTENT}]
     written = conversation.dump(changed)
     assert written["conversations"][1]["value"] == content_text(CONTENT)
+
+
+def test_a_summary_reads_the_same_text() -> None:
+    read = summarized_text(CONTENT, 10_000)  # the summarizers' reading: text, then words
+    assert read == "\n".join([*TEXT, "[image]", "I can't"])  # for the parts that are not
 
 
 def test_a_results_worth_reads_the_same_text() -> None:
