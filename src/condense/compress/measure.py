@@ -94,10 +94,15 @@ def measure(
     proven = False  # the part counted so far is over the budget: so is the history
 
     estimates: dict[int, tuple[Mapping[str, Any], int]] = {}
+    given = {id(m) for m in messages}  # held by ``messages``: no id is reused
 
     def estimate(message: Mapping[str, Any]) -> int:
-        """``quick_estimate``, once per message object (a strategy and the check after it
-        both ask; the message is held so that its id is not reused)."""
+        """``quick_estimate`` of a message of the history, once per message object (a
+        strategy and the check after it both ask; the message is held so that its id is
+        not reused); a replacement (small, and what is kept) is counted exactly, so that
+        whether a reduction saves is decided as the exact walk decides it."""
+        if id(message) not in given:
+            return counter.message(message)
         known = estimates.get(id(message))
         if known is not None and known[0] is message:
             return known[1]
