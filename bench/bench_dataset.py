@@ -20,10 +20,14 @@ summary reservation, the last 4 turns kept. Measured end to end (read, compress,
 3,000 trajectories of 2k–120k tokens at a 16k budget: ``condense compress-dataset`` with
 its default workers against hermes' compressor in its own process, each timed whole
 from start to exit (interpreter, imports, vocabulary, reading, compressing, writing),
-run in turns (condense, hermes, hermes, condense, …) and the ratio taken pair by pair;
-the median and the spread are printed, with CPU seconds and the load average. Twice:
-as the machine is ("at rest": other users' load is shown, not removed), then "under
-load", with one busy process per core running beside both tools (``--load``).
+run in turns (condense, hermes, hermes, condense, …) after one untimed run of each,
+and the ratio taken pair by pair; the median seconds and records/s of each, the
+median ratio and its spread are printed, with the ratio of CPU seconds (user + system,
+workers included) and the load average. Twice: as the machine is ("at rest": other
+users' load is shown, not removed), then "under load", with one busy process per core
+running beside both tools (``--load``). condense runs from this source tree compiled to
+bytecode (as an installed package is, hermes' among them), never recompiled per run.
+condense writes real extractive summaries; hermes' summary calls are an instant stub.
 
 hermes-agent is never a dependency of condense: it is installed into a throwaway venv
 under the data directory (``pip install hermes-agent==0.19.0``) the first time, and run

@@ -82,13 +82,14 @@ def _ready() -> None:
 
 
 def can_fork() -> bool:
-    """Whether workers can start as copies of this process (``fork``): where the
-    platform has it and this process runs one thread. A copy starts in milliseconds,
-    with condense imported and the vocabulary loaded; a thread running at the moment of
-    the copy could hold a lock the copy would wait on forever, so with more than one
-    thread (a library caller's, a progress bar's) workers are ``spawn``ed instead: a
-    new interpreter each, about half a second of CPU to start."""
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    """Whether workers can start as copies of this process (``fork``): on Linux, while
+    this process runs one thread. A copy starts in milliseconds, with condense imported
+    and the vocabulary loaded; a thread running at the moment of the copy could hold a
+    lock the copy would wait on forever, so with more than one thread (a library
+    caller's, a progress bar's) workers are ``spawn``ed instead: a new interpreter each,
+    about half a second of CPU to start. (macOS has ``fork`` too, but its system
+    libraries are not safe to copy, and Python spawns there by default.)"""
+    return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
 def _start_workers(
