@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from .support import ASK, broken_history, last_user_text, need, prompt_tokens
 
 from condense.testing import StrictProvider
 from condense.validate import validate
+
+from .support import ASK, broken_history, last_user_text, need, prompt_tokens
 
 pytestmark = pytest.mark.hermes
 

@@ -6,6 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
+from condense.testing import StrictProvider
+from condense.validate import validate
+
 from .support import (
     ASK,
     MODEL,
@@ -15,9 +19,6 @@ from .support import (
     need,
     prompt_tokens,
 )
-
-from condense.testing import StrictProvider
-from condense.validate import validate
 
 pytestmark = pytest.mark.integrations
 

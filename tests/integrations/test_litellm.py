@@ -9,6 +9,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+from condense.testing import StrictProvider
+from condense.validate import validate
+
 from .support import (
     ASK,
     MODEL,
@@ -18,9 +22,6 @@ from .support import (
     need,
     prompt_tokens,
 )
-
-from condense.testing import StrictProvider
-from condense.validate import validate
 
 pytestmark = [
     pytest.mark.integrations,

@@ -7,12 +7,13 @@ import asyncio
 from typing import Any
 
 import pytest
-from .support import ASK, MODEL, WINDOW, broken_history, last_user_text, need
 
 from condense.formats import to_responses
 from condense.testing import StrictProvider
 from condense.testing.wire import request_messages
 from condense.validate import validate
+
+from .support import ASK, MODEL, WINDOW, broken_history, last_user_text, need
 
 pytestmark = pytest.mark.integrations
 

@@ -7,6 +7,10 @@ import asyncio
 from typing import Any
 
 import pytest
+
+from condense.testing import StrictProvider
+from condense.validate import validate
+
 from .support import (
     ASK,
     MODEL,
@@ -16,9 +20,6 @@ from .support import (
     need,
     prompt_tokens,
 )
-
-from condense.testing import StrictProvider
-from condense.validate import validate
 
 pytestmark = pytest.mark.integrations
 
