@@ -40,11 +40,13 @@ the tokenizer's vocabulary), about what 15 MB of records take to compress, and o
 busy machine every extra process waits for a core; a larger input repays one worker
 per core (``bench/bench_dataset.py``)."""
 
-FORKED_WORKERS_FROM_BYTES = 4 << 20
+FORKED_WORKERS_FROM_BYTES = 16 << 20
 """The same threshold when workers start as copies of this process (``fork``, see
 :func:`condense.datasets.local.can_fork`): a copy starts in milliseconds with the
-vocabulary loaded, so only the pipes to it cost, and 4 MB (about a tenth of a second of
-work) already repays a second core."""
+vocabulary loaded, so only the pipes to it cost (5–10 % more CPU in all). Measured on a
+shared 2-core machine: at 4 and 16 MB two copies were no faster than one process (the
+start, about 0.4 s of imports and vocabulary, is most of the run); at 380 MB they took
+10 s where one process took 16 (``bench/bench_dataset.py``)."""
 
 
 def default_workers(total_bytes: int, *, stdin: bool = False, forked: bool = False) -> int:
