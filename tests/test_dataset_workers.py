@@ -47,10 +47,11 @@ def mixed_dataset(path: Path) -> int:
     return len(lines)
 
 
-def run(*args: str) -> subprocess.CompletedProcess[bytes]:
+def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """``condense compress-dataset`` as a user runs it (one thread: workers fork)."""
     return subprocess.run(
         [sys.executable, "-m", "condense", "compress-dataset", *args, "--budget", str(BUDGET)],
+        input=stdin,
         capture_output=True,
         timeout=600,
     )
@@ -86,16 +87,21 @@ def test_forked_workers_write_what_one_process_writes(tmp_path: Path) -> None:
     assert report["rejected"] == 1
 
 
-def test_forked_workers_write_stdout_once(tmp_path: Path) -> None:
-    """A copy of the command flushes its standard streams when it exits: what waited in
-    the command's buffers must not come out twice, nor anything of a worker's."""
+def test_forked_workers_read_stdin_and_write_stdout_once(tmp_path: Path) -> None:
+    """A copy of the command closes its stdin and flushes its standard streams when it
+    exits: the command still reads all of its stdin, and what waited in its buffers
+    does not come out twice, nor anything of a worker's (stdin: workers by default)."""
     source = tmp_path / "in.jsonl"
     mixed_dataset(source)
     out = tmp_path / "out.jsonl"
     assert run(str(source), "-o", str(out), "--workers", "0", "-q").returncode == 1
-    streamed = run(str(source), "--workers", "2", "-q", "--rejects", str(tmp_path / "r.jsonl"))
+    rejects = ("--rejects", str(tmp_path / "r.jsonl"))
+    streamed = run(str(source), "--workers", "2", "-q", *rejects)
     assert streamed.returncode == 1, streamed.stderr
     assert streamed.stdout == out.read_bytes()
+    piped = run("-", "-q", *rejects, stdin=source.read_bytes())
+    assert piped.returncode == 1, piped.stderr
+    assert piped.stdout == out.read_bytes()
 
 
 def test_spawned_workers_write_what_one_process_writes(tmp_path: Path) -> None:
