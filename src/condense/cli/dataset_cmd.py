@@ -70,8 +70,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers",
         type=count,
-        help="worker processes (default: one per core for an input of 64 MB or more, "
-        "none below; 0: none)",
+        help="worker processes (default: one per core for an input of 16 MB or more on "
+        "Linux, 64 MB elsewhere, none below; 0: none)",
     )
     parser.add_argument(
         "--resume", action="store_true", help="continue an interrupted run into the same -o"
