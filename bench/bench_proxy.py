@@ -14,11 +14,13 @@ answering at once), each proxy in its own process, the client in this one:
 - added time to the first streamed byte of a small streamed request;
 - 64 clients streaming at once through the proxy for 20 s (each stream 7 events, 5 ms
   apart): streams completed, errors (want zero), p50/p99 stream time;
-- a whole session (``condense.testing.sessions.turn_session``: 40+ model calls, each
-  with a new latest ask and the tools) through the proxy on each API, against a strict
-  fake whose window (8,000) is far below the session (30k+) and which counts prompts its
-  own way (``ProviderCount``): calls answered 200, upstream requests per call (want at
-  most two), refusals for size (want none), and the largest prompt the provider counted.
+- a whole session (``condense.testing.sessions.turn_session``: 30 turns, each a new
+  latest ask, its tool exchanges and an answer; 90+ model calls with the tools) through
+  the proxy on each API, against a strict fake whose window (8,000) is far below the
+  session (70k+) and which counts prompts its own way (``ProviderCount``): calls answered
+  200 (want all), upstream requests per call (want at most two), calls the provider
+  refused for size and the proxy retried smaller (want none), and the largest prompt the
+  provider counted.
 
 LiteLLM is installed into ``bench/.venv-litellm`` on first use (network: PyPI only) and
 run with ``pass_through_endpoints`` for the same paths: it forwards the body without
@@ -349,23 +351,18 @@ def report(
         )
 
 
-_SESSION_UPSTREAM = """
-import sys
-from condense.testing import ProviderCount, StrictProvider
-fake = StrictProvider("openai", context_window=int(sys.argv[1]), token_counter=ProviderCount())
-print(fake.base_url.removesuffix("/v1"), flush=True)
-sys.stdin.read()
-"""
 SESSION_WINDOW = 8_000
+SESSION_TURNS = 30
 SESSION_MODELS = {"chat": "gpt-4o", "responses": "gpt-5-codex", "anthropic": "claude-opus-4-6"}
 
 
 def sessions() -> None:
     """One whole session per API through the proxy (see the module docstring)."""
     from condense.formats import to_anthropic, to_responses
+    from condense.testing import ProviderCount, StrictProvider
     from condense.testing.sessions import model_calls, turn_session
 
-    session = turn_session(14, seed=21)
+    session = turn_session(SESSION_TURNS, seed=21)
     calls = model_calls(session)
     tools = [
         {
@@ -376,19 +373,19 @@ def sessions() -> None:
         for name in ("read_file", "grep", "run_tests", "edit_file")
     ]
     print(
-        f"\na {len(calls)}-call session ({count_tokens(session):,} tokens at its end) against "
-        f"a window of {SESSION_WINDOW:,} tokens, counted the provider's own way:"
+        f"\na {SESSION_TURNS}-turn session of {len(calls)} model calls "
+        f"({count_tokens(session):,} tokens at its end) against a window of "
+        f"{SESSION_WINDOW:,} tokens, counted the provider's own way:"
     )
-    upstream_command = [sys.executable, "-c", _SESSION_UPSTREAM, str(SESSION_WINDOW)]
+    count = ProviderCount()  # the fake's own count: cl100k_base, 4 tokens a message
     for api in ("chat", "responses", "anthropic"):
         with (
-            _process(upstream_command, ready=lambda line: line) as fake,
-            condense_proxy(fake, window=SESSION_WINDOW) as proxy,
+            StrictProvider("openai", context_window=SESSION_WINDOW, token_counter=count) as fake,
+            condense_proxy(fake.base_url.removesuffix("/v1"), window=SESSION_WINDOW) as proxy,
             httpx2.Client(timeout=120) as client,
         ):
             statuses: list[int] = []
             per_call: list[int] = []
-            largest = 0
             model = SESSION_MODELS[api]
             for history in calls:
                 if api == "chat":
@@ -409,19 +406,18 @@ def sessions() -> None:
                     tools_ = [{"type": "function", **tool} for tool in tools]
                     body = {"input": to_responses(history), "tools": tools_}
                     body["instructions"] = "You are a careful coding agent. " * 40
+                before = len(fake.log)
                 reply = client.post(proxy + path, json={"model": model, **body}, headers=HEADERS)
                 statuses.append(reply.status_code)
-                usage = reply.json().get("usage") or {}
-                prompt = usage.get("prompt_tokens") or usage.get("input_tokens") or 0
-                largest = max(largest, prompt)
-                retried = "x-condense-retried" in reply.headers  # a second upstream request
-                per_call.append(2 if retried else 1)
-            refused = sum(1 for status in statuses if status != 200)
+                per_call.append(len(fake.log) - before)  # upstream requests, as the fake saw
+            sent = [r.json for r in fake.log if isinstance(r.json, dict)]
+            largest = max(count.count(api, body) for body in sent)
+            refused = sum(1 for refusal in fake.refusals if refusal.code == "context_overflow")
             print(
                 f"  {api:9s} {statuses.count(200):3d}/{len(calls)} answered 200, "
                 f"{sum(per_call)} upstream requests (at most {max(per_call)} per call), "
-                f"{refused} refused, largest prompt {largest:,} of {SESSION_WINDOW:,} "
-                f"as the provider counted it"
+                f"{refused} refused for size, {len(fake.refusals)} refused in all; largest "
+                f"prompt {largest:,} of {SESSION_WINDOW:,} as the provider counts"
             )
 
 

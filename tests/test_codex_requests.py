@@ -79,31 +79,6 @@ def test_the_broken_codex_request_is_still_reported(path: Path) -> None:
     assert problems(condense.load(path).dump(healed.messages)) == []
 
 
-MERGED_INTO_A_KEPT_USER_MESSAGE = pytest.mark.xfail(
-    strict=True,
-    reason="helper 'turns' (assembly): a summary or left-out notice is merged into the "
-    "user message after it — here the latest ask or a unit the report calls 'kept' — so "
-    "that message is neither sent as it came nor named in the report; remove this mark "
-    "when the assembly keeps them apart or reports the merge",
-)
-"""Cases found when the engine of helper 'turns' landed (merge of main, issue 16)."""
-
-
-def _cases(known: set[tuple[str, int]]) -> list[Any]:
-    """``(path, budget)`` for every accepted Codex request and budget, the ``known``
-    ones marked as the engine defect above."""
-    return [
-        pytest.param(
-            path,
-            budget,
-            id=f"{path.stem}-{budget}",
-            marks=[MERGED_INTO_A_KEPT_USER_MESSAGE] if (path.stem, budget) in known else [],
-        )
-        for path in CODEX
-        for budget in BUDGETS
-    ]
-
-
 def _compressed(path: Path, budget: int) -> tuple[Conversation, CompressionResult, Any]:
     conversation = condense.load(path)
     result = condense.compress(conversation, budget=budget)
@@ -122,7 +97,8 @@ def test_compress_returns_a_request_the_responses_api_accepts(path: Path, budget
     }
 
 
-@pytest.mark.parametrize(("path", "budget"), _cases({("codex_localpush_019c8a59_pre", 4_000)}))
+@pytest.mark.parametrize("budget", BUDGETS)
+@pytest.mark.parametrize("path", CODEX, ids=_ids(CODEX))
 def test_compress_keeps_the_current_turn_as_it_came(path: Path, budget: int) -> None:
     request = json.loads(path.read_text(encoding="utf-8"))
     _, _, out = _compressed(path, budget)
@@ -146,10 +122,8 @@ def test_compress_never_reduces_a_compaction_item(path: Path, budget: int) -> No
     assert compactions_kept(request, out)
 
 
-@pytest.mark.parametrize(
-    ("path", "budget"),
-    _cases({("codex_localpush_019c8a59", 16_000), ("codex_localpush_019c8a59_pre", 4_000)}),
-)
+@pytest.mark.parametrize("budget", BUDGETS)
+@pytest.mark.parametrize("path", CODEX, ids=_ids(CODEX))
 def test_every_input_item_is_in_the_output_or_named_in_the_report(path: Path, budget: int) -> None:
     conversation, result, out = _compressed(path, budget)
     kept = {_key(item) for item in items_of(out)}

@@ -249,21 +249,21 @@ def test_codex_instructions_are_counted() -> None:
 def test_claude_and_gemini_budgets_are_planned_below_by_their_measured_margin(
     model: str, ratio: float
 ) -> None:
-    """With ``tokenizer_margin=True`` the budget is in the provider's tokens: condense's
-    count of the result, times the family's measured ratio, stays within it; an OpenAI
-    model is counted exactly; without it the budget is in condense's tokens."""
+    """By default the budget is in the provider's tokens: condense's count of the result,
+    times the family's measured ratio, stays within it; an OpenAI model is counted
+    exactly; with ``tokenizer_margin=False`` the budget is in condense's tokens."""
     history = _history()
     budget = 3_000
-    result = compress(history, budget=budget, model=model, tokenizer_margin=True)
+    result = compress(history, budget=budget, model=model)
     report = result.report
     assert report.room is not None and report.room.ratio == ratio
     assert report.fits
     assert report.tokens_after * ratio <= budget
-    exact = compress(history, budget=budget, model="gpt-4o", tokenizer_margin=True).report
+    exact = compress(history, budget=budget, model="gpt-4o").report
     assert exact.room is not None and exact.room.ratio == 1.0
     assert report.tokens_after < exact.tokens_after <= budget
     assert "planned at" in report.describe()
-    plain = compress(history, budget=budget, model=model).report
+    plain = compress(history, budget=budget, model=model, tokenizer_margin=False).report
     assert plain.room is not None and plain.room.ratio == 1.0
 
 

@@ -121,7 +121,8 @@ def test_defect_1_a_turn_opening_without_thinking_is_refused_only_under_budgeted
 
 
 def _over(body: dict[str, Any]) -> int:
-    """A budget that the current turn fits in, and the whole session does not."""
+    """A budget that the current turn fits in, and the whole session does not (in
+    condense's tokens: the calls below pass ``tokenizer_margin=False``)."""
     conversation = condense.load(body)
     turn = current_turn(conversation.messages)
     return count_tokens(conversation.messages[turn.start - 1 :]) + 600
@@ -131,11 +132,12 @@ def test_defect_2_budgeted_thinking_keeps_the_turn_opening_thinking() -> None:
     body = {**_session(), "thinking": ENABLED}
     conversation = condense.load(body)
     budget = _over(body)
-    older = compress(conversation, budget=budget)  # the model does not bind: summarize
+    # the model does not bind: summarize; it binds: hold
+    older = compress(conversation, budget=budget, tokenizer_margin=False)
     assert older.report.fits and "summarized" in older.report.actions
     sent = conversation.dump(older.messages)
     assert problems(sent) == [] and sent["messages"][-6:] == _current_turn(body)
-    binding = compress(conversation, budget=budget, model=BINDS)  # it binds: hold
+    binding = compress(conversation, budget=budget, model=BINDS, tokenizer_margin=False)
     assert binding.report.thinking is not None and binding.report.thinking.action == "hold"
     assert not binding.report.fits and "budgeted thinking" in binding.report.thinking.reason
     assert all(a is b for a, b in zip(binding.messages, conversation.messages, strict=True))
@@ -145,7 +147,13 @@ def test_defect_2_budgeted_thinking_keeps_the_turn_opening_thinking() -> None:
 def test_defect_2_drop_block_returns_the_request_settings_to_send() -> None:
     body = {**_session(), "thinking": ENABLED}
     conversation = condense.load(body)
-    result = compress(conversation, budget=_over(body), model=BINDS, bound_thinking="drop_block")
+    result = compress(
+        conversation,
+        budget=_over(body),
+        model=BINDS,
+        bound_thinking="drop_block",
+        tokenizer_margin=False,
+    )
     assert result.report.fits and result.report.replay_removed == ()
     settings = result.request_settings
     assert settings is not None

@@ -11,7 +11,7 @@ build-with-claude/thinking-tool-workflows; real Claude Code requests in
 ``tests/data/corpus/agents/cc_spotter_*`` carry thinking on the first step of a turn
 only.)
 
-The current turn is untouchable: its assistant messages come back as the same objects and
+The running turn is untouchable: its assistant messages come back as the same objects and
 every message in order. (The only reduction planned for it is cutting its own tool outputs
 middle-out, as the last resort before a budget is called impossible; see
 :attr:`Turn.outputs`.)
@@ -96,6 +96,14 @@ class Turn:
     """The history ends with tool results of this turn: the agent is in a tool loop and
     the provider will answer with the next step."""
 
+    opened: bool = False
+    """A user message that carries content opened the turn (``start - 1``)."""
+
+    @property
+    def ask(self) -> int | None:
+        """The index of the user message that opened the turn (the latest ask), if any."""
+        return self.start - 1 if self.opened else None
+
     def __contains__(self, index: object) -> bool:
         return isinstance(index, int) and self.start <= index < self.stop
 
@@ -108,6 +116,7 @@ class Turn:
 def current_turn(messages: Sequence[Any]) -> Turn:
     """The current turn of ``messages`` (see the module docstring)."""
     start = turn_start(messages)
+    opened = start > 0 and opens_turn(messages[start - 1])
     first = last = None
     for index in range(start, len(messages)):
         if _role(messages[index]) == "assistant":
@@ -115,7 +124,12 @@ def current_turn(messages: Sequence[Any]) -> Turn:
             last = index
     running = bool(messages) and start < len(messages) and _role(messages[-1]) == "tool"
     return Turn(
-        start=start, stop=len(messages), first_assistant=first, last_assistant=last, running=running
+        start=start,
+        stop=len(messages),
+        first_assistant=first,
+        last_assistant=last,
+        running=running,
+        opened=opened,
     )
 
 

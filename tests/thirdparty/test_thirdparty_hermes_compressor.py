@@ -19,11 +19,6 @@ from typing import Any
 
 import pytest
 from thirdparty_rules import (
-    ASK_MERGED,
-    GRADED_PROTECTION,
-    INCREMENTAL,
-    OVER_PROTECTION,
-    RUNNING_OUTPUTS,
     assert_accepted,
     calls_of,
     fits_at_provider,
@@ -230,7 +225,6 @@ def test_an_empty_summary_is_not_inserted_in_place_of_the_turns() -> None:
 # --- tool pairs and the boundary ------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=OVER_PROTECTION)
 def test_parallel_calls_are_never_split_from_their_results() -> None:
     """hermes ``TestCompressWithClient.test_summarization_does_not_split_tool_call_pairs``:
     an assistant message with two parallel calls; after compression every kept call has
@@ -488,7 +482,6 @@ def test_large_old_tool_outputs_do_not_block_compaction() -> None:
     _assert_session_guarantees(given, result, budget)
 
 
-@pytest.mark.xfail(strict=True, reason=GRADED_PROTECTION)
 def test_a_tight_budget_keeps_the_turns_before_the_latest_ask() -> None:
     """hermes ``TestTokenBudgetTailProtection.test_tiny_budget_preserves_bounded_recent_turns``
     (#9413) and ``test_min_tail_always_3_messages``: a tight budget must not leave the
@@ -663,7 +656,6 @@ def test_a_multi_step_turn_keeps_its_ask_and_every_step() -> None:
     assert fits_at_provider(result.messages, budget), over_budget_line(result.messages, budget)
 
 
-@pytest.mark.xfail(strict=True, reason=ASK_MERGED)
 def test_a_multi_step_turn_too_large_for_the_budget_keeps_its_steps() -> None:
     """The same hermes intent when the steps after the latest ask alone exceed the
     budget: they are still not summarized — their outputs are cut, the ask stays its own
@@ -674,7 +666,6 @@ def test_a_multi_step_turn_too_large_for_the_budget_keeps_its_steps() -> None:
     _assert_running_turn_kept(given, result)
 
 
-@pytest.mark.xfail(strict=True, reason=RUNNING_OUTPUTS)
 def test_the_running_turns_large_outputs_are_cut_to_fit() -> None:
     """hermes ``TestTokenBudgetTailProtection.test_large_tool_outputs_no_longer_block_compaction``
     (PR #6240) for the turn in progress: when the outputs the agent has not read yet are
@@ -728,7 +719,6 @@ def test_every_turn_of_an_agent_session_keeps_the_latest_ask(path: str) -> None:
         assert len(holding(result.messages, "[condense: summary")) <= 1, f"step {step}"
 
 
-@pytest.mark.xfail(strict=True, reason=RUNNING_OUTPUTS)
 def test_every_turn_of_an_agent_session_fits() -> None:
     """The same session, called fresh: every turn fits at the provider — also the turns
     whose steps since the latest ask alone exceed the budget (their outputs are cut)."""
@@ -739,7 +729,6 @@ def test_every_turn_of_an_agent_session_fits() -> None:
         )
 
 
-@pytest.mark.xfail(strict=True, reason=INCREMENTAL)
 def test_the_incremental_path_fits_whenever_a_fresh_call_does() -> None:
     """hermes' iterative compaction must not cost more than starting over: on every turn
     where a fresh call fits, the call with ``previous=`` fits too."""
@@ -950,7 +939,6 @@ def _incident_budget(given: list[Message], budget: str) -> int:
     return int(budget)
 
 
-@pytest.mark.xfail(strict=True, reason=OVER_PROTECTION)
 @pytest.mark.parametrize("budget", ["60%", "30%", "900", "400"])
 def test_write_file_incident_arguments_are_shrunk_to_fit(budget: str) -> None:
     """hermes PR #12259 (``TestTruncateToolCallArgsJson``

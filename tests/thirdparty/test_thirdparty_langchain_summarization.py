@@ -20,8 +20,6 @@ from typing import Any
 
 import pytest
 from thirdparty_rules import (
-    LARGER_BUDGET_KEEPS_LESS,
-    OVER_PROTECTION,
     assert_accepted,
     fits_at_provider,
     frozen,
@@ -164,7 +162,6 @@ def test_the_kept_tail_follows_the_token_allowance() -> None:
     assert kept == sorted(kept), f"a larger tail allowance kept fewer messages: {kept}"
 
 
-@pytest.mark.xfail(strict=True, reason=LARGER_BUDGET_KEEPS_LESS)
 def test_a_larger_budget_never_keeps_fewer_messages() -> None:
     """LangChain ``test_summarization_middleware_profile_inference_triggers_summary``: a
     larger allowance keeps more of the conversation ("the cutoff shifts to keep the last
@@ -199,7 +196,6 @@ def test_the_input_is_never_mutated() -> None:
 # --- AI/tool pairs --------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=OVER_PROTECTION)
 def test_token_retention_keeps_an_ai_message_with_its_tool_messages() -> None:
     """LangChain ``test_summarization_middleware_token_retention_preserves_ai_tool_pairs``:
     when the kept part would start on a tool message, the AI message that called it is
@@ -218,9 +214,7 @@ def test_token_retention_keeps_an_ai_message_with_its_tool_messages() -> None:
     assert fits_at_provider(result.messages, budget), over_budget_line(result.messages, budget)
 
 
-@pytest.mark.parametrize(
-    "calls", [3, pytest.param(10, marks=pytest.mark.xfail(strict=True, reason=OVER_PROTECTION))]
-)
+@pytest.mark.parametrize("calls", [3, 10])
 def test_parallel_tool_calls_stay_with_their_ai_message(calls: int) -> None:
     """LangChain ``test_summarization_middleware_many_parallel_tool_calls_safety`` and
     ``test_summarization_middleware_find_safe_cutoff_preserves_ai_tool_pair``: an AI

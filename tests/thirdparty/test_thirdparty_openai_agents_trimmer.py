@@ -18,9 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import pytest
 from thirdparty_rules import (
-    OVER_PROTECTION,
     TOKENIZER_ALLOWANCE,
     responses_tokens,
     responses_violations,
@@ -103,7 +101,6 @@ def _budget_for_masking(items: list[Item], *, large_words: int) -> int:
     return responses_tokens(_body(items)) - large_words + 200
 
 
-@pytest.mark.xfail(strict=True, reason=OVER_PROTECTION)
 def test_a_large_old_output_is_trimmed_and_names_its_tool() -> None:
     """``TestTrimming.test_trims_large_old_output``: a large output of an old turn is
     replaced by a short note naming the tool; the call and its ``call_id`` stay paired."""
@@ -116,7 +113,6 @@ def test_a_large_old_output_is_trimmed_and_names_its_tool() -> None:
     assert len(trimmed) < len(_large("x"))
 
 
-@pytest.mark.xfail(strict=True, reason=OVER_PROTECTION)
 def test_several_old_outputs_are_all_trimmed() -> None:
     """``TestTrimming.test_multiple_old_outputs_trimmed``: every large output of the old
     turns is trimmed, each note naming its own tool."""
@@ -230,7 +226,6 @@ def test_a_namespaced_tool_call_keeps_its_namespace() -> None:
     assert not responses_violations(sent["input"])
 
 
-@pytest.mark.xfail(strict=True, reason=OVER_PROTECTION)
 def test_a_structured_old_output_is_trimmed_to_a_valid_output() -> None:
     """``TestTrimming.test_structured_output_previews_text_and_drops_opaque_parts``: an old
     output made of content parts (text and an image) is trimmed to something the API

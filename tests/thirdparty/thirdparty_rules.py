@@ -39,38 +39,6 @@ import tiktoken
 TOKENIZER_ALLOWANCE = 0.05
 """How far above the budget the judge's count may be (see the module docstring)."""
 
-# --- the known open defects these suites meet (the xfail reasons; one home) ----------
-
-OVER_PROTECTION = (
-    "issue 17: over-protection — the newest tool exchange is never reduced after the user "
-    "and the model moved on, so the result stays over budget"
-)
-GRADED_PROTECTION = (
-    "issue 17: graded protection — a kept-if-possible unit (first ask, latest reply) is "
-    "never reduced or is summarized away while room is left"
-)
-ASK_MERGED = (
-    "issue 16: the turn model — when everything between the first ask and the latest ask "
-    "is left out, the two asks are merged into one user message (no notice between them), "
-    "so the latest ask is not kept as it was"
-)
-RUNNING_OUTPUTS = (
-    "issue 17: the running turn's tool outputs are never cut middle-out, so a turn whose "
-    "outputs exceed the budget comes back over it"
-)
-INCREMENTAL = (
-    "issue 17: the incremental path — with previous= the folded summary is kept whole, "
-    "and a turn that a fresh call fits comes back over budget"
-)
-LARGER_BUDGET_KEEPS_LESS = (
-    "issue 17: a larger budget keeps fewer messages verbatim (one budget masks, a larger "
-    "one summarizes)"
-)
-TRAINABILITY = (
-    "issue 17: datasets lose trainability — the summary turn is written next to a human "
-    "turn, two or three human turns in a row"
-)
-
 _CL100K_PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++"""
     r"""[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""

@@ -54,6 +54,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--model", help="model name: picks the provider and the tokenizer (e.g. gpt-4o)"
     )
     parser.add_argument("--encoding", help="tokenizer encoding: o200k_base or cl100k_base")
+    parser.add_argument(
+        "--no-tokenizer-margin",
+        dest="tokenizer_margin",
+        action="store_false",
+        help="take --budget in condense's own tokens; by default it is in the provider's, "
+        "planned below by the measured error of a model whose tokenizer condense does not "
+        "ship (Claude, Gemini)",
+    )
     add_provider(parser, model=False)
     parser.add_argument(
         "--keep-bound-thinking",
@@ -169,6 +177,7 @@ def _compress(
             tail_tokens=args.tail_tokens,
             summary_tokens=args.summary_tokens,
             strict_budget=args.strict_budget,
+            tokenizer_margin=args.tokenizer_margin,
         )
     except BudgetError as error:
         return error.result, provider, True
@@ -214,6 +223,14 @@ def _json_report(
         "tokens_before": report.tokens_before,
         "tokens_after": report.tokens_after,
         "fits": report.fits,
+        "room": None
+        if report.room is None
+        else {
+            "tokenizer": report.room.tokenizer,
+            "ratio": report.room.ratio,
+            "fixed": report.room.fixed,
+            "request": report.room.request,
+        },
         "protected_tokens": report.protected_tokens,
         "units": dict(report.actions),
         "reduced": [
@@ -231,6 +248,16 @@ def _json_report(
         "replay_removed": [
             {"index": removal.index, "blocks": len(removal.blocks), "reason": removal.reason}
             for removal in report.replay_removed
+        ],
+        "cuts": [
+            {
+                "index": cut.index,
+                "tool_call_id": cut.tool_call_id,
+                "removed": cut.removed,
+                "total": cut.total,
+                "running": cut.running,
+            }
+            for cut in report.cuts
         ],
         "thinking": None if report.thinking is None else str(report.thinking),
         "superseded": None if report.superseded is None else str(report.superseded),

@@ -1,12 +1,14 @@
 """The compression engine: one module per stage, in pipeline order (see ``api``).
 
-``plan`` → ``reductions`` (cheapest first) → ``assemble`` → ``gate`` → ``incremental``.
+``plan`` → ``reductions`` (cheapest first) → ``assemble`` → ``last_resort`` → ``gate`` →
+``incremental``.
 """
 
 from condense.compress.api import compress
 from condense.compress.assemble import LeftOut, summary_size
 from condense.compress.plan import HeadTailProtection, Protection, SessionProtection
 from condense.compress.reductions import (
+    CUT,
     DEDUPE,
     DEFAULT_REDUCTIONS,
     MASK,
@@ -21,6 +23,7 @@ from condense.compress.result import (
     CompressionReport,
     CompressionResult,
     CompressionState,
+    OutputCut,
     UnitAction,
     UnitOutcome,
 )
@@ -28,6 +31,7 @@ from condense.exceptions import BudgetError
 from condense.reduce.thinking import Binding, BoundThinking, RequestSettings
 
 __all__ = [
+    "CUT",
     "DEDUPE",
     "DEFAULT_REDUCTIONS",
     "MASK",
@@ -43,6 +47,7 @@ __all__ = [
     "HeadTailProtection",
     "LeftOut",
     "MessageReduction",
+    "OutputCut",
     "Protection",
     "ReductionStep",
     "RequestSettings",

@@ -2,35 +2,42 @@
 
 The stages, one module each, in pipeline order (all functions over frozen values):
 
-1. ``plan`` — repair for the profile, segment into units, protect the system prompt, the
-   first and latest user asks, the latest reply, the newest tool exchange, the current
-   turn (``condense.turns``), compaction state and a tail; the rest is reducible, oldest
-   first. Decide what to do with thinking the edits would unbind
-   (``condense.reduce.thinking``).
+1. ``plan`` — repair for the profile, segment into units, and grade them: untouchable
+   (the system prompt, the latest ask, the running turn — ``condense.turns`` —,
+   compaction state), kept if at all possible (the first ask, the newest results, the
+   latest reply), reducible (the rest, oldest first; a recent tail only gently). Decide
+   what to do with thinking the edits would unbind (``condense.reduce.thinking``).
 2. ``reductions`` — the message reductions cheapest first (dedupe, strip images, mask,
-   shrink), counted exactly, stopping as soon as the history fits.
-3. ``assemble`` — replace the oldest reducible units by a summary, or a one-line notice.
+   shrink) on the reducible units, then the gentle ones (shrink, cut) on the tail and
+   the kept units, counted exactly, stopping as soon as the history fits.
+3. ``assemble`` — replace the oldest reducible units by one summary, or a one-line notice;
+   ``last_resort`` — the kept units reduced hard, then summarized too, then the running
+   turn's own outputs cut middle-out.
 4. ``gate`` — remove unbound Anthropic thinking (where that is the decision), validate,
    count, never return a larger history.
 5. ``incremental`` — reuse the previous call's output for a session that grew.
 
-The common case, a history that already fits, costs a repair (validation) pass and a
-guaranteed bound (``condense.tokens.upper_bound_tokens``); exact counting happens only
-where the bound comes close to the budget.
+The sequence of reductions does not depend on the budget: a larger budget stops earlier
+in it, so it never keeps less. The common case, a history that already fits, costs a
+repair (validation) pass and a guaranteed bound (``condense.tokens.upper_bound_tokens``);
+exact counting happens only where the bound comes close to the budget.
 
 Replay state belongs to its unit: a message carrying it (thinking blocks, Responses
 items, thought signatures, ``reasoning_content``) is returned as the same object or left
-out with its whole unit; it is never shrunk, merged into or split from its calls.
+out with its whole unit; it is never shrunk, merged into or split from its calls (so a
+call's arguments on such a message cannot be shrunk: where they alone break the budget,
+it is reported as not met).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from condense._input import check_history
 from condense.compress.assemble import (
+    MIN_SUMMARY_TOKENS,
     Assembly,
     SummaryInputs,
     assemble,
@@ -39,8 +46,10 @@ from condense.compress.assemble import (
 )
 from condense.compress.gate import InputSize, gate
 from condense.compress.incremental import resume_from
+from condense.compress.last_resort import last_resort
 from condense.compress.measure import measure
 from condense.compress.plan import (
+    DEFAULT_TAIL_TOKENS,
     Plan,
     Protection,
     SessionProtection,
@@ -53,12 +62,14 @@ from condense.compress.reductions import (
     DEFAULT_REDUCTIONS,
     ReductionStep,
     SpanSummary,
+    ladder,
     run_reductions,
 )
 from condense.compress.result import (
     CompressionReport,
     CompressionResult,
     CompressionState,
+    OutputCut,
     UnitOutcome,
 )
 from condense.exceptions import BudgetError, InputError
@@ -74,6 +85,8 @@ from condense.providers import (
 from condense.providers.anthropic import request_thinking
 from condense.providers.base import MediaBilling
 from condense.reduce.compaction import supersede
+from condense.reduce.cut import SHORT_CHARS, cut_content, cut_size, tool_name
+from condense.reduce.mask import calls_answered
 from condense.reduce.thinking import (
     BOUND_THINKING,
     Binding,
@@ -95,7 +108,7 @@ from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.tokens.request import Room, parts_tokens, plan_room, request_parts
 from condense.turns import Turn, current_turn
 from condense.types import RawMessage
-from condense.units import segment
+from condense.units import Unit, UnitKind, carries_replay, segment
 from condense.validate import check
 
 
@@ -117,33 +130,43 @@ def compress(
     reductions: Sequence[ReductionStep] = DEFAULT_REDUCTIONS,
     protection: Protection | None = None,
     tools: Sequence[Any] | None = None,
-    tokenizer_margin: bool = False,
+    tokenizer_margin: bool = True,
 ) -> CompressionResult:
     """Return ``messages`` reduced to at most ``budget`` tokens, valid for ``provider``.
 
     Nothing is reduced when the history fits, and reductions stop as soon as the exact
-    count fits. ``tail_tokens`` (default: a quarter of the budget) protects the most
-    recent units; ``summary_tokens`` caps the summary (by default it takes the room the
-    kept part leaves, up to half the budget and 32,768 tokens). ``reductions`` is the
-    sequence of steps to run, cheapest first (``condense.compress.DEFAULT_REDUCTIONS``:
-    dedupe, strip images, mask, shrink, summarize); drop one to forbid it or add your own
-    ``MessageReduction``.
-    ``previous`` is the ``state`` of an earlier call on the same session. ``protection``
-    replaces the session policy of what is never reduced (``SessionProtection``) with
-    another, e.g. the training-set policy ``HeadTailProtection(tail_messages=4)`` that
-    ``condense dataset`` uses (both in ``condense.compress``); ``tail_tokens`` is then
-    unused.
+    count fits. Protection is graded (``condense.compress.plan``): the system prompt, the
+    latest ask, the running turn and compaction state are untouchable; the first ask, the
+    newest results and the latest reply are kept if at all possible — reduced last,
+    gently (arguments shrunk, outputs cut middle-out with a marker saying how much),
+    summarized only after everything else; the rest is reduced oldest first, cheapest
+    first, but the newest units worth ``tail_tokens`` (default 2,000) only gently.
+    ``summary_tokens`` caps the summary (by default it takes the room the kept part
+    leaves, up to half the budget and 32,768 tokens). ``reductions`` is the sequence of
+    steps to run, cheapest first (``condense.compress.DEFAULT_REDUCTIONS``: dedupe, strip
+    images, mask, shrink, cut, summarize); drop one to forbid it or add your own
+    ``MessageReduction``. The sequence
+    does not depend on the budget, so a larger budget never keeps less.
+    ``previous`` is the ``state`` of an earlier call on the same session: the call then
+    works on that call's output plus what was appended since, and meets every guarantee a
+    fresh call does (the previous summary is folded into the next, never stacked).
+    ``protection`` replaces the session policy (``SessionProtection``) with another, e.g.
+    the training-set policy ``HeadTailProtection(tail_messages=4)`` that ``condense
+    dataset`` uses (both in ``condense.compress``); ``tail_tokens`` is then unused.
 
-    The result is never larger than the input, and fits whenever the protected part does
-    (a span whose summary would not fit is replaced by a one-line notice, listed in
-    ``report.left_out``). When even the protected part cannot fit, the report says so
+    The result is never larger than the input, and holds one summary at most. It fits
+    whenever the untouchable part does with the running turn's tool outputs cut to a
+    short head (a one-line notice aside, where leaving the rest out would break the role
+    order): as the very last resort those outputs are cut middle-out, largest first
+    (``report.cuts`` names every cut). When even that cannot fit, the report says so
     (``fits`` is False) and ``strict_budget=True`` raises ``BudgetError``. The input is
     never mutated.
 
-    The current turn (everything after the last user message that carries content,
-    ``condense.turns``) is never reduced: its messages come back as the same objects, in
-    order. ``thinking`` is the request's thinking setting (its ``thinking`` object, or
-    ``"enabled"``, ``"adaptive"``, ``"disabled"``; ``None``: unknown). Anthropic thinking
+    The running turn (everything after the last user message that carries content, when
+    the history ends with its tool results, ``condense.turns``) comes back message by
+    message in order, its assistant messages as the same objects; only its tool outputs
+    may be cut, last. ``thinking`` is the request's thinking setting (its ``thinking``
+    object, or ``"enabled"``, ``"adaptive"``, ``"disabled"``; ``None``: unknown). Anthropic thinking
     that an edit would unbind (models with preserved thinking check each block against
     everything before it) is handled per request, as ``report.thinking`` says
     (``condense.reduce.thinking``): kept where the model does not check; with
@@ -169,11 +192,15 @@ def compress(
     The budget is for the whole request: what a loaded request sends besides its messages
     (``tools``, Responses ``instructions``, a structured-output schema) and the tool
     definitions passed as ``tools`` are counted against it (``condense.tokens.request``).
-    The budget is in condense's tokens. With ``tokenizer_margin=True`` it is in the
-    provider's: when ``model`` names a family whose tokenizer condense does not ship
-    (Claude, Gemini), the messages are planned below the budget by the family's measured
-    error (``condense.tokens.families``). ``report.room`` says how the budget was shared
-    out.
+    The budget is in the provider's tokens: when ``model`` (or, unless ``model`` is given,
+    a loaded request's ``model``) names a family whose tokenizer condense does not ship
+    (Claude ×1.30, Claude Opus 4.7 and later ×1.70, Gemini ×1.25), the request is planned
+    below the budget by the family's measured error (``condense.tokens.families``), so
+    that it fits the provider's own count; OpenAI models are counted with their own
+    encoding, and without a model (or for a family not measured) the budget is in
+    condense's tokens. ``tokenizer_margin=False`` takes the budget in condense's tokens
+    whatever the model (for a caller that planned the margin itself, as the proxy does).
+    ``report.room`` says how the budget was shared out.
     """
     native = read_native(messages)
     if native is not None:
@@ -241,8 +268,10 @@ def compress(
     )
     profile = choice.profile
     media = media_billing(profile)
-    counter = shared_counter(encoding or encoding_for_model(model), media=media)
-    room = _room(budget, conversation, tools, model, counter.encoding, margin=tokenizer_margin)
+    counter = shared_counter(encoding or encoding_for_model(request_model), media=media)
+    room = _room(
+        budget, conversation, tools, request_model, counter.encoding, margin=tokenizer_margin
+    )
     budget = room.messages  # what the messages may take, in condense's tokens
     work, incremental = resume_from(previous, given, budget, profile, counter.encoding)
     # the user's own file, when the work is it: its repairs are named in its terms
@@ -269,7 +298,7 @@ def compress(
     def unchanged(
         tokens: int | None,
         plan: Plan | None,
-        protected: int | None,
+        protected: int | Callable[[], int] | None,
         binding: Binding | None = None,
     ) -> CompressionResult:
         report = CompressionReport(
@@ -292,6 +321,9 @@ def compress(
 
     if _bounded_by(history, budget, media):  # fits for every encoding
         return unchanged(None, None, None)
+    grown = _grown_tokens(previous, history, incremental, bool(repaired.changes), counter)
+    if grown is not None and grown <= budget:  # a session's growth fits: sent as it is
+        return unchanged(grown, None, None)
     whole = history  # the repaired input: what the output must stay below
     # stage 1a: what a compaction block supersedes goes first (the API drops it itself)
     cut, superseded = supersede(history, profile)
@@ -306,7 +338,7 @@ def compress(
         history = cut
         report_base["superseded"] = superseded
     turn = current_turn(history)
-    tail = tail_tokens if tail_tokens is not None else budget // 4
+    tail = tail_tokens if tail_tokens is not None else DEFAULT_TAIL_TOKENS
     plan = _plan(history, counter, tail, turn, protection, budget)
 
     # stage 1b: reducing unbinds the thinking of the turns after the oldest reducible
@@ -322,7 +354,12 @@ def compress(
         original=history,
         summarize=summarizing and not bind,
     )
-    protected = measured.fixed + bridges_needed(history, plan, profile, counter)
+    bridges = bridges_needed(history, plan, profile, counter)
+
+    def protected() -> int:  # counted only when the report is asked
+        floor = _untouchable_tokens(history, plan, turn, protection, counter, measured.fixed)
+        return floor + bridges
+
     if measured.first_kept is None and measured.lower_bound <= budget and superseded is None:
         return unchanged(measured.lower_bound, plan, protected, binding)
     current: list[RawMessage] = history
@@ -353,7 +390,7 @@ def compress(
             current,
             counts,
             plan=plan,
-            steps=reductions,
+            rungs=ladder(plan, reductions),
             budget=budget,
             counter=counter,
             original=history,
@@ -387,10 +424,28 @@ def compress(
     at_least = 0 if superseded is not None else measured.lower_bound
     input_size = InputSize(at_least=at_least, count=lambda: counter.messages(whole))
     assembly: Assembly | None = None
+    frozen = _frozen(output, plan, turn, protection, stripped)
+    carried = counter.text(previous.summary) if previous and previous.summary else 0
+    inputs = SummaryInputs(
+        original=history,
+        profile=profile,
+        counter=counter,
+        summarizer=summarizer,
+        # planning reserves a fifth of the budget for a summary (a smaller reserve
+        # summarizes fewer units but leaves the summary too little room for the span's
+        # facts: bench/bench_probe.py)
+        cap=summary_reserve(
+            summary_tokens or min(8192, max(256, budget // 5)),
+            carried if summary_tokens is None else 0,
+            budget=budget,
+        ),
+        limit=summary_tokens,
+        previous=previous.summary if previous is not None else None,
+        frozen=frozen,
+        stripped=[message for message, _ in stripped.values()],
+        ask=turn.ask if _graded(protection) else None,
+    )
     if after_cheap > budget and summarizing:
-        kept_from = _kept_from(turn, protection)
-        frozen = [*history[kept_from:], *(message for message, _ in stripped.values())]
-        carried = counter.text(previous.summary) if previous and previous.summary else 0
         assembly = assemble(
             output,
             kept_tokens=kept_tokens,
@@ -398,25 +453,53 @@ def compress(
             input_size=input_size,
             plan=plan,
             budget=budget,
-            inputs=SummaryInputs(
-                original=history,
-                profile=profile,
-                counter=counter,
-                summarizer=summarizer,
-                # planning reserves a fifth of the budget for a summary (a smaller
-                # reserve summarizes fewer units but leaves the summary too little room
-                # for the span's facts: bench/bench_probe.py)
-                cap=summary_reserve(
-                    summary_tokens or min(8192, max(256, budget // 5)),
-                    carried if summary_tokens is None else 0,
-                    budget=budget,
-                ),
-                limit=summary_tokens,
-                previous=previous.summary if previous is not None else None,
-                frozen=frozen,
-                stripped=[message for message, _ in stripped.values()],
-            ),
+            inputs=inputs,
         )
+    result_tokens = after_cheap
+    if after_cheap > budget:
+        result_tokens = counter.messages(assembly.messages if assembly else output)
+    if result_tokens > budget and _graded(protection):
+        # the last resort: the kept units reduced hard, then summarized, then the running
+        # turn's own outputs cut (condense.compress.last_resort)
+
+        def assemble_with(
+            messages: Sequence[RawMessage], wide: Plan, at_least: int
+        ) -> Assembly | None:
+            counts = counter.counts(messages)
+            total = sum(counts) + REPLY_PRIMING_TOKENS
+            gone = [0]
+            for u in wide.order:
+                gone.append(gone[-1] + sum(counts[wide.units[u].start : wide.units[u].stop]))
+            return assemble(
+                messages,
+                kept_tokens=lambda k: total - gone[k],
+                first=at_least,
+                input_size=input_size,
+                plan=wide,
+                budget=budget,
+                # what is kept if at all possible goes only to make room for the
+                # shortest summary, which then takes the room left
+                inputs=replace(
+                    inputs,
+                    cap=MIN_SUMMARY_TOKENS,
+                    frozen=_frozen(messages, plan, turn, protection, stripped),
+                ),
+            )
+
+        resort = last_resort(
+            output,
+            plan=plan,
+            steps=reductions,
+            running=_running_outputs(history, turn),
+            budget=budget,
+            counter=counter,
+            original=history,
+            assemble_with=assemble_with if summarizing else None,
+        )
+        if resort.tokens < result_tokens:
+            output, assembly = resort.messages, resort.assembly
+            actions.update(resort.actions)
+            short = tuple(sorted({*short, *resort.short_of_target}))
     if assembly is not None:
         output = assembly.messages
     gated = gate(
@@ -441,6 +524,7 @@ def compress(
         settings = drop_block_settings(thinking)
     report = CompressionReport(
         **report_base,
+        cuts=_cuts(gated.messages, given, history, turn),
         thinking=binding,
         fits=gated.tokens <= budget,
         units=_outcomes(plan, actions),
@@ -523,19 +607,133 @@ def _plan(
         messages=history,
         budget=budget - REPLY_PRIMING_TOKENS,
         unit_tokens=lambda unit: sum(counter.counts(history[unit.start : unit.stop])),
-        pinned=turn_units(units, _kept_from(turn, protection)) | compaction_units(units, history),
+        pinned=turn_units(units, _kept_from(turn, protection, history))
+        | compaction_units(units, history)
+        | _ask_unit(units, turn, protection),
     )
 
 
-def _kept_from(turn: Turn, protection: Protection | None) -> int:
-    """Where the part of the current turn that is never reduced (nor merged into) starts:
-    the whole turn under the session policy; under the training-set policy only the
-    running step (a trajectory has no next request; the dataset path plans the same)."""
-    if protection is None or isinstance(protection, SessionProtection):
-        return turn.start
+def _ask_unit(units: Sequence[Unit], turn: Turn, protection: Protection | None) -> set[int]:
+    """The unit of the latest ask, untouchable under the session policy; and a user
+    message that ends the history (the message the model answers, even a blank one)."""
+    if not _graded(protection):
+        return set()
+    found = {
+        i
+        for i, unit in enumerate(units)
+        if turn.ask is not None and unit.start <= turn.ask < unit.stop
+    }
+    if units and units[-1].kind is UnitKind.USER:
+        found.add(len(units) - 1)
+    return found
+
+
+def _cuts(
+    output: Sequence[RawMessage], given: Sequence[Any], history: Sequence[RawMessage], turn: Turn
+) -> tuple[OutputCut, ...]:
+    """Every tool output this call cut middle-out, named (outputs that came in cut, as a
+    previous call left them, are not cut again by this one)."""
+    came = {id(message) for message in given}
+    running = {str(history[i].get("tool_call_id")) for i in _running_outputs(history, turn)}
+    found = []
+    for index, message in enumerate(output):
+        if id(message) in came or message.get("role") != "tool":
+            continue
+        cut = cut_size(message)
+        if cut is not None:
+            call_id = str(message.get("tool_call_id"))
+            found.append(
+                OutputCut(
+                    index=index,
+                    tool_call_id=call_id,
+                    removed=cut[0],
+                    total=cut[1],
+                    running=call_id in running,
+                )
+            )
+    return tuple(found)
+
+
+def _untouchable_tokens(
+    history: Sequence[RawMessage],
+    plan: Plan,
+    turn: Turn,
+    protection: Protection | None,
+    counter: TokenCounter,
+    fixed: int,
+) -> int:
+    """What the result needs at least: the untouchable units, the running turn's outputs
+    cut to a short head (the session policy), reply priming included; under the
+    training-set policy, every unit that is not reducible (``fixed``)."""
+    if not _graded(protection):
+        return fixed
+    running = set(_running_outputs(history, turn))
+    names = calls_answered(history, sorted(running))
+    messages = []
+    for index, unit in enumerate(plan.units):
+        if index not in plan.layout.protected:
+            continue
+        for i in range(unit.start, unit.stop):
+            message = history[i]
+            if i in running:
+                tool = tool_name(names.get(str(message.get("tool_call_id"))))
+                content = cut_content(message.get("content"), SHORT_CHARS, tool, images=True)
+                cut = {**message, "content": content}
+                if counter.message(cut) < counter.message(message):
+                    message = cut
+            messages.append(message)
+    return counter.messages(messages)
+
+
+def _graded(protection: Protection | None) -> bool:
+    """The session policy: graded protection, the running turn's outputs the last resort."""
+    return protection is None or isinstance(protection, SessionProtection)
+
+
+def _kept_from(turn: Turn, protection: Protection | None, history: Sequence[RawMessage]) -> int:
+    """Where the part of the current turn that is never reduced (nor merged into) starts.
+
+    Under the session policy: the running turn (the history ends with its tool results)
+    whole, and a finished turn whole when it carries replay state (its thinking must
+    reach the provider as it was); a finished turn without it is graded like any other.
+    Under the training-set policy only the running step (a trajectory has no next
+    request; the dataset path plans the same)."""
+    if _graded(protection):
+        if turn.running or any(carries_replay(m) for m in history[turn.start : turn.stop]):
+            return turn.start
+        return turn.stop
     if turn.running and turn.last_assistant is not None:
         return turn.last_assistant
     return turn.stop
+
+
+def _running_outputs(history: Sequence[RawMessage], turn: Turn) -> list[int]:
+    """The tool outputs of an untouchable current turn: the last resort's to cut."""
+    if _kept_from(turn, None, history) >= turn.stop:
+        return []
+    return turn.outputs(history)
+
+
+def _frozen(
+    messages: Sequence[RawMessage],
+    plan: Plan,
+    turn: Turn,
+    protection: Protection | None,
+    stripped: Stripped,
+) -> list[RawMessage]:
+    """The messages of ``messages`` a summary or notice is never merged into nor joined
+    with: under the session policy every unit that is not reducible (what is untouchable
+    and what is kept if at all possible must come back as it was); under the
+    training-set policy the running step. Turns whose thinking was removed too."""
+    removed = [message for message, _ in stripped.values()]
+    if not _graded(protection):
+        return [*messages[_kept_from(turn, protection, messages) :], *removed]
+    return [
+        messages[i]
+        for index, unit in enumerate(plan.units)
+        if not plan.layout.reducible(index)
+        for i in range(unit.start, unit.stop)
+    ] + removed
 
 
 def _outcomes(plan: Plan, actions: dict[int, str]) -> tuple[UnitOutcome, ...]:
@@ -563,7 +761,28 @@ def _result(
         budget=budget,
         provider=provider,
         encoding=encoding,
+        tokens=report._tokens_after,
     )
     return CompressionResult(
         messages=output, summary=summary, report=report, state=state, request_settings=settings
     )
+
+
+def _grown_tokens(
+    previous: CompressionState | None,
+    history: Sequence[RawMessage],
+    incremental: bool,
+    repaired: bool,
+    counter: TokenCounter,
+) -> int | None:
+    """The exact tokens of ``history`` when it is the previous output (as the same
+    objects, repair changed nothing) plus what was appended: the previous count plus the
+    new messages' (``None`` when that is not known)."""
+    if not incremental or repaired or previous is None or previous.tokens is None:
+        return None
+    known = len(previous.output)
+    if len(history) < known or any(
+        a is not b for a, b in zip(history, previous.output, strict=False)
+    ):
+        return None
+    return previous.tokens + sum(counter.counts(history[known:]))

@@ -15,14 +15,12 @@ the user's cap.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from condense.compress.gate import InputSize
 from condense.compress.plan import Plan, reducible_runs
 from condense.providers import Profile
-from condense.reduce.base import MARKER
 from condense.reduce.images import without_images
 from condense.reduce.summary import (
     choose_placement,
@@ -33,6 +31,8 @@ from condense.reduce.summary import (
     summary_block,
     with_block,
 )
+from condense.reduce.summary import notice as notice
+from condense.reduce.summary import without_notices as without_notices
 from condense.repair.order import BRIDGE_TEXT, OPENING_USER
 from condense.summarizers import (
     ExtractiveSummarizer,
@@ -77,34 +77,6 @@ def summary_reserve(default: int, previous_tokens: int, *, budget: int) -> int:
     return max(default, min(previous_tokens + previous_tokens // 2, budget // 4))
 
 
-def notice(covered: range) -> str:
-    """The one-line stand-in for the messages ``covered`` (indices of the repaired input)."""
-    count = len(covered)
-    noun = "message" if count == 1 else "messages"
-    where = (
-        f"message {covered.start}" if count == 1 else f"messages {covered.start}–{covered.stop - 1}"
-    )
-    return f"{MARKER} {count} earlier {noun} ({where}) left out to fit the budget]"
-
-
-NOTICE_PATTERN = re.compile(
-    re.escape(MARKER) + r" \d+ earlier messages? \(messages? [\d–]+\) left out to fit the budget\]"
-)
-
-
-def without_notices(content: object) -> object:
-    """``content`` with the notices :func:`notice` wrote removed (text or text parts)."""
-    if isinstance(content, list):
-        return [
-            p
-            for p in content
-            if not (isinstance(p, dict) and NOTICE_PATTERN.fullmatch(str(p.get("text"))))
-        ]
-    if isinstance(content, str) and MARKER in content:
-        return NOTICE_PATTERN.sub("", content).strip()
-    return content
-
-
 @dataclass(frozen=True, kw_only=True)
 class LeftOut:
     """A span replaced by the one-line notice: messages ``start``–``stop - 1`` of the
@@ -143,10 +115,13 @@ class SummaryInputs:
     """The user's cap on a summary (``summary_tokens``), if any (see :func:`summary_size`)."""
     previous: str | None
     frozen: Sequence[RawMessage]
-    """Messages a block is never merged into nor joined with (the current turn, turns whose
-    thinking was removed)."""
+    """Messages a block is never merged into nor joined with (the untouchable ones, those
+    kept if at all possible, turns whose thinking was removed)."""
     stripped: Sequence[RawMessage] = ()
     """The turns whose thinking was removed: never joined with another message."""
+    ask: int | None = None
+    """The index of the latest ask: the summary goes before it, never after, and nothing
+    condense writes after it speaks as the user (it would take the ask's place)."""
 
 
 def assemble(
@@ -168,20 +143,20 @@ def assemble(
     last = len(plan.order)
     if not last:
         return None
-    breaks = [0]  # breaks[k]: how many spans the first k reducible units form
-    for k in range(1, last + 1):
-        opens = k == 1 or plan.order[k - 1] != plan.order[k - 2] + 1
-        breaks.append(breaks[-1] + opens)
+    breaks = plan.span_counts()  # breaks[k]: how many spans the first k units form
     best: tuple[int, Assembly] | None = None
     tried: set[tuple[int, int]] = set()
     # A summary of the full cap, then a shorter one, then the notice: each at the
     # smallest k whose kept part leaves room for it; last, everything reducible goes.
     for reserve in (SUMMARY_OVERHEAD + inputs.cap, SUMMARY_OVERHEAD + MIN_SUMMARY_TOKENS, 0):
+        # one summary for every span (a notice for each of the others at worst), or a
+        # notice for each span
         k = next(
             (
                 k
                 for k in range(max(1, first), last + 1)
-                if kept_tokens(k) + breaks[k] * max(reserve, NOTICE_TOKENS) <= budget
+                if kept_tokens(k) + max(reserve, NOTICE_TOKENS) + (breaks[k] - 1) * NOTICE_TOKENS
+                <= budget
             ),
             last,
         )
@@ -213,7 +188,7 @@ def _attempts(kept: int, spans: Sequence[range], budget: int, user_cap: int | No
     """Summary targets to try, largest first; then :data:`NOTICE` (the one-line notice)
     and :data:`DROP` (the span left out with no message, where the profile allows it;
     still recorded in the report)."""
-    room = (budget - kept - len(spans) * SUMMARY_OVERHEAD) // len(spans)
+    room = budget - kept - SUMMARY_OVERHEAD - (len(spans) - 1) * NOTICE_TOKENS
     target = summary_size(room, user_cap, budget=budget)
     if target < MIN_SUMMARY_TOKENS:
         return [NOTICE, DROP]
@@ -227,38 +202,74 @@ def _build(
     target: int,
     inputs: SummaryInputs,
 ) -> Assembly | None:
-    """Replace each span (newest first, so indices stay put) by a summary of ``target``
-    tokens, by the notice when ``target`` is :data:`NOTICE` or the summary is not
-    smaller than the span, or by nothing when it is :data:`DROP` (``None`` when leaving
-    a span out would put two messages of one role side by side that cannot be joined)."""
-    output = list(current)
+    """Replace ``spans`` (unit ranges, oldest first) by one summary of ``target`` tokens of
+    them all, by a notice each when ``target`` is :data:`NOTICE` or the summary is not
+    smaller than what it replaces, or by nothing when it is :data:`DROP`.
+
+    The summary goes where the first span was (after the latest ask only as the
+    assistant's), else just before the latest ask; the other spans are left out (what
+    they said is in it), each joined over where that keeps the roles apart, else given a
+    notice. ``None`` when a span cannot be replaced without breaking the role order (two
+    messages of one role that cannot be joined, or a block that would have to speak as
+    the user after the latest ask)."""
+    covers = [plan.messages_of(span) for span in spans]
+    ask = inputs.ask
+    before_ask = [c for c in covers if ask is None or c.stop <= ask]
+    block: str | None = None
     texts: list[str] = []
-    left_out: list[LeftOut] = []
     fell_back, reason = False, None
-    for position, span in reversed(list(enumerate(spans))):
-        covered = plan.messages_of(span)
+    if target > 0:
+        indices = [i for covered in covers for i in covered]
+        previous = inputs.previous
+        text, fell_back, reason = _summarize(indices, target, previous, inputs)
+        text = _fit_text(text.strip() or "(nothing to summarize)", target, inputs.counter)
+        candidate = summary_block(
+            text, covered=sum(stands_for(inputs.original[i]) for i in indices)
+        )
+        size = inputs.counter.text(candidate) + 8 + NOTICE_TOKENS * (len(covers) - 1)
+        if _more_than([current[i] for i in indices], size, inputs.counter):
+            block, texts = candidate, [text]
+    # the summary's place: the first span; when that comes after the latest ask and the
+    # summary cannot stand there as the assistant's, just before the ask
+    host = covers[0]
+    at_ask = range(ask or 0, ask or 0)
+    if (
+        not before_ask
+        and block is not None
+        and _place(list(current), host, block, inputs, after_ask=True) is None
+    ):
+        host = at_ask
+    output = list(current)
+    left_out: list[LeftOut] = []
+    for covered in reversed(covers):
+        is_host = covered is host
+        if block is not None and is_host:
+            continue  # the summary takes its place last, so indices stay put
+        if block is None and target != DROP:  # a notice for each span
+            placed_at = _place(
+                output, covered, notice(covered), inputs, after_ask=_after(covered, ask)
+            )
+            if placed_at is None:
+                return None
+            output = placed_at
+            left_out.insert(0, LeftOut(start=covered.start, stop=covered.stop))
+            continue
+        joined = _joined(output[: covered.start], output[covered.stop :], inputs)
+        if joined is None and target != DROP:
+            # what it said is in the summary; where it cannot go without a trace, a notice
+            joined = _place(
+                output, covered, notice(covered), inputs, after_ask=_after(covered, ask)
+            )
+        if joined is None:
+            return None
         if target == DROP:
             left_out.insert(0, LeftOut(start=covered.start, stop=covered.stop))
-            joined = _joined(output[: covered.start], output[covered.stop :], inputs)
-            if joined is None:
-                return None
-            output = joined
-            continue
-        block = notice(covered)
-        if target > 0:
-            previous = inputs.previous if position == 0 else None
-            text, failed, why = _summarize(covered, target, previous, inputs)
-            fell_back, reason = fell_back or failed, reason or why
-            text = _fit_text(text.strip() or "(nothing to summarize)", target, inputs.counter)
-            stood_for = sum(stands_for(inputs.original[i]) for i in covered)
-            candidate = summary_block(text, covered=stood_for)
-            size = inputs.counter.text(candidate) + 8
-            if _more_than(current[covered.start : covered.stop], size, inputs.counter):
-                block = candidate
-                texts.insert(0, text)
-        if block.startswith(f"{MARKER} {len(covered)} earlier"):
-            left_out.insert(0, LeftOut(start=covered.start, stop=covered.stop))
-        output = _place(output, covered, block, inputs.profile, inputs.frozen)
+        output = joined
+    if block is not None:
+        placed_at = _place(output, host, block, inputs, after_ask=_after(host, ask))
+        if placed_at is None:
+            return None
+        output = placed_at
     return Assembly(
         messages=tuple(output),
         summarized=tuple(u for span in spans for u in span),
@@ -268,6 +279,10 @@ def _build(
         fell_back=fell_back,
         fallback_reason=reason,
     )
+
+
+def _after(covered: range, ask: int | None) -> bool:
+    return ask is not None and covered.start > ask
 
 
 def _more_than(messages: Sequence[RawMessage], limit: int, counter: TokenCounter) -> bool:
@@ -288,7 +303,7 @@ def _name(summarizer: str | Summarizer) -> str:
 
 
 def _summarize(
-    covered: range, target: int, previous: str | None, inputs: SummaryInputs
+    covered: Sequence[int], target: int, previous: str | None, inputs: SummaryInputs
 ) -> tuple[str, bool, str | None]:
     """Summarize the original messages ``covered`` (images stripped), folding in
     ``previous`` and any summary found inside them."""
@@ -377,6 +392,14 @@ def bridges_needed(
     )
 
 
+def _ends_badly(last: RawMessage, profile: Profile) -> bool:
+    return last.get("role") == "assistant" and not profile.ends_with_assistant
+
+
+def _tool_then_user(before: RawMessage, after: RawMessage) -> bool:
+    return before.get("role") == "tool" and after.get("role") == "user"
+
+
 def _joined(
     before: list[RawMessage], after: list[RawMessage], inputs: SummaryInputs
 ) -> list[RawMessage] | None:
@@ -385,9 +408,14 @@ def _joined(
     be plain text, the second may carry tool calls (they stay its own). ``None`` when two
     such messages cannot be joined — messages with replay state, turns whose thinking was
     removed and the current turn are never joined — since no profile gets a same-role run
-    that condense made (see ``condense.reduce.summary.choose_placement``)."""
-    if before and after and needs_bridge(before[-1], after[0], inputs.profile):
+    that condense made (see ``condense.reduce.summary.choose_placement``). A tool result
+    and a user message that the span stood between get the one-line bridge, under every
+    profile: where results travel as a user turn (Anthropic, Bedrock, Gemini), the two
+    would be two user turns in a row."""
+    if before and after and _tool_then_user(before[-1], after[0]):
         return [*before, dict(TOOL_USER_BRIDGE), *after]
+    if before and not after and _ends_badly(before[-1], inputs.profile):
+        return None  # the history would end where the profile refuses it
     if not before or not after:
         return [*before, *after]
     first, second = before[-1], after[0]
@@ -414,18 +442,23 @@ def _place(
     output: list[RawMessage],
     covered: range,
     block: str,
-    profile: Profile,
-    frozen: Sequence[RawMessage],
-) -> list[RawMessage]:
+    inputs: SummaryInputs,
+    *,
+    after_ask: bool,
+) -> list[RawMessage] | None:
     """``output`` with the messages in ``covered`` replaced by ``block`` (never merged
-    into one of ``frozen``)."""
+    into one of ``inputs.frozen``; ``after_ask``: never as or into a user message).
+    ``None`` when no placement keeps the role order."""
     before, after = output[: covered.start], output[covered.stop :]
     placement = choose_placement(
         before[-1] if before else None,
         after[0] if after else None,
-        profile,
-        frozen=frozen,
+        inputs.profile,
+        frozen=[*inputs.frozen, *inputs.stripped],
+        speaks_as_user=not after_ask,
     )
+    if placement is None:
+        return None
     if placement == "merge_next":
         return [*before, with_block(after[0], block, first=True), *after[1:]]
     if placement == "merge_previous":

@@ -1,15 +1,18 @@
 """Stage 1b, measure: count exactly only what decides, newest first.
 
 The protected units are counted first, then the reducible units from the newest back.
-Counting stops as soon as it proves that the oldest units must be summarized: the part
-counted so far is over the budget as it stands (so the whole history is), and even with
-every cheap reduction applied to it, plus a one-line notice, it does not fit. The units
-older than that point are replaced in stage 3 without ever being tokenized, so the cost
-of compressing a long session grows with the budget, not with the session.
+Once the part counted so far is over the budget as it stands (so the whole history is),
+the walk starts again from the newest unit with every cheap reduction applied, and
+counting stops as soon as it proves that the oldest units must be summarized: even with
+every cheap reduction applied to what it has seen, plus a one-line notice, it does not
+fit. The units older than that point are replaced in stage 3 without ever being
+tokenized, so the cost of compressing a long session grows with the budget, not with the
+session.
 
 The result is the one the plain sequence would give: when summarizing is needed at all,
-every cheap reduction has been applied to every kept reducible unit first (stage 2 stops
-early only when the history fits without a summary).
+every cheap reduction has been applied to every kept reducible unit first, and every
+gentle reduction to the units kept if at all possible (stage 2 stops early only when the
+history fits without a summary).
 """
 
 from __future__ import annotations
@@ -20,14 +23,15 @@ from typing import Any
 
 from condense.compress.assemble import NOTICE_TOKENS
 from condense.compress.plan import Plan
-from condense.compress.reductions import MessageReduction, ReductionStep
+from condense.compress.reductions import ReductionStep, kept_steps, reducible_steps
 from condense.reduce.base import Cost
 from condense.tokens import TokenCounter, quick_estimate
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.types import RawMessage
 
-CHUNK = 32
-"""Reducible units counted (and, once over, reduced) per step of the walk."""
+CHUNK = 16
+"""Reducible units counted (and, once over, reduced) per step of the walk: small, since
+the units of the last step that turn out to be summarized were reduced for nothing."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,9 +78,10 @@ def measure(
         return sum(counts[i] or 0 for i in range(start, stop))
 
     reducible = set(plan.order)
-    fixed = REPLY_PRIMING_TOKENS + sum(
+    raw_fixed = REPLY_PRIMING_TOKENS + sum(
         count(u.start, u.stop) for i, u in enumerate(plan.units) if i not in reducible
     )
+    fixed = raw_fixed  # once proven over: with the kept units gently reduced
     order = plan.order
     raw_suffix = 0
     cheap_suffix = 0
@@ -88,21 +93,53 @@ def measure(
     position = len(order)
     proven = False  # the part counted so far is over the budget: so is the history
 
+    estimates: dict[int, tuple[Mapping[str, Any], int]] = {}
+
     def estimate(message: Mapping[str, Any]) -> int:
-        return quick_estimate(message, media=counter.media)
+        """``quick_estimate``, once per message object (a strategy and the check after it
+        both ask; the message is held so that its id is not reused)."""
+        known = estimates.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1]
+        value = quick_estimate(message, media=counter.media)
+        estimates[id(message)] = (message, value)
+        return value
 
     while position > 0:
         low = max(0, position - CHUNK)
         chunk = order[low:position]
         counted = not (summarize and proven)  # once proven, originals are not tokenized
         raw = [count(plan.units[u].start, plan.units[u].stop) if counted else 0 for u in chunk]
-        proven = proven or fixed + raw_suffix + sum(raw) > budget
+        if not proven and raw_fixed + raw_suffix + sum(raw) > budget:
+            proven = True
+            if summarize:
+                if plan.kept_order:
+                    fixed -= _gentle(
+                        current, plan, steps, counter, original, reduced, actions, short
+                    )
+                    for i in reduced.keys() - reduced_counts.keys():
+                        reduced_counts[i] = counter.message(reduced[i])
+                # the newer units were walked as they are: walk them again, reduced, so
+                # that what is kept is measured as it will be sent (counts are cached)
+                raw_suffix += sum(raw)
+                cheap_suffix = 0
+                position = len(order)
+                continue
         cheap = raw
         if summarize and proven:
             cost = counter.message if counted else estimate
-            _cheap(current, chunk, plan, steps, counter, original, reduced, actions, short, cost)
-            for i in reduced.keys() - reduced_counts.keys():
-                reduced_counts[i] = counter.message(reduced[i])
+            _cheap(
+                current,
+                chunk,
+                plan,
+                steps,
+                counter,
+                original,
+                (reduced, reduced_counts),
+                actions,
+                short,
+                cost,
+            )
             unchanged = [
                 i
                 for u in chunk
@@ -128,20 +165,20 @@ def measure(
             if summarize and proven and fixed + cheap_suffix + NOTICE_TOKENS > budget:
                 kept_messages = {
                     i
-                    for u in order[j + 1 :]
+                    for u in (*order[j + 1 :], *plan.kept_order)
                     for i in range(plan.units[u].start, plan.units[u].stop)
                 }
                 for i in kept_messages & reduced.keys():
                     current[i] = reduced[i]
                     counts[i] = reduced_counts[i]
-                kept_units = set(order[j + 1 :])
+                kept_units = {*order[j + 1 :], *plan.kept_order}
                 return Measured(
                     messages=tuple(current),
                     counts=tuple(counts),
                     fixed=fixed,
                     first_kept=j + 1,
                     suffix=tuple(suffix),
-                    lower_bound=fixed + raw_suffix,
+                    lower_bound=raw_fixed + raw_suffix,
                     actions={u: a for u, a in actions.items() if u in kept_units},
                     short_of_target=tuple(sorted(i for i in short if i in kept_messages)),
                 )
@@ -149,10 +186,10 @@ def measure(
     return Measured(
         messages=tuple(messages),
         counts=tuple(counts),
-        fixed=fixed,
+        fixed=raw_fixed,
         first_kept=None,
         suffix=tuple(suffix),
-        lower_bound=fixed + raw_suffix,
+        lower_bound=raw_fixed + raw_suffix,
         actions={},
         short_of_target=(),
     )
@@ -165,28 +202,66 @@ def _cheap(
     steps: Sequence[ReductionStep],
     counter: TokenCounter,
     original: Sequence[RawMessage],
-    reduced: dict[int, RawMessage],
+    record: tuple[dict[int, RawMessage], dict[int, int]],
     actions: dict[int, str],
     short: set[int],
     cost: Cost,
 ) -> None:
-    """Every cheap reduction applied to the units ``chunk`` (recorded in ``reduced``);
-    a replacement that is not smaller than ``cost`` of what it replaces is not kept
+    """Every cheap reduction applied to the units ``chunk`` (recorded in ``record``: each
+    replacement and its exact count), the gentle ones only to those of the tail; a
+    replacement that is not smaller than ``cost`` of what it replaces is not kept
     (``cost``: the exact count, or, once the history is proven over the budget, an
-    estimate, so that what is masked is never tokenized; what is kept is counted
-    exactly either way)."""
+    estimate, so that what is masked is never tokenized; what is kept is counted exactly
+    either way)."""
+    reduced, counts = record
     scratch = list(current)  # the raw history: dedupe points at raw later copies
-    for step in steps:
-        if not isinstance(step, MessageReduction):
-            continue
-        candidates = [i for u in chunk for i in step.targets(original, plan.units[u])]
+    gentle = plan.layout.gentle
+    rounds = [(step, False) for step in reducible_steps(steps)]
+    rounds += [(step, True) for step in kept_steps(steps, "gentle")]
+    for step, tail in rounds:
+        candidates = [
+            i for u in chunk if gentle(u) == tail for i in step.targets(original, plan.units[u])
+        ]
         if not candidates:
             continue
         result = step.strategy(scratch, candidates, need=1 << 62, cost=cost)
         for index in result.changed:
             new = result.messages[index]
-            if counter.message(new) >= cost(scratch[index]):
+            tokens = counter.message(new)
+            if tokens >= cost(scratch[index]):
                 continue
             scratch[index] = reduced[index] = new
+            counts[index] = tokens
             actions.setdefault(plan.unit_of(index), step.action)
         short.update(result.short_of_target)
+
+
+def _gentle(
+    current: Sequence[RawMessage],
+    plan: Plan,
+    steps: Sequence[ReductionStep],
+    counter: TokenCounter,
+    original: Sequence[RawMessage],
+    reduced: dict[int, RawMessage],
+    actions: dict[int, str],
+    short: set[int],
+) -> int:
+    """Every gentle reduction applied to the units kept if at all possible (recorded in
+    ``reduced``); the tokens it saved, counted exactly."""
+    scratch = list(current)
+    saved = 0
+    for step in kept_steps(steps, "gentle"):
+        candidates = [i for u in plan.kept_order for i in step.targets(original, plan.units[u])]
+        if not candidates:
+            continue
+        result = step.strategy(scratch, candidates, need=1 << 62, cost=counter.message)
+        for index in result.changed:
+            new = result.messages[index]
+            gain = counter.message(scratch[index]) - counter.message(new)
+            if gain <= 0:
+                continue
+            scratch[index] = reduced[index] = new
+            saved += gain
+            actions.setdefault(plan.unit_of(index), step.action)
+        short.update(result.short_of_target)
+    return saved

@@ -1,20 +1,37 @@
-"""Stage 1, plan: which units are protected, which are reducible, in what order, and
-which of them to replace: one mechanism, the protection passed in as a policy.
+"""Stage 1, plan: how much each unit may be reduced, in what order, and which units to
+replace: one mechanism, the protection passed in as a policy.
+
+Units fall in three tiers (``provider-rules.md``; DESIGN, "plan"):
+
+- **untouchable** (:attr:`Layout.protected`): never reduced. Under the session policy:
+  the system prompt, the latest ask, the running turn (``condense.turns``: its
+  assistant messages come back byte-identical; its own tool outputs may only be cut
+  middle-out as the very last resort, ``condense.compress.last_resort``), compaction
+  state, and a finished current turn that carries replay state;
+- **kept if at all possible** (:attr:`Layout.kept`): the first ask, the newest tool
+  exchange and the latest reply. Reduced last and only gently — an output repeated word
+  for word later pointed at its copy, long arguments shrunk, long outputs cut
+  middle-out — and summarized only once every other unit is;
+- **reducible**: everything else, oldest first, cheapest reduction first — but the
+  recent tail (:attr:`Layout.tail`) is only ever reduced gently, like the kept units,
+  before it is summarized in its turn.
 
 Two policies ship:
 
-- :class:`SessionProtection` (``compress``): system units, the first and the latest
-  user asks, the latest assistant reply, the newest tool exchange and the longest suffix
-  of units that fits in ``tail_tokens``;
+- :class:`SessionProtection` (``compress``): the tiers above; the tail is the newest
+  units, the untouchable and kept ones aside, that fit in ``tail_tokens`` together. It
+  does not depend on the budget, so a larger budget runs the same sequence of
+  reductions and stops earlier: it never keeps less (``tests/test_sessions_properties.py``);
 - :class:`HeadTailProtection` (training trajectories): the head — every unit up to the
   first message of each of ``head_roles`` — and the tail — the units holding the last
-  ``tail_messages`` messages; while those alone exceed the budget, the protection weakens
-  (the tail to the last message, then the head to the first system and user messages).
+  ``tail_messages`` messages — are untouchable, nothing is kept-if-possible; while those
+  alone exceed the budget, the protection weakens (the tail to the last message, then
+  the head to the first system and user messages).
 
-Whatever the policy, the units in ``pinned`` are protected: ``compress`` pins the current
-turn (:func:`turn_units`: everything after the last user message that carries content,
-``condense.turns``) and every unit holding a compaction (:func:`compaction_units`).
-Everything else is reducible, oldest first.
+Whatever the policy, the units in ``pinned`` are untouchable: ``compress`` pins the
+running turn (:func:`turn_units`), the latest ask and every unit holding a compaction
+(:func:`compaction_units`). A unit holding a summary condense wrote is always reducible:
+the next summary folds it in, so summaries never stack.
 
 The span rule is one: replace the fewest oldest reducible units such that the kept part
 plus a reserve for what replaces them fits the budget. :func:`choose_span` applies it
@@ -33,7 +50,8 @@ from enum import StrEnum
 from typing import Any
 
 from condense.exceptions import InputError
-from condense.turns import carries_compaction
+from condense.reduce.summary import holds_summary, written_by_condense
+from condense.turns import carries_compaction, opens_turn
 from condense.types import RawMessage
 from condense.units import Unit, UnitKind, carries_replay
 
@@ -45,22 +63,43 @@ UnitsEstimate = Callable[[Sequence[Unit]], int]
 
 @dataclass(frozen=True, kw_only=True)
 class Layout:
-    """Which units are protected and where the tail starts (indices into the unit list)."""
+    """The tier of each unit (indices into the unit list): ``protected`` units are
+    untouchable, ``kept`` ones kept if at all possible, and the rest before
+    ``tail_start`` reducible (under :class:`HeadTailProtection` the units from
+    ``tail_start`` on are its untouchable tail)."""
 
     protected: frozenset[int]
     tail_start: int
+    kept: frozenset[int] = frozenset()
+    tail: frozenset[int] = frozenset()
+    """Reducible units of the session policy's tail: reduced only gently, like the kept
+    ones, then summarized in age order."""
     weakened: bool = False
     """True when the policy's protection was weakened for the kept part to fit."""
 
+    def gentle(self, unit_index: int) -> bool:
+        """Only the gentle reductions (shrink, cut) ever touch this unit's messages."""
+        return unit_index in self.kept or unit_index in self.tail
+
     def reducible(self, unit_index: int) -> bool:
-        return unit_index < self.tail_start and unit_index not in self.protected
+        return (
+            unit_index < self.tail_start
+            and unit_index not in self.protected
+            and unit_index not in self.kept
+        )
+
+
+DEFAULT_TAIL_TOKENS = 2_000
+"""The session policy's tail when the caller names none: the newest units worth about
+this many tokens are reduced only gently. A fixed size, not a share of the budget, so
+that a larger budget never keeps less."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class SessionProtection:
     """The session policy: see the module docstring."""
 
-    tail_tokens: int
+    tail_tokens: int = DEFAULT_TAIL_TOKENS
 
     def __post_init__(self) -> None:
         if isinstance(self.tail_tokens, bool) or not isinstance(self.tail_tokens, int):
@@ -120,11 +159,30 @@ def check_protection(protection: object) -> None:
 
 @dataclass(frozen=True, kw_only=True)
 class Plan:
-    """The units of the repaired history, the layout, and the reducible units oldest first."""
+    """The units of the repaired history, the layout, the reducible units oldest first
+    (``order``) and the units kept if at all possible, oldest first (``kept_order``)."""
 
     units: tuple[Unit, ...]
     layout: Layout
     order: tuple[int, ...]
+    kept_order: tuple[int, ...] = ()
+
+    @property
+    def cheap_order(self) -> tuple[int, ...]:
+        """The reducible units every cheap reduction may touch (the tail aside)."""
+        tail = self.layout.tail
+        return tuple(u for u in self.order if u not in tail) if tail else self.order
+
+    @property
+    def gentle_order(self) -> tuple[int, ...]:
+        """The units only the gentle reductions touch, oldest first: the kept and the tail."""
+        return tuple(sorted((*self.kept_order, *self.layout.tail)))
+
+    def widened(self) -> Plan:
+        """This plan with the units kept if at all possible reducible after every
+        reducible one (the order the last resort summarizes in)."""
+        order = (*self.order, *self.kept_order)
+        return Plan(units=self.units, layout=self.layout, order=order, kept_order=())
 
     def unit_of(self, message_index: int) -> int:
         """The index of the unit holding ``message_index`` (binary search)."""
@@ -138,14 +196,24 @@ class Plan:
         return low
 
     def spans(self, k: int) -> list[range]:
-        """The first ``k`` reducible units as contiguous unit ranges, oldest first."""
+        """The first ``k`` units of ``order`` as contiguous unit ranges, oldest first."""
         spans: list[range] = []
-        for unit in self.order[:k]:
+        for unit in sorted(self.order[:k]):
             if spans and spans[-1].stop == unit:
                 spans[-1] = range(spans[-1].start, unit + 1)
             else:
                 spans.append(range(unit, unit + 1))
         return spans
+
+    def span_counts(self) -> list[int]:
+        """``[len(self.spans(k)) for k in 0..len(order)]``, in one pass."""
+        chosen: set[int] = set()
+        counts = [0]
+        for unit in self.order:
+            joins = (unit - 1 in chosen) + (unit + 1 in chosen)
+            chosen.add(unit)
+            counts.append(counts[-1] + 1 - joins)
+        return counts
 
     def messages_of(self, span: range) -> range:
         """The message indices a unit range covers."""
@@ -171,14 +239,19 @@ def make_plan(
         protection = SessionProtection(tail_tokens=tail_tokens)
     if isinstance(protection, SessionProtection):
         plan_layout = layout(
-            units, tail_tokens=protection.tail_tokens, unit_tokens=unit_tokens, pinned=pinned
+            units,
+            tail_tokens=protection.tail_tokens,
+            unit_tokens=unit_tokens,
+            pinned=pinned,
+            messages=messages,
         )
     else:
         plan_layout = head_tail_layout(
             units, messages, protection, unit_tokens=unit_tokens, pinned=pinned, budget=budget
         )
     order = tuple(i for run in reducible_runs(units, plan_layout) for i in run)
-    return Plan(units=tuple(units), layout=plan_layout, order=order)
+    kept_order = tuple(sorted(plan_layout.kept))
+    return Plan(units=tuple(units), layout=plan_layout, order=order, kept_order=kept_order)
 
 
 def layout(
@@ -187,30 +260,65 @@ def layout(
     tail_tokens: int,
     unit_tokens: UnitTokens,
     pinned: Collection[int] = (),
+    messages: Sequence[Any] = (),
 ) -> Layout:
-    """The session policy: protect system units, the first and latest user asks, the
-    latest assistant reply, the newest tool exchange, the units in ``pinned`` (the
-    current turn, compaction state) and the longest suffix of units that fits in
-    ``tail_tokens``."""
+    """The session policy: system units and the units in ``pinned`` (the running turn,
+    the latest ask, compaction state) are untouchable; the first ask, the latest reply
+    and the newest tool exchange are kept if at all possible; the tail — the newest other
+    units that fit in ``tail_tokens`` together — is reduced only gently. A unit holding a
+    summary condense wrote (found in ``messages``, the list ``units`` segments) is never
+    kept nor in the tail: the next summary folds it in; once the first ask is in a
+    summary, no later ask takes its place (the session's first ask is the one that
+    opened it). Without ``messages`` the first user unit is the first ask."""
     protected: set[int] = {i for i, u in enumerate(units) if u.kind is UnitKind.SYSTEM}
     protected.update(pinned)
-    for kinds, which in (
-        ((UnitKind.USER,), (0, -1)),
-        ((UnitKind.REPLY,), (-1,)),
-        ((UnitKind.TOOL_EXCHANGE,), (-1,)),
+    summaries = _summary_units(units, messages)
+    kept: set[int] = set()
+    asks = [i for i, u in enumerate(units) if u.kind is UnitKind.USER and i not in summaries]
+    if messages:
+        asks = [i for i in asks if _is_ask(messages[units[i].start])]
+    if summaries and asks and min(summaries) < asks[0]:
+        asks = []  # the first ask is in the summary: a later ask does not take its place
+    for found in (
+        asks[:1],
+        [i for i, u in enumerate(units) if u.kind is UnitKind.REPLY][-1:],
+        [i for i, u in enumerate(units) if u.kind is UnitKind.TOOL_EXCHANGE][-1:],
     ):
-        found = [i for i, u in enumerate(units) if u.kind in kinds]
-        if found:
-            protected.update(found[w] for w in which)
-    tail_start = len(units)
+        kept.update(found)
+    kept -= protected | summaries
+    tail: set[int] = set()
     spent = 0
-    while tail_start > 0:
-        cost = unit_tokens(units[tail_start - 1])
-        if spent + cost > tail_tokens:
+    for index in range(len(units) - 1, -1, -1):
+        if index in protected or index in kept:
+            continue
+        spent += unit_tokens(units[index])
+        if spent > tail_tokens:
             break
-        spent += cost
-        tail_start -= 1
-    return Layout(protected=frozenset(protected), tail_start=tail_start)
+        tail.add(index)
+    return Layout(
+        protected=frozenset(protected),
+        kept=frozenset(kept),
+        tail=frozenset(tail - summaries),
+        tail_start=len(units),
+    )
+
+
+def _is_ask(message: Any) -> bool:
+    """A user message that says something, written by the user (not a block condense
+    put there: a summary, a notice or a bridge)."""
+    return opens_turn(message) and not written_by_condense(message)
+
+
+def _summary_units(units: Sequence[Unit], messages: Sequence[Any]) -> set[int]:
+    """The units holding a summary condense wrote (read only where one can be)."""
+    if not messages:
+        return set()
+    return {
+        i
+        for i, unit in enumerate(units)
+        if unit.kind in (UnitKind.USER, UnitKind.REPLY)
+        and any(holds_summary(messages[j]) for j in range(unit.start, unit.stop))
+    }
 
 
 def head_tail_layout(

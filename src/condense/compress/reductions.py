@@ -5,29 +5,46 @@ A reduction is one :class:`MessageReduction` (a strategy from ``condense.reduce`
 messages of a unit it may touch) or the :data:`SUMMARIZE` step (stage 3,
 ``condense.compress.assemble``, replaces whole spans). ``compress(..., reductions=...)``
 takes any sequence of them; :data:`DEFAULT_REDUCTIONS` is dedupe → strip images → mask →
-shrink → summarize. Drop a step to forbid it; add your own ``MessageReduction`` (a pure
-``(messages, candidates, *, need, cost) -> Reduction`` function) where it belongs.
+shrink → cut → summarize. Drop a step to forbid it; add your own ``MessageReduction`` (a
+pure ``(messages, candidates, *, need, cost) -> Reduction`` function) where it belongs.
+
+The steps but :data:`CUT` reduce the reducible units (their outputs are masked). The
+units kept if at all possible (the first ask, the newest results, the latest reply) and
+the tail (``condense.compress.plan``) are reduced only by :data:`DEDUPE` (lossless: the
+newer copy is still there), :data:`SHRINK` and :data:`CUT`: gently (:func:`kept_steps`:
+arguments down to ``DEFAULT_MAX_ARGUMENT_CHARS``, outputs down to ``GENTLE_CHARS``) once
+every reducible unit had every step, and — once every
+reducible unit is summarized — as far as needed (``condense.compress.last_resort``).
+:data:`CUT` is also what cuts the running turn's own outputs, the very last resort.
+Forbidding a step forbids it everywhere.
 
 Every change is counted with the real tokenizer (per-message counts are cached and add
 up: ``counter.messages(ms) == sum(counter.counts(ms)) + REPLY_PRIMING_TOKENS``), so the
 run knows exactly when the history fits and stops there; a replacement that is not
 smaller than what it replaces is undone, so no reduction ever grows the history. The
-steps run in a fixed order over the reducible units oldest first, so a larger budget
-stops at an earlier point of the same sequence and never keeps less.
+rungs run in a fixed order that does not depend on the budget, so a larger budget stops
+at an earlier point of the same sequence and never keeps less.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from condense.compress.plan import Plan, shrinkable_calls, tool_results
 from condense.reduce.base import Cost, Reduction
+from condense.reduce.cut import GENTLE_CHARS, SHORT_CHARS, cut_tool_outputs
 from condense.reduce.dedupe import dedupe_tool_outputs
 from condense.reduce.images import strip_images
 from condense.reduce.mask import mask_tool_outputs
-from condense.reduce.shrink import shrink_tool_arguments
+from condense.reduce.shrink import (
+    DEFAULT_MAX_ARGUMENT_CHARS,
+    SHORT_ARGUMENT_CHARS,
+    shrink_arguments_to_need,
+    shrink_tool_arguments,
+)
 from condense.tokens import TokenCounter
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.types import RawMessage
@@ -85,9 +102,70 @@ STRIP_IMAGES = MessageReduction(
 )
 MASK = MessageReduction(action="masked", strategy=mask_tool_outputs, targets=tool_results)
 SHRINK = MessageReduction(action="shrunk", strategy=shrink_tool_arguments, targets=shrinkable_calls)
+CUT = MessageReduction(action="cut", strategy=cut_tool_outputs, targets=tool_results)
 SUMMARIZE = SpanSummary()
-DEFAULT_REDUCTIONS: tuple[ReductionStep, ...] = (DEDUPE, STRIP_IMAGES, MASK, SHRINK, SUMMARIZE)
+DEFAULT_REDUCTIONS: tuple[ReductionStep, ...] = (
+    DEDUPE,
+    STRIP_IMAGES,
+    MASK,
+    SHRINK,
+    CUT,
+    SUMMARIZE,
+)
 """Cheapest first: what a user would miss least goes first."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rung:
+    """One step of the ladder: a reduction and the units it works on, oldest first."""
+
+    step: MessageReduction
+    units: tuple[int, ...]
+
+
+Strength = Literal["gentle", "hard"]
+
+
+def kept_steps(steps: Sequence[ReductionStep], strength: Strength) -> list[MessageReduction]:
+    """The reductions of the units kept if at all possible, as far as ``steps`` allow
+    them: :data:`DEDUPE` (an output pointed at its identical newer copy loses nothing),
+    then :data:`SHRINK` and :data:`CUT`, each as far as needed, largest first, down to a
+    floor: ``gentle`` (arguments to the shrink target, outputs to ``GENTLE_CHARS``) or
+    ``hard`` (both to a short floor; images in outputs replaced)."""
+    found: list[MessageReduction] = [DEDUPE] if DEDUPE in steps else []
+    if SHRINK in steps:
+        least = DEFAULT_MAX_ARGUMENT_CHARS if strength == "gentle" else SHORT_ARGUMENT_CHARS
+        shrink = functools.partial(shrink_arguments_to_need, floor=least)
+        found.append(MessageReduction(action="shrunk", strategy=shrink, targets=shrinkable_calls))
+    if CUT in steps:
+        floor = GENTLE_CHARS if strength == "gentle" else SHORT_CHARS
+        cut = functools.partial(cut_tool_outputs, floor=floor, images=strength == "hard")
+        found.append(MessageReduction(action="cut", strategy=cut, targets=tool_results))
+    return found
+
+
+def running_step(steps: Sequence[ReductionStep]) -> MessageReduction | None:
+    """The last resort for the running turn's own outputs, if ``steps`` allow cuts: cut
+    middle-out, largest first, down to ``SHORT_CHARS``; images in them replaced."""
+    if CUT not in steps:
+        return None
+    cut = functools.partial(cut_tool_outputs, floor=SHORT_CHARS, images=True)
+    return MessageReduction(action="cut", strategy=cut, targets=tool_results)
+
+
+def reducible_steps(steps: Sequence[ReductionStep]) -> list[MessageReduction]:
+    """The message reductions of the reducible units: every step but :data:`CUT` (their
+    outputs are masked; a cut is for what is kept if at all possible)."""
+    return [s for s in steps if isinstance(s, MessageReduction) and s is not CUT]
+
+
+def ladder(plan: Plan, steps: Sequence[ReductionStep]) -> list[Rung]:
+    """The message reductions in the order they run: every step on the reducible units
+    (the tail aside), then the gentle reductions of the tail and of the units kept if at
+    all possible."""
+    rungs = [Rung(step=s, units=plan.cheap_order) for s in reducible_steps(steps)]
+    rungs += [Rung(step=s, units=plan.gentle_order) for s in kept_steps(steps, "gentle")]
+    return rungs
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -111,13 +189,13 @@ def run_reductions(
     counts: Sequence[int],
     *,
     plan: Plan,
-    steps: Sequence[ReductionStep],
+    rungs: Sequence[Rung],
     budget: int,
     counter: TokenCounter,
     original: Sequence[RawMessage] | None = None,
 ) -> Reduced:
-    """Apply the :class:`MessageReduction` steps in order to the reducible units, each
-    oldest first, until the exact count is within ``budget``.
+    """Apply the ``rungs`` in order (see :func:`ladder`), each to its units oldest first,
+    until the exact count is within ``budget``.
 
     Targets are chosen on ``original`` (default ``messages``): a turn whose thinking was
     stripped before planning was a replay turn and is still never edited."""
@@ -127,12 +205,11 @@ def run_reductions(
     total = sum(exact) + REPLY_PRIMING_TOKENS
     actions: dict[int, str] = {}
     short: set[int] = set()
-    for step in steps:
+    for rung in rungs:
         if total <= budget:
             break
-        if not isinstance(step, MessageReduction):
-            continue
-        candidates = [i for u in plan.order for i in step.targets(source, plan.units[u])]
+        step = rung.step
+        candidates = [i for u in rung.units for i in step.targets(source, plan.units[u])]
         if not candidates:
             continue
         reduction = step.strategy(current, candidates, need=total - budget, cost=counter.message)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,8 +21,8 @@ from condense.units import UnitKind
 
 UnitAction = str
 """What happened to a unit: ``kept`` or the action of the reduction that touched it
-first (``deduped``, ``images_removed``, ``masked``, ``shrunk``, ``summarized``, or the
-``action`` of a reduction the caller passed in)."""
+first (``deduped``, ``images_removed``, ``masked``, ``shrunk``, ``cut``, ``summarized``,
+or the ``action`` of a reduction the caller passed in)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +33,27 @@ class UnitOutcome:
     start: int
     stop: int
     action: UnitAction
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutputCut:
+    """A tool output cut middle-out (head and tail kept, a marker in the middle saying how
+    much): ``index`` in the returned messages, the call it answers, the characters of its
+    text ``removed`` of ``total``; ``running``: an output of the running turn, cut as the
+    last resort."""
+
+    index: int
+    tool_call_id: str
+    removed: int
+    total: int
+    running: bool
+
+    def __str__(self) -> str:
+        where = "the running turn's output" if self.running else "output"
+        return (
+            f"message {self.index}: {where} for {self.tool_call_id} cut middle-out "
+            f"({self.removed:,} of {self.total:,} chars)"
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,6 +94,9 @@ class CompressionReport:
     short_of_target: tuple[int, ...] = ()
     """Messages whose tool-call arguments stay above the shrink target because cutting
     further would destroy identifiers (paths, ids): a best effort."""
+    cuts: tuple[OutputCut, ...] = ()
+    """Every tool output this call cut middle-out: those kept if at all possible, cut
+    before older units were summarized, and the running turn's, as the last resort."""
     room: Room | None = None
     """How the budget was shared out: the tokens of what is sent besides the messages
     (tools, instructions) and the tokenizer's measured error for the model; the messages
@@ -80,15 +104,30 @@ class CompressionReport:
     _input: Sequence[RawMessage] = field(repr=False, compare=False)
     _output: Sequence[RawMessage] = field(repr=False, compare=False)
     _tokens_after: int | None = field(default=None, repr=False, compare=False)
-    _protected: Sequence[RawMessage] | int = field(default=0, repr=False, compare=False)
+    _protected: Sequence[RawMessage] | int | Callable[[], int] = field(
+        default=0, repr=False, compare=False
+    )
 
     @functools.cached_property
     def protected_tokens(self) -> int:
-        """Exact tokens of the protected units (system, asks, newest exchange, tail)."""
+        """Exact tokens of what the result needs at least: under the session policy the
+        untouchable part (system, latest ask, the running turn with its tool outputs cut
+        to a short head, compaction state); under the training-set policy every unit that
+        is not reducible. The result fits whenever this does (a one-line notice aside)."""
         if isinstance(self._protected, int):
             return self._protected + self._fixed
+        if callable(self._protected):
+            return self._protected() + self._fixed
         counter = shared_counter(self.encoding, media=self.media)
         return counter.messages(self._protected) + self._fixed
+
+    def __getstate__(self) -> dict[str, Any]:
+        """For pickling (worker pools, ``BudgetError``): the protected count is resolved,
+        since what counts it on demand holds the engine's counter."""
+        state = dict(self.__dict__)
+        state["protected_tokens"] = self.protected_tokens  # the cached value, read first
+        state["_protected"] = 0
+        return state
 
     @functools.cached_property
     def tokens_after(self) -> int:
@@ -116,11 +155,14 @@ class CompressionReport:
         """One human line: tokens before → after and units per action."""
         counts = ", ".join(f"{n} {action}" for action, n in sorted(self.actions.items()))
         verdict = "fits" if self.fits else "OVER BUDGET"
+        room = self.room
+        budget = f"budget {self.budget}"
+        if room is not None and room.ratio != 1:  # the counts above are condense's
+            budget += f" {room.tokenizer} tokens = {room.request} of condense's"
         line = (
-            f"{self.tokens_before} → {self.tokens_after} tokens (budget {self.budget}, "
+            f"{self.tokens_before} → {self.tokens_after} tokens ({budget}, "
             f"{verdict}); units: {counts or 'none'}"
         )
-        room = self.room
         if room is not None and (room.fixed or room.ratio != 1):
             line += f"; {room.fixed} sent besides the messages"
             if room.ratio != 1:
@@ -135,6 +177,11 @@ class CompressionReport:
             line += f"; {self.superseded}"
         if self.left_out:
             line += f"; {sum(s.stop - s.start for s in self.left_out)} message(s) left out"
+        if self.cuts:
+            running = sum(cut.running for cut in self.cuts)
+            line += f"; {len(self.cuts)} output(s) cut middle-out"
+            if running:
+                line += f" ({running} of the running turn)"
         if self.short_of_target:
             line += f"; {len(self.short_of_target)} call(s) kept above the shrink target"
         if self.replay_removed:
@@ -158,6 +205,9 @@ class CompressionState:
     budget: int
     provider: str
     encoding: str
+    tokens: int | None = None
+    """Exact tokens of ``output`` when this call counted them: the next call adds only
+    what was appended, and returns it as it is when that fits."""
 
 
 @dataclass(frozen=True, kw_only=True)

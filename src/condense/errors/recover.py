@@ -578,6 +578,7 @@ class _Run:
                 encoding=self.s.encoding,
                 provider=profile,
                 summarizer=self.s.summarizer,
+                tokenizer_margin=False,  # the target is in condense's tokens already
             )
         except InvalidOutputError:
             raise  # a bug in condense, not a dead end of this recovery

@@ -99,3 +99,70 @@ def replace_oldest_first(
             changed.append(index)
             saved += gain
     return Reduction(messages=out, changed=tuple(changed), saved=saved)
+
+
+Capped = Callable[[int, RawMessage, int], RawMessage | None]
+"""``(index, message, cap) -> smaller message`` (``None``: leave it) for a common cap."""
+_ROUNDS = 8
+"""Estimates of what a cap saves are checked with ``cost``; this many tries lower it."""
+
+
+def replace_to_a_cap(
+    messages: Sequence[RawMessage],
+    sizes: Mapping[int, int],
+    *,
+    need: int,
+    cost: Cost,
+    floor: int,
+    smaller: Capped,
+    overhead: int = 0,
+) -> Reduction:
+    """The loop of the need-driven strategies (cut outputs, shrink arguments to a cap):
+    water-filling. ``sizes`` gives, for each message it may replace, the size (in
+    characters) of what a cap bounds; the largest cap, at least ``floor``, whose
+    replacements ``smaller(index, message, cap)`` save ``need`` tokens is found from each
+    message's tokens per character (less the ``overhead`` tokens a replacement adds: its
+    marker), then checked with ``cost`` and lowered (a few times) while it saves too
+    little. Largest first: a cap only touches what is above it."""
+    rates = {i: cost(messages[i]) / max(1, size) for i, size in sizes.items()}
+
+    def estimate(want: int) -> int:
+        def saved(cap: int) -> float:
+            return sum(max(0.0, rates[i] * (size - cap) - overhead) for i, size in sizes.items())
+
+        low, high = floor, max(sizes.values(), default=floor)
+        if saved(low) < want:
+            return low
+        while high - low > 1:  # saved(low) >= want, saved(high) < want
+            middle = (low + high) // 2
+            low, high = (middle, high) if saved(middle) >= want else (low, middle)
+        return low
+
+    def apply(cap: int) -> tuple[list[RawMessage], list[int], int]:
+        out, changed, saved = list(messages), [], 0
+        for index in sorted(sizes):
+            message = messages[index]
+            replacement = smaller(index, message, cap)
+            if replacement is None:
+                continue
+            gain = cost(message) - cost(replacement)
+            if gain > 0:
+                out[index], saved = replacement, saved + gain
+                changed.append(index)
+        return out, changed, saved
+
+    if not sizes:
+        return Reduction(messages=list(messages), changed=(), saved=0)
+    want = need
+    cap = estimate(want)
+    out, changed, saved = apply(cap)
+    for round_ in range(1, _ROUNDS):
+        if saved >= need or cap <= floor:
+            break
+        # the estimate was off: ask for what is missing on top, twice as much each time,
+        # and at the last try go to the floor
+        want += (need - saved) << (round_ - 1)
+        last = round_ == _ROUNDS - 1
+        cap = floor if last else max(floor, min(cap - 1, estimate(want)))
+        out, changed, saved = apply(cap)
+    return Reduction(messages=out, changed=tuple(changed), saved=saved)

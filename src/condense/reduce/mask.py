@@ -59,7 +59,7 @@ def mask_tool_outputs(
     step). Blocks beside a result's text (documents, search results, …) go with the bulk;
     the placeholder names them by type. The result keeps its ``tool_call_id``.
     """
-    calls = _calls_before(messages, candidates)
+    calls = calls_answered(messages, candidates)
 
     def masked(index: int, message: RawMessage) -> RawMessage | None:
         content = message.get("content")
@@ -72,8 +72,9 @@ def mask_tool_outputs(
     return replace_oldest_first(messages, candidates, need=need, cost=cost, smaller=masked)
 
 
-def _calls_before(messages: Sequence[RawMessage], candidates: Sequence[int]) -> dict[str, Any]:
-    """The tool calls answered by the results at ``candidates``, by id."""
+def calls_answered(messages: Sequence[RawMessage], candidates: Sequence[int]) -> dict[str, Any]:
+    """The tool calls answered by the results at ``candidates``, by id (the mask's
+    placeholder and a cut's marker name the tool)."""
     wanted = {str(messages[i].get("tool_call_id")) for i in candidates}
     found: dict[str, Any] = {}
     for index in sorted(candidates):
@@ -163,8 +164,14 @@ def _first(arguments: dict[str, Any], keys: Sequence[str]) -> str | None:
 
 
 def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """``text`` on one line (runs of whitespace as one space), clipped to ``limit``
+    characters with an ellipsis. A long text is read at its head when that is enough (the
+    flattened head is a prefix of the flattened whole)."""
+    head = text[: limit * 4]
+    flat = " ".join(head.split())
+    if len(flat) <= limit and len(head) < len(text):
+        flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _chars(count: int) -> str:

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from condense.providers import Profile
 from condense.reduce.base import MARKER
+from condense.repair.order import BRIDGE_TEXT, OPENING_USER
 from condense.types import RawMessage
 from condense.units import carries_replay
 
@@ -37,11 +38,65 @@ Placement = Literal[
 ]
 BRIDGE = f"{MARKER} continued after the summary]"
 """The text of the second message of a bridge (see :func:`choose_placement`)."""
+_FILLERS = frozenset({OPENING_USER, *BRIDGE_TEXT.values()})
 
 
 def summary_block(text: str, *, covered: int) -> str:
     noun = "message" if covered == 1 else "messages"
     return f"{MARKER} summary of {covered} earlier {noun}]\n{text.strip()}\n{FOOTER}"
+
+
+def notice(covered: range) -> str:
+    """The one-line stand-in for the messages ``covered`` (indices of the repaired input)."""
+    count = len(covered)
+    noun = "message" if count == 1 else "messages"
+    where = (
+        f"message {covered.start}" if count == 1 else f"messages {covered.start}–{covered.stop - 1}"
+    )
+    return f"{MARKER} {count} earlier {noun} ({where}) left out to fit the budget]"
+
+
+NOTICE_PATTERN = re.compile(
+    re.escape(MARKER) + r" \d+ earlier messages? \(messages? [\d–]+\) left out to fit the budget\]"
+)
+
+
+def without_notices(content: object) -> object:
+    """``content`` with the notices :func:`notice` wrote removed (text or text parts)."""
+    if isinstance(content, list):
+        return [
+            p
+            for p in content
+            if not (isinstance(p, dict) and NOTICE_PATTERN.fullmatch(str(p.get("text"))))
+        ]
+    if isinstance(content, str) and MARKER in content:
+        return NOTICE_PATTERN.sub("", content).strip()
+    return content
+
+
+def holds_summary(message: RawMessage) -> bool:
+    """``message`` holds a summary block (standalone, or put before or after its text)."""
+    return find_summary(message) is not None
+
+
+def written_by_condense(message: RawMessage) -> bool:
+    """Every text of ``message`` is a block condense writes into a history — a summary, a
+    notice, a bridge, or the filler ``repair`` opens or bridges with — and it holds
+    nothing else: it is not the user's ask."""
+    content = message.get("content")
+    parts = content if isinstance(content, list) else [content]
+    for part in parts:
+        text = part.get("text") if isinstance(part, dict) else part
+        if isinstance(part, dict) and part.get("type") not in ("text", "input_text"):
+            return False
+        if not isinstance(text, str):
+            return False
+        found = find_summary({"content": text})
+        rest = found[1] if found is not None else text
+        rest = str(without_notices(rest)).strip()
+        if rest and rest != BRIDGE and rest not in _FILLERS:
+            return False
+    return True
 
 
 def find_summary(message: RawMessage) -> tuple[str, str] | None:
@@ -88,7 +143,8 @@ def choose_placement(
     profile: Profile,
     *,
     frozen: Collection[RawMessage] = (),
-) -> Placement:
+    speaks_as_user: bool = True,
+) -> Placement | None:
     """Where a summary between ``before`` and ``after`` can go without breaking ``profile``.
 
     In order of preference: a standalone user message, a standalone assistant message,
@@ -102,6 +158,10 @@ def choose_placement(
     two user or two assistant messages side by side: OpenAI accepts two user messages in
     a row, but many OpenAI-compatible servers' chat templates do not, and a same-role run
     condense made is one the caller never sent.
+
+    With ``speaks_as_user=False`` (a block after the latest ask, where a user message
+    would open a new turn and take the ask's place) the block is never a user message
+    nor put into one; ``None`` when nothing else fits.
     """
     before_role, after_role = _role(before), _role(after)
     opens = before_role in (None, "system", "developer")
@@ -127,13 +187,23 @@ def choose_placement(
             and not any(message is other for other in frozen)
         )
 
+    # merged into the message before it, the block ends the history when nothing follows
+    last = ("user", "tool") if after is None and not profile.ends_with_assistant else ()
+    if not speaks_as_user:
+        if fits(("assistant",)):
+            return "assistant"
+        if into(after, ("assistant",)):
+            return "merge_next"
+        if into(before, tuple(r for r in ("assistant", "tool") if not last or r in last)):
+            return "merge_previous"
+        return None
     if fits(("user",)):
         return "user"
     if fits(("assistant",)):
         return "assistant"
     if into(after, ("user", "assistant")):
         return "merge_next"
-    if into(before, ("user", "assistant", "tool")):
+    if into(before, tuple(r for r in ("user", "assistant", "tool") if not last or r in last)):
         return "merge_previous"
     if fits(("user", "assistant")):
         return "bridge_user"

@@ -310,7 +310,8 @@ class Fitting:
             budget=target,
             provider=self.provider,
             model=self.model,
-            encoding=self.budget.encoding,  # ``target`` is in condense's tokens
+            encoding=self.budget.encoding,
+            tokenizer_margin=False,  # ``target`` is in condense's tokens: planned already
             previous=previous,
             thinking=self.thinking,
             bound_thinking="drop_block" if self.drop_block else "auto",

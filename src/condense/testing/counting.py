@@ -13,16 +13,21 @@ overheads than condense's ``o200k_base`` count with OpenAI's cookbook framing:
 - an image or document part costs ``per_image``;
 - every tool definition costs ``per_tool`` plus its compact JSON, and a request that
   sends tools ``tools_prompt`` more (the tool-use system prompt Anthropic documents);
-- the request costs ``per_request`` (the reply priming).
+- the request costs ``per_request`` (the reply priming);
+- the tokens of every text are multiplied by ``scale`` (rounded up): a provider whose
+  vocabulary splits text finer than the one counted with — Claude counts 1.11–1.24 times
+  o200k's tokens on the corpus's Claude Code traces (``condense.tokens.families``).
 
 All of it is configurable, so a test can make the fake count more than condense does in
 whichever way it means to check (``ProviderCount(per_message=8)``,
-``ProviderCount(encoding="o200k_base", tools_prompt=530)``, …).
+``ProviderCount(encoding="o200k_base", tools_prompt=530)``, ``ProviderCount(scale=1.24)``
+…).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -58,6 +63,7 @@ class ProviderCount:
     per_tool: int = 10
     tools_prompt: int = 0
     per_image: int = 1000
+    scale: float = 1.0
 
     def count(self, api: str, body: Mapping[str, Any]) -> int:
         """The prompt tokens of a request ``body`` of ``api`` (``chat``, ``anthropic``,
@@ -114,7 +120,10 @@ class ProviderCount:
     def _text(self, text: str) -> int:
         from condense.tokens.encodings import get_encoding  # the vocabulary only
 
-        return len(get_encoding(self.encoding).encode_ordinary(text)) if text else 0
+        if not text:
+            return 0
+        tokens = len(get_encoding(self.encoding).encode_ordinary(text))
+        return tokens if self.scale == 1.0 else math.ceil(tokens * self.scale)
 
 
 def _list(value: object) -> list[Any]:
