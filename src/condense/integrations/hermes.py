@@ -22,9 +22,11 @@ the engine for each agent, tells it the model's window (``update_model``) and ca
   first user message; 2: and the first reply), the tail as the last ``protect_last_n``
   messages, whole tool exchanges included; when they alone do not fit, the tail shrinks
   to the last message before anything in it is cut;
-- the focus topic of a manual ``/compress <topic>``: the summary opens with it and with
-  what the summarized span said about it. (The text of hermes' memory providers,
-  ``memory_context``, is not used: the summaries are condense's own.)
+- the focus topic of a manual ``/compress <topic>``: when a span is summarized, the
+  summary opens with it and with what the span said about it (a history that fits once
+  its old outputs are masked gets no summary, so the topic has nothing to lead). (The
+  text of hermes' memory providers, ``memory_context``, is not used: the summaries are
+  condense's own.)
 
 A compressed history is fitted to half the threshold, so the next turns fit before it
 is compressed again; every output is valid for the model's provider (repaired first:
