@@ -200,6 +200,24 @@ def ops_session(tokens: int, seed: int) -> list[Message]:
     return [*history, dict(LATEST_ASK)]
 
 
+def tool_loop(tokens: int, seed: int) -> list[Message]:
+    """About ``tokens`` tokens of the operations agent's tool calls and their noisy outputs
+    (logs, pod tables, charges, SQL rows, Go source and tests, YAML), with no ask: a
+    running turn that finishes."""
+    rng = random.Random(f"loop-{seed}")
+    loop: list[Message] = []
+    size = 0
+    while size < tokens * 4:
+        name, arguments, output = _tool_turn(rng)
+        call_id = f"call_loop_{seed}_{len(loop):06d}"
+        call = {"id": call_id, "type": "function", "function": {"name": name}}
+        call["function"]["arguments"] = json.dumps(arguments)
+        loop.append({"role": "assistant", "content": _thought(rng), "tool_calls": [call]})
+        loop.append({"role": "tool", "tool_call_id": call_id, "content": output})
+        size += len(output) + 200
+    return loop
+
+
 def _thought(rng: random.Random) -> str:
     return rng.choice(_THOUGHTS).format(w=rng.choice(_WORDS))
 

@@ -12,13 +12,17 @@ conversations from the corpus joined end to end (each file alone at 100k; all of
 turn at every size). Three fact sets (``_probe_facts.py``): the ten kinds the team tuned
 on; a held-out set of other shapes, wordings, languages and places in a line (its failures
 were looked at while the scanner was built); and a second held-out set, written after the
-summarizer's last change and never used to tune it.
+summarizer's last change and never used to tune it. The ``dense`` sessions hold all three
+(36 facts, a dozen at each depth): there the summary's room, not the ranking alone,
+decides.
 
 Each session is compressed to each budget; the share of planted facts whose every probe
 string is in the output is printed by session, by depth, by kind and by budget. A next
 turn is then appended and compressed with ``previous=state``: the share of the first
-compression's facts still present. Every user ask of the span that was summarized is
-looked for too, whole or by its first line. Each session ends with the user's new ask.
+compression's facts still present; and again after a long next turn (about a budget's
+worth of noisy tool loop before the reply and the new ask), which the summary must fold.
+Every user ask of the span that was summarized is looked for too, whole or by its first
+line. Each session ends with the user's new ask.
 
 The corpus is ``../shared/corpus`` next to the repository when present (or
 ``CONDENSE_CORPUS``), else the sample under ``tests/data/corpus``.
@@ -38,11 +42,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from _probe_facts import Fact, heldout2_facts, heldout_facts, team_facts
-from _probe_sessions import SOURCES, corpus_dir, ops_session, real_session, team_session
+from _probe_sessions import (
+    SOURCES,
+    corpus_dir,
+    ops_session,
+    real_session,
+    team_session,
+    tool_loop,
+)
 
 from condense import compress
 from condense.summarizers.salient import ask_positions
 from condense.testing.sessions import synthetic_session
+from condense.tokens import count_text
 
 Message = dict[str, Any]
 BUDGETS = (8_000, 32_000)
@@ -52,6 +64,8 @@ FACT_SETS: dict[str, Callable[[random.Random], list[Fact]]] = {
     "team": team_facts,
     "held-out": heldout_facts,
     "held-out-2": heldout2_facts,
+    # all three in one session (36 facts, a dozen at each depth): room is what limits
+    "dense": lambda rng: [*team_facts(rng), *heldout_facts(rng), *heldout2_facts(rng)],
 }
 
 
@@ -85,6 +99,9 @@ def cases(sizes: Sequence[int], *, quick: bool) -> list[Case]:
                 "held-out-2",
                 lambda s=size: real_session((*SOURCES[3:], *SOURCES[:3]), s),
             ),
+            Case("generated", size, "dense", lambda s=size: team_session(s, seed=s + 3)),
+            Case("generated-ops", size, "dense", lambda s=size: ops_session(s, seed=s + 3)),
+            Case("real-mixed", size, "dense", lambda s=size: real_session(SOURCES[1:], s)),
         ]
     if min(sizes) <= 100_000:
         for number, source in enumerate(SOURCES[: 3 if quick else None]):
@@ -188,9 +205,42 @@ class Tally:
         return f"{100 * self.kept / self.total:5.1f}%" if self.total else "    —"
 
 
+def fact_tokens(fact: Fact) -> int:
+    """What a fact needs in a summary, at least: the lines of its unit that hold its probes
+    (one line when one holds them all), each as a bullet."""
+    lines = [
+        line.strip()
+        for message in fact.unit
+        for text in (message.get("content"), *_arguments(message))
+        if isinstance(text, str)
+        for line in text.splitlines()
+    ]
+    whole = [line for line in lines if all(probe in line for probe in fact.probes)]
+    if whole:
+        return min(count_text(f"- {line}\n") for line in whole)
+    parts = {next((line for line in lines if probe in line), probe) for probe in fact.probes}
+    return sum(count_text(f"- {line}\n") for line in parts)
+
+
+def _arguments(message: Message) -> list[str]:
+    return [call["function"]["arguments"] for call in message.get("tool_calls") or []]
+
+
+def summary_blocks(messages: Sequence[Any]) -> list[str]:
+    """The summaries in a compressed history (the text of each block)."""
+    return [
+        message["content"]
+        for message in messages
+        if isinstance(message.get("content"), str) and "[condense: summary of" in message["content"]
+    ]
+
+
 @dataclass
 class Results:
     per: dict[tuple[str, ...], Tally] = field(default_factory=lambda: defaultdict(Tally))
+    room: dict[tuple[str, str], list[tuple[int, int, int]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
     use: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     times: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
 
@@ -236,17 +286,33 @@ def probe_case(
                 results.add(ok, *keys)
             if ok:
                 present.append(fact)
+        asks_need = 0
         for ask in summarized_asks(planted, first):
             first_line = next(line.strip() for line in ask.splitlines() if line.strip())
             results.add(ask in text, b, "asks whole")
             results.add(first_line in text, b, "asks")
             results.add(first_line in text, b, "asks of", case.family)
+            asks_need += count_text(f"- {first_line}\n")
+        # the room the summary had, and what the span's planted facts and asks need in it
+        facts_need = sum(
+            fact_tokens(fact) for index, fact in enumerate(facts) if summarized & set(where[index])
+        )
+        room = sum(count_text(block) for block in summary_blocks(first.messages))
+        results.room[(b, case.family)].append((room, facts_need, asks_need))
         grown = [*planted, *next_turn(number)]
         again = compress(grown, budget=budget, summarizer=summarizer, previous=first.state)
         later = output_text(again.messages)
         for fact in present:
             results.add(kept(fact, later), b, "carried")
             results.add(kept(fact, later), b, "carried", case.facts)
+        # the running turn finishes: about a budget's worth of noisy tool loop, a reply and a
+        # new ask; the summary must fold that in
+        finished = [*planted, *tool_loop(budget, seed=number), *next_turn(number)]
+        folded = compress(finished, budget=budget, summarizer=summarizer, previous=first.state)
+        after = output_text(folded.messages)
+        for fact in present:
+            results.add(kept(fact, after), b, "carried long")
+            results.add(kept(fact, after), b, "carried long", case.facts)
 
 
 def report(
@@ -286,10 +352,22 @@ def report(
     row("kept after the next turn", "carried")
     for fact_set in FACT_SETS:
         row(f"  {fact_set} facts", "carried", fact_set)
+    row("kept after a long next turn (a tool loop)", "carried long")
+    for fact_set in FACT_SETS:
+        row(f"  {fact_set} facts", "carried long", fact_set)
     row("asks of the span present (first line)", "asks")
     row("asks of the span present whole", "asks whole")
     for family in sorted({case.family for case in cases_}):
         row(f"  first line, {family}", "asks of", family)
+    print("room of the summary and what the span's planted facts and asks need in it")
+    print(f"{'(mean tokens: room / facts / asks)':>44} " + " ".join(f"{h:>15}" for h in heads))
+    for family in sorted({case.family for case in cases_}):
+        cells = []
+        for b in heads:
+            found = results.room.get((b, family), [])
+            means = [statistics.mean(x[i] for x in found) if found else 0 for i in range(3)]
+            cells.append(f"{means[0]:>5.0f}/{means[1]:>4.0f}/{means[2]:>4.0f}")
+        print(f"{family:>44} " + " ".join(f"{cell:>15}" for cell in cells))
     print(
         f"{'budget use':>44} "
         + " ".join(f"{100 * statistics.mean(results.use[b]):14.1f}%" for b in budgets)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import string
 from typing import Any
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from condense.summarizers import ExtractiveSummarizer
 from condense.summarizers import digest as dg
-from condense.summarizers import salient as salient_module
+from condense.summarizers._text import forget
 from condense.summarizers.salient import (
     info_score,
     is_observation,
@@ -228,16 +229,22 @@ _LINE_TEXT = st.text(
 
 @settings(max_examples=examples(200), deadline=None)
 @given(lines=st.lists(_LINE_TEXT, min_size=1, max_size=8))
-def test_a_line_scores_the_same_alone_and_among_others(lines: list[str]) -> None:
-    """Lines are scored together, one search per pattern over all of them: no match may
-    run from one line into the next, so each scores as it does alone."""
-    salient_module._SCORED.clear()
-    together = salient_module._scores(lines)
-    for line, found in zip(lines, together, strict=True):
-        salient_module._SCORED.clear()
-        assert salient_module._scores([line])[0] == found, line
+def test_a_line_is_worth_the_same_whatever_was_valued_before(lines: list[str]) -> None:
+    """Without a span, a line's worth is a function of the line alone: valuing other
+    lines first (words are valued once and remembered) changes nothing."""
+    alone = []
+    for line in lines:
+        forget()
+        alone.append(info_score(line))
+    forget()
+    assert [info_score(line) for line in lines] == alone
 
 
-def test_a_kind_counts_at_most_twice_a_line_whatever_pattern_finds_it() -> None:
-    # "test" is found by two patterns (test_… and ::…): five finds, two counted
-    assert info_score("test_aaa test_bbb test_ccc ::ddd ::eee") == info_score("test_aaa ::ddd")
+def test_further_words_of_a_line_count_less_and_less() -> None:
+    """Each further specific word adds less than the one before (a dump of ids is not
+    worth its length in facts), and a line never loses worth by saying more."""
+    ids = ["E4417", "ACCT-88213", "db-07.internal:6432", "3f9c2a7d1e", "OPS-4127", "x.py:218"]
+    worth = [info_score(" ".join(ids[:n])) for n in range(1, len(ids) + 1)]
+    steps = [after - before for before, after in itertools.pairwise(worth)]
+    assert all(step > 0 for step in steps)
+    assert all(later < earlier for earlier, later in itertools.pairwise(steps))

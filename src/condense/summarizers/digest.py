@@ -47,77 +47,96 @@ import re
 from dataclasses import dataclass, field
 
 from condense.summarizers._text import clip, condense, one_line, remember
-from condense.summarizers.salient import info_score, token_score
-from condense.summarizers.scan import FINDING_WORDS, text_tokens
+from condense.summarizers.salient import (
+    EARLIER_BOOST,
+    Candidate,
+    FactPool,
+    fact_line,
+    previous_fact,
+)
+from condense.summarizers.scan import ASK, words
+from condense.summarizers.sections import (
+    ASKS,
+    COMMANDS,
+    DECISIONS,
+    EARLIER,
+    ERRORS,
+    FACTS,
+    FILES,
+    IDS,
+    KEY,
+    LAST_STATE,
+    SCOPE,
+    TOOLS,
+)
+from condense.summarizers.worth import WORD, Measure, combine, core, signals
 
-SCOPE = "Scope"
-EARLIER = "Earlier"
-ASKS = "User asks"
-TOOLS = "Tool calls"
-FILES = "Files"
-COMMANDS = "Commands"
-ERRORS = "Errors"
-DECISIONS = "Decisions"
-IDS = "Identifiers"
-KEY = "Key facts"
-LAST_STATE = "Last state"
+__all__ = [
+    "ASKS",
+    "COMMANDS",
+    "DECISIONS",
+    "EARLIER",
+    "ERRORS",
+    "FACTS",
+    "FILES",
+    "IDS",
+    "ITEM_SECTIONS",
+    "KEY",
+    "LAST_STATE",
+    "ORDER",
+    "SCOPE",
+    "TOOLS",
+    "Digest",
+    "fold",
+    "layout",
+    "parse",
+    "rank",
+]
 
 # Sections holding items (TOOLS: tool group -> calls; FILES, IDS: path or id -> mentions).
 ITEM_SECTIONS = (ASKS, TOOLS, FILES, COMMANDS, ERRORS, DECISIONS, KEY, IDS)
 # Output order: most valuable first.
 ORDER = (SCOPE, EARLIER, ASKS, LAST_STATE, ERRORS, DECISIONS, KEY, IDS, COMMANDS, FILES, TOOLS)
-# The facts: errors, decisions and key facts, each chosen by worth per character.
-FACTS = (ERRORS, DECISIONS, KEY)
+# The facts (errors, decisions and key facts) are chosen together by marginal worth per
+# character (:class:`~condense.summarizers.salient.FactPool`), written in three sections.
+_FACTS = "facts"  # the block the three sections are written in
 # After the asks, who is served first, with the share of the room left it may take in each
-# of three rounds: the sections after it get theirs before it may grow in the next round.
+# of three rounds: the blocks after it get theirs before it may grow in the next round.
 _SHARES = {
-    LAST_STATE: (0.15, 0.2, 0.25),
-    ERRORS: (0.12, 0.18, 0.3),
-    DECISIONS: (0.12, 0.18, 0.3),
-    KEY: (0.3, 0.5, 1.0),
+    LAST_STATE: (0.1, 0.15, 0.2),
+    _FACTS: (0.6, 0.8, 1.0),
     EARLIER: (0.1, 0.2, 0.3),
-    IDS: (0.04, 0.06, 1.0),
-    COMMANDS: (0.06, 0.12, 0.25),
-    FILES: (0.04, 0.08, 1.0),
-    TOOLS: (0.05, 0.1, 1.0),
+    IDS: (0.1, 0.15, 1.0),
+    COMMANDS: (0.06, 0.1, 0.2),
+    FILES: (0.03, 0.06, 1.0),
+    TOOLS: (0.04, 0.08, 1.0),
 }
-# The asks take at most this share of the room: the rest is the facts' (an ask is written
-# by its first line, or a fair share of it, when they do not all fit whole).
+# The asks take at most this share of the room: the rest is the facts'; when not even
+# their first lines fit, a smaller one.
 ASKS_SHARE = 0.6
-ASKS_OVERFLOW_SHARE = 0.25  # asks too many to keep even in part: the share of a sample
+ASKS_OVERFLOW_SHARE = 0.45
 _MIN_ASK = 40  # an ask is never cut shorter than this
+_ASK_READ = 2_000  # what an ask tells is read from this many characters of it at most
+_FIRST_ASK = 1.5  # the first ask (the task) is worth this much more when asks compete
+# A user message that opens as an answer or a thanks is worth this share of an ask.
+_REPLY = 0.25
+_OPENING = re.compile(r"[^\W\d_]+(?:[ '’][^\W\d_]+)?")
+_REPLY_LIST = (
+    "yes|yeah|yep|sure|ok|okay|thanks|thank you|great|perfect|alright|got it"
+    "|sounds good|that's|i'll|i’ll|i appreciate|sí|si|gracias|vale|oui|merci|d'accord"
+    "|ja|danke|sim|obrigado|grazie|好的|谢谢|是的|はい|ありがとう|네|감사합니다"
+)
+_REPLIES = frozenset(_REPLY_LIST.split("|"))
 # The smallest room worth opening a section for (beyond its header).
 _MIN_BODY = 24
 _MIN_KEY_BODY = 80  # a key fact clipped shorter than this says little
-_MIN_WORTH = 4.0  # a fact worth less than this (:func:`worth`) is not written
+_STATE_LINE = 240  # a previous last state's line longer than this is read by sentences
+_SENTENCES = re.compile(r"(?<=[.!?。])\s+")
+_MIN_ID = 8  # the shortest identifier worth looking for when the line is nearly full
+_ID_WORTH = 0.35  # an identifier worth less than this (a flag, a short number) is not one
+_HEADERS = sum(len(name) + 4 for name in FACTS)  # what the facts' headers may take
 
-# Findings rank above plans; the extractor keeps sentences that match either.
-_CULPRIT = r"(?:fix|cause|problem|issue|bug|culprit|solution|reason|answer)"
-FINDING = re.compile(
-    rf"(?i)\b(?:root cause|caused by|turns out|reproduced|confirm(?:s|ed)"
-    rf"|the (?:\w+ )?{_CULPRIT}s? (?:is|are|was|were|has|had|lies|seems|must|should|here)\b"
-    rf"|(?:this|that|it|which)(?: is|'s|’s) (?:the|a) (?:\w+ )?{_CULPRIT}\b)"
-)
-PLAN = re.compile(
-    r"(?i)^(?:(?:now|so|then|first|next|finally|ok|okay|instead),?\s+)?"
-    r"(?:(?:I|we)(?:\s+will|'ll|’ll|\s+am going to|'m going to|’m going to|\s+are going to"
-    r"|\s+need to|\s+should|\s+must|\s+decided|'ve decided|\s+have decided)\b"
-    r"|let's\b|let us\b|plan:|decision:|next,|instead,)"
-)
-# An error line that names what failed: exception, failed test, compiler error, code.
-_SHARP_ERROR = re.compile(
-    r"^(?:[\w.]*(?:Error|Exception)\b|FAIL|error\b|error\[|panic)|\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b"
-    r"|command not found|No such file|Permission denied|Segmentation fault|\d+ failed"
-)
 _EXIT = re.compile(r"→ exit (-?\d+)")
-# A code or an id a reader could not guess: ORD-4102, E0308, ord_8f3a2c91, #412.
-_CODE = re.compile(r"\b[A-Z]{1,6}-?\d{2,}\b|\b[a-z]+_[0-9a-f]{6,}\b|#\d{2,}\b")
-
-# A decision that gives its reason, or says what instead of what, outranks a bare plan.
-_REASON = re.compile(
-    r"(?i)\b(?:decided|because|instead of|due to|so that|in order to|rather than)\b"
-)
-_TELLING = 7  # an info_score this high: the item carries identifiers or values
 _COUNT = re.compile(r"^(.*?) \(×(\d+)\)$")
 _NUMBERS = re.compile(r"\d+")
 _AGGREGATE_FROM = 3  # names differing only in numbers, this many or more: one item
@@ -135,7 +154,12 @@ _MAX_PREVIOUS_CHARS = 200_000
 
 @dataclass
 class Digest:
-    """The parts of a digest. Items are oldest first; each maps to its repeat count."""
+    """The parts of a digest. Items are oldest first; each maps to its repeat count.
+
+    The facts of the span are its ``candidates`` (:func:`~.salient.candidates`), and the
+    span's words are valued by ``measure``; the facts sections hold a previous summary's
+    facts. The layout chooses from both by the same ranking (:meth:`pool`).
+    """
 
     messages: int = 0
     sections: dict[str, dict[str, int]] = field(
@@ -145,14 +169,55 @@ class Digest:
     details: dict[str, dict[str, int]] = field(default_factory=dict)
     earlier: str = ""
     last_state: str = ""
-    # What a fact is worth, where the span it came from said so (:func:`worth`).
-    weights: dict[str, float] = field(default_factory=dict)
+    candidates: list[Candidate] = field(default_factory=list)
+    measure: Measure = field(default_factory=Measure)
+    # What a previous summary said that this one may drop only for better: its
+    # identifiers, and its last state when the span has a newer one.
+    earlier_ids: set[str] = field(default_factory=set)
+    earlier_state: str = ""
+    # What each of the span's identifiers is worth (its word's worth, as the span says)
+    id_worth: dict[str, float] = field(default_factory=dict)
+    _pool: FactPool | None = field(default=None, repr=False, compare=False)
+    _ids: list[tuple[str, int]] | None = field(default=None, repr=False, compare=False)
 
     def add(self, section: str, item: str, count: int = 1) -> None:
         """Append ``item`` to ``section``; a repeat moves to the end and adds its count."""
         items = self.sections[section]
         count += items.pop(item, 0)
         items[item] = count
+        self._pool = self._ids = None
+
+    def pool(self) -> FactPool:
+        """The facts to choose from: the facts sections' items (a previous summary's) and
+        the span's candidates, ranked alike."""
+        if self._pool is None:
+            facts = [
+                (name, item, count) for name in FACTS for item, count in self.sections[name].items()
+            ]
+            facts += [(KEY, line, 1) for line in _state_lines(self.earlier_state)]
+            earlier = [
+                previous_fact(self.measure, name, item, count, order)
+                for order, (name, item, count) in enumerate(facts)
+            ]
+            self._pool = FactPool([*earlier, *self.candidates])
+        return self._pool
+
+    def identifiers(self) -> list[tuple[str, int]]:
+        """The identifiers, most telling first (the newest first among equals)."""
+        if self._ids is None:
+            items = list(self.sections[IDS].items())
+            known = self.id_worth
+            worth = [
+                (known[item] if item in known else combine(self.measure.words(item).values()))
+                * (EARLIER_BOOST if item in self.earlier_ids else 1.0)
+                for item, _ in items
+            ]
+            # the most telling per character first (the newest first among equals)
+            order = sorted(
+                range(len(items)), key=lambda i: (-worth[i] / (len(items[i][0]) + 12), -i)
+            )
+            self._ids = [items[i] for i in order if worth[i] >= _ID_WORTH and items[i][0]]
+        return self._ids
 
 
 def layout(digest: Digest, max_chars: int) -> str:
@@ -160,15 +225,17 @@ def layout(digest: Digest, max_chars: int) -> str:
 
     The asks come first (:func:`_asks`). Then three rounds over the other blocks, most
     valuable first: in each, a block may grow to its share of the room the asks left for
-    that round, as far as the room left allows.
+    that round, as far as the room left allows. The facts (errors, decisions, key facts)
+    are one block, chosen together (:meth:`Digest.pool`); what the asks and the facts
+    say is not said again by the identifiers.
     """
     scope = _scope(digest)
     room = max_chars + 1 - _size(scope)  # every line pays for a newline; the last has none
     if room <= 0:
         return clip("\n".join(scope), max_chars)
-    asks = _asks(digest.sections[ASKS], room)
+    asks = _asks(digest.sections[ASKS], room, digest.measure)
     room -= _size(asks)
-    written = "\n".join(asks)  # a key fact these say already is not written again
+    said = "\n".join(asks)
     left = room
     blocks: dict[str, list[str]] = {name: [] for name in _SHARES}
     for round_ in range(3):
@@ -176,12 +243,18 @@ def layout(digest: Digest, max_chars: int) -> str:
             used = _size(blocks[name])
             allowance = min(used + room, int(left * shares[round_]))
             if room > 0 and allowance > used:
-                lines = _section(digest, name, allowance, written)
+                if name == _FACTS:  # what the asks and the last state say is not news
+                    lines = _facts(digest, allowance, "\n".join([said, *blocks[LAST_STATE]]))
+                else:
+                    written = said + "\n".join(blocks[_FACTS])
+                    lines = _section(digest, name, allowance, written)
                 if _size(lines) > used:
                     room -= _size(lines) - used
                     blocks[name] = lines
     blocks[ASKS] = asks
-    return "\n".join(scope + [line for name in ORDER[1:] for line in blocks[name]])
+    ordered = [blocks[LAST_STATE], blocks[_FACTS], blocks[IDS]]
+    rest = [blocks[name] for name in (COMMANDS, FILES, TOOLS)]
+    return "\n".join(scope + blocks[EARLIER] + asks + [line for b in ordered + rest for line in b])
 
 
 def parse(text: str) -> Digest:
@@ -245,41 +318,25 @@ def fold(previous: Digest, new: Digest) -> Digest:
             mine = merged.details.setdefault(group, {})
             for detail, count in details.items():
                 mine[detail] = mine.pop(detail, 0) + count
-        merged.weights.update(part.weights)
     merged.last_state = new.last_state or previous.last_state
+    merged.earlier_state = previous.last_state if new.last_state else ""
+    merged.earlier_ids = {*previous.earlier_ids, *previous.sections[IDS]}
+    merged.id_worth = new.id_worth
+    merged.candidates = [*previous.candidates, *new.candidates]
+    merged.measure = new.measure
     return merged
 
 
-def is_finding(sentence: str) -> bool:
-    """Whether ``sentence`` states a finding ("the root cause is…", "the fix is…")."""
-    lowered = sentence.lower()
-    return any(hint in lowered for hint in FINDING_WORDS) and bool(FINDING.search(sentence))
-
-
-def worth(section: str, item: str, tokens: float | None = None) -> float:
-    """What a fact of ``section`` (errors, decisions, key facts) tells: its text's
-    :func:`~condense.summarizers.salient.info_score`, what its tokens add (``tokens``,
-    from how rare they are in the span; else as if every one were rare: a fact of a
-    previous summary was rare where it came from), plus a step for an error line (two for
-    a sharp one: a named exception, a failed test, a compiler error) or a finding or a
-    decision that gives its reason."""
-    return _worth(section, item) + (_tokens_worth(item) if tokens is None else tokens)
-
-
-@functools.lru_cache(maxsize=8_192)
-def _tokens_worth(item: str) -> float:
-    return token_score(text_tokens(item))
-
-
-@functools.lru_cache(maxsize=8_192)
-def _worth(section: str, item: str) -> float:
-    score = info_score(item)
-    if section == ERRORS:  # an error line is news; one that names what failed more so
-        score += 2.0 + (2.0 if _SHARP_ERROR.search(item) else 0.0)
-    elif section == DECISIONS:
-        reasoned = bool(_REASON.search(item)) or score >= _TELLING
-        score += (4.0 if is_finding(item) else 0.0) + 2.0 * reasoned + bool(_CODE.search(item))
-    return score
+def _state_lines(text: str) -> list[str]:
+    """A previous last state as facts: its lines, a long one by its sentences."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if len(line) > _STATE_LINE:
+            lines.extend(part.strip() for part in _SENTENCES.split(line) if part.strip())
+        elif line and line != "…":
+            lines.append(line)
+    return lines
 
 
 @functools.lru_cache(maxsize=4_096)
@@ -291,8 +348,7 @@ def rank(section: str, item: str) -> int:
     return 1
 
 
-for _memo in (_tokens_worth, _worth, rank):
-    remember(_memo.cache_clear)
+remember(rank.cache_clear)
 
 
 def _parse_item(digest: Digest, section: str, item: str) -> None:
@@ -337,24 +393,24 @@ def _scope(digest: Digest) -> list[str]:
 
 
 def _section(digest: Digest, name: str, room: int, written: str = "") -> list[str]:
-    """The lines of one section (its header first) in at most ``room``, or none."""
+    """The lines of one section (its header first) in at most ``room``, or none; an
+    identifier that ``written`` holds is not written again."""
     body = room - len(name) - 4  # "## name\n"
-    if body < (_MIN_KEY_BODY if name == KEY else _MIN_BODY):
+    if body < _MIN_BODY:
         return []
     if name == LAST_STATE:
         lines = _text(digest.last_state, body, favor_end=True)
     elif name == EARLIER:
         lines = _text(digest.earlier, body, favor_end=False)
-    elif name == ASKS:
-        lines = _asks(digest.sections[ASKS], body)
-    elif name in (FILES, IDS):
-        lines = _counted(digest.sections[name], body, aggregate=name == FILES)
+    elif name == IDS:
+        line = _listed(digest.identifiers(), body - 1, written)
+        lines = [line] if line else []
+    elif name == FILES:
+        lines = _counted(digest.sections[name], body, aggregate=True)
     elif name == TOOLS:
         lines = _tools(digest.sections[TOOLS], digest.details, body)
-    elif name in FACTS:
-        lines = _facts(digest, name, body, written)
     else:
-        lines = _ranked(name, digest.sections[name], body)
+        lines = _ranked(name, digest.sections[name], body, digest.measure)
     return [f"## {name}", *lines] if lines else []
 
 
@@ -365,39 +421,111 @@ def _text(text: str, room: int, *, favor_end: bool) -> list[str]:
     return [kept] if kept else []
 
 
-def _asks(items: dict[str, int], room: int) -> list[str]:
+def _asks(items: dict[str, int], room: int, measure: Measure) -> list[str]:
     """Every ask, oldest first, under its header, within :data:`ASKS_SHARE` of ``room``:
-    verbatim while they fit; else each within a fair share of the room (the short ones
-    whole, the long ones cut to the same length: their first line, then their most
-    telling sentences, :func:`_ask_within`); when even that leaves less than
-    ``_MIN_ASK`` each, the first ask and the newest that fit a smaller share
-    (:data:`ASKS_OVERFLOW_SHARE`), and how many more there were."""
+    verbatim while they fit; else each by its first line at least, and the most telling
+    ones whole (or their first line and most telling sentences) while room remains; when
+    not even every first line fits, the most telling asks by their first line, and how
+    many more there were. What an ask tells is its worth per character by ``measure``
+    (the first ask, the task, a step up)."""
     if not items or room < len(ASKS) + 4 + _MIN_BODY:
         return []
     header = [f"## {ASKS}"]
     asks = list(items.items())
-    whole = [_ask(text, count) for text, count in asks]
     room = int(room * ASKS_SHARE) - _size(header)
-    if _size(whole) <= room:
+    # each ask whole takes at least its text and "- " and a newline: when that is more
+    # than the room, the asks are not written whole (and a long one is not read whole)
+    whole_at_least = sum(len(text) + 3 for text, _ in asks)
+    whole = [_ask(text, count) for text, count in asks] if whole_at_least <= room else []
+    if whole and _size(whole) <= room:
         return header + whole
-    extras = [len(line) - len(text) + 1 for line, (text, _) in zip(whole, asks, strict=True)]
-    level = _fair_share([len(text) for text, _ in asks], room - sum(extras))
-    if level >= _MIN_ASK:
-        return header + [_ask(_ask_within(text, level), count) for text, count in asks]
-    # Not every ask can be kept, not even in part: the first (the task) and the newest
-    # that fit a smaller share, each in short; the facts keep the rest of the room.
-    lines = [_ask(clip(_first_line(text), _MIN_ASK), count) for text, count in asks]
-    used = len(f"- (+{len(asks)} more asks)") + 1 + len(lines[0]) + 1
-    room = max(int(room * ASKS_OVERFLOW_SHARE / ASKS_SHARE), min(room, used))
-    newest: list[str] = []
-    for line in reversed(lines[1:]):
-        if used + len(line) + 1 > room:
-            break
-        newest.append(line)
-        used += len(line) + 1
-    left_out = len(asks) - 1 - len(newest)
+    firsts = [_first_line(text) for text, _ in asks]
+    short = [
+        _ask(first, count, more=len(first) < len(text) and first != text.strip())
+        for first, (text, count) in zip(firsts, asks, strict=True)
+    ]
+    if _size(short) <= room:
+        whole = whole or [_ask(text, count) for text, count in asks]
+        return header + _upgraded(asks, short, whole, room - _size(short), measure)
+    # Not every ask fits, not even by its first line: the most telling ones do, each by
+    # its first line (cut when that alone is long), in a smaller share (the facts are
+    # what is left of the rest), and a line says how many are left out.
+    room = int(room * ASKS_OVERFLOW_SHARE / ASKS_SHARE)
+    values = [_ask_worth(first, i, measure) for i, first in enumerate(firsts)]
+    longest = max(_MIN_ASK * 3, room // 4)
+    lines = [
+        _ask(clip(first, longest), count, more=len(first) < len(text) and first != text.strip())
+        for first, (text, count) in zip(firsts, asks, strict=True)
+    ]
+    order = sorted(range(len(asks)), key=lambda i: (-values[i] / (len(lines[i]) + 20), i))
+    room -= len(f"- (+{len(asks)} more asks)") + 1
+    taken: list[int] = []
+    for i in order:
+        if len(lines[i]) + 1 <= room and values[i] > 0:
+            taken.append(i)
+            room -= len(lines[i]) + 1
+    left_out = len(asks) - len(taken)
     more = [f"- (+{left_out} more asks)"] if left_out else []
-    return header + lines[:1] + more + newest[::-1] if used <= room else header + more
+    return header + [lines[i] for i in sorted(taken)] + more
+
+
+def _upgraded(
+    asks: list[tuple[str, int]], short: list[str], whole: list[str], room: int, measure: Measure
+) -> list[str]:
+    """Each ask by its first line (``short``), the most telling of the longer ones whole
+    instead while ``room`` (characters beyond the short lines) allows, by what the rest of
+    an ask adds per character; the best of the others gets its first line and its most
+    telling sentences in what is left."""
+    lines = list(short)
+    extra = [len(w) - len(s) for w, s in zip(whole, short, strict=True)]
+    gain = [
+        _ask_worth(text, i, measure) - _ask_worth(_first_line(text), i, measure)
+        for i, (text, _) in enumerate(asks)
+    ]
+    order = sorted(
+        (i for i in range(len(asks)) if extra[i] > 0),
+        key=lambda i: (-max(gain[i], 0.1) / (extra[i] + 20), i),
+    )
+    rest = []
+    for i in order:
+        if extra[i] <= room:
+            lines[i] = whole[i]
+            room -= extra[i]
+        else:
+            rest.append(i)
+    if rest:
+        i = rest[0]
+        text, count = asks[i]
+        within = _ask(_ask_within(text, len(_first_line(text)) + room - 4), count)
+        if len(short[i]) < len(within) <= len(short[i]) + room:
+            lines[i] = within
+    return lines
+
+
+def _ask_worth(text: str, index: int, measure: Measure) -> float:
+    """What an ask tells: its words' worth and what it signals (the first, a step up)."""
+    return _asked(text, measure) * (_FIRST_ASK if index == 0 else 1.0)
+
+
+@functools.lru_cache(maxsize=4_096)  # a digest is laid out several times while it is fitted
+def _asked(text: str, measure: Measure) -> float:
+    text = text[:_ASK_READ]  # a long ask (a task statement) says what it asks early
+    worth = WORD * combine(measure.words(text).values()) + signals(text, ASK)
+    return worth * _REPLY if _is_reply(text) else worth
+
+
+def _is_reply(text: str) -> bool:
+    """Whether a user message opens as an answer or a thanks ("Sure, it's …", "Yes,
+    please", "Thanks!", "好的") rather than as an ask of its own (a "no" is often a
+    correction: it is an ask)."""
+    opening = _OPENING.match(text.lstrip())
+    if opening is None:
+        return False
+    words = opening.group(0).lower()
+    return words in _REPLIES or words.split(" ", 1)[0] in _REPLIES
+
+
+remember(_asked.cache_clear)
 
 
 def _ask_within(text: str, limit: int) -> str:
@@ -412,22 +540,15 @@ def _ask_within(text: str, limit: int) -> str:
     return f"{first}\n{condense(rest, limit - len(first) - 1)}"
 
 
-def _fair_share(lengths: list[int], room: int) -> int:
-    """The largest cut ``c`` with ``sum(min(length, c)) <= room`` (0 when none fits)."""
-    if room <= 0:
-        return 0
-    left, count = room, len(lengths)
-    for length in sorted(lengths):
-        if length * count > left:
-            return left // count
-        left -= length
-        count -= 1
-    return max(lengths, default=0)
-
-
 def _first_line(text: str) -> str:
-    """The first line of ``text`` that holds something."""
-    return next((line.strip() for line in text.split("\n") if line.strip()), "")
+    """The first line of ``text`` that holds something (the rest is not read)."""
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        line = text[start:end].strip() if end >= 0 else text[start:].strip()
+        if line or end < 0:
+            return line
+        start = end + 1
 
 
 def _ask(text: str, count: int = 1, *, more: bool = False) -> str:
@@ -441,44 +562,44 @@ def _ask(text: str, count: int = 1, *, more: bool = False) -> str:
     return f"- {body}{suffix}"
 
 
-def _facts(digest: Digest, section: str, room: int, written: str = "") -> list[str]:
-    """The facts of ``section`` that fit in ``room``, chosen by worth per character (the
-    newer first among equals), written oldest first; those worth less than
-    ``_MIN_WORTH``, and those the text ``written`` before (the asks) holds, are left out.
-    The best of those that do not fit whole is shortened to the room left, when that is
-    worth it."""
-    entries: list[tuple[float, int, str]] = []
-    items = list(digest.sections[section].items())
-    for i, (item, count) in enumerate(items):
-        value = digest.weights.get(item)
-        value = worth(section, item) if value is None else value
-        if value >= _MIN_WORTH and item not in written:  # not "Let's fix it.", not an ask
-            line = _line(item, count)
-            entries.append((-value / (len(line) + 40), -i, line))
-    if not entries:
+def _facts(digest: Digest, room: int, said: str) -> list[str]:
+    """The facts that fit in ``room`` (their sections' headers included), chosen together
+    by marginal worth per character (:meth:`.salient.FactPool.choose`: what ``said``, the
+    asks, holds is not news), written oldest first under their sections. When room is
+    left, the best fact that did not fit whole is shortened to it."""
+    pool = digest.pool()
+    if not pool.pool or room < _MIN_BODY + len(KEY) + 4:
         return []
-    entries.sort()
-    chosen: list[tuple[int, str]] = []
-    for _, i, line in entries:
-        if len(line) + 1 <= room:
-            chosen.append((-i, line))
-            room -= len(line) + 1
-    taken = {i for i, _ in chosen}
-    left = [-i for _, i, _ in entries if -i not in taken]
-    if left and room > _MIN_KEY_BODY:  # the best of the rest, shortened to what is left
-        chosen.append((left[0], _line(*items[left[0]], room - 1)))
-    return [line for _, line in sorted(chosen)]
+    chosen = pool.choose(room - _HEADERS, said=said)
+    lines = {
+        name: [fact_line(c.text, c.count) for c in chosen if c.section == name] for name in FACTS
+    }
+    used = sum(_size(found) + len(name) + 4 for name, found in lines.items() if found)
+    left = room - used - (0 if lines[KEY] else len(KEY) + 4)
+    if left > _MIN_KEY_BODY:
+        taken = {id(c) for c in chosen}
+        rest = [c for c in pool.pool if id(c) not in taken and c.text not in said]
+        if rest:
+            best = max(rest, key=lambda c: (c.score, c.position))
+            lines[KEY].append(_line(best.text, best.count, left - 1))
+    return [line for name in FACTS if lines[name] for line in (f"## {name}", *lines[name])]
 
 
-def _ranked(name: str, items: dict[str, int], room: int) -> list[str]:
-    """The best items that fit — by rank, the newest two a step up — oldest first."""
+def _ranked(name: str, items: dict[str, int], room: int, measure: Measure) -> list[str]:
+    """The best items that fit — by rank, the newest two a step up, then by what their
+    words tell per character (``measure``: ``kubectl rollout undo … --to-revision=41``
+    before ``ls -la``) — oldest first."""
     if not items:
         return []
     entries = list(items.items())
     newest = len(entries) - 2
     order = sorted(
         range(len(entries)),
-        key=lambda i: (rank(name, entries[i][0]) + (i >= newest), i),
+        key=lambda i: (
+            rank(name, entries[i][0]) + (i >= newest),
+            _told_per_char(entries[i][0], measure),
+            i,
+        ),
         reverse=True,
     )
     chosen: list[int] = []
@@ -490,6 +611,14 @@ def _ranked(name: str, items: dict[str, int], room: int) -> list[str]:
     if not chosen:  # not even the best one fits whole: shorten it
         return [_line(*entries[order[0]], room - 1)]
     return [_line(*entries[i]) for i in sorted(chosen)]
+
+
+@functools.lru_cache(maxsize=4_096)  # a digest is laid out several times while it is fitted
+def _told_per_char(item: str, measure: Measure) -> float:
+    return combine(measure.words(item).values()) / (len(item) + 20)
+
+
+remember(_told_per_char.cache_clear)
 
 
 def _counted(items: dict[str, int], room: int, *, aggregate: bool) -> list[str]:
@@ -548,6 +677,42 @@ def _tools(groups: dict[str, int], details: dict[str, dict[str, int]], room: int
         if also:
             lines.append(also)
     return lines
+
+
+def _listed(items: list[tuple[str, int]], width: int, written: str) -> str:
+    """``- a ×3, b, c`` in at most ``width`` characters: the items in their order, those
+    ``written`` holds left out, each that does not fit skipped for a shorter one, and
+    ``+N more`` for the rest."""
+    said = _told(written)
+    out = "- "
+    taken = 0
+    for number, (item, count) in enumerate(items):
+        piece = _counted_item(item, count)
+        more = len(f", +{len(items) - number} more")
+        if len(out) + len(piece) + 2 + more > width:
+            if len(out) + more > width - _MIN_ID:
+                break
+            continue
+        if core(item.encode()) in said:
+            continue
+        out += (", " if taken else "") + piece
+        taken += 1
+    if not taken:
+        return ""
+    left = len(items) - taken
+    return f"{out}, +{left} more" if left and len(out) + len(f", +{left} more") <= width else out
+
+
+@functools.lru_cache(maxsize=8)  # the same text is looked in while a digest is fitted
+def _told(text: str) -> frozenset[bytes]:
+    return frozenset(map(core, words(text)))
+
+
+remember(_told.cache_clear)
+
+
+def _counted_item(item: str, count: int) -> str:
+    return f"{item} ×{count}" if count > 1 else item
 
 
 def _tool_head(group: str, calls: int) -> str:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -55,21 +56,12 @@ from condense.summarizers._text import (
 )
 from condense.summarizers.salient import (
     ask_positions,
-    info_scores,
-    select,
+    candidates,
     span_pieces,
-    states_decision,
     strip_think,
-    token_score,
 )
-from condense.summarizers.scan import (
-    ASK,
-    PROSE,
-    Scan,
-    SpanText,
-    text_tokens,
-    token_bounds,
-)
+from condense.summarizers.scan import Scan, SpanText, words
+from condense.summarizers.worth import Measure, core, specificity
 from condense.types import RawMessage
 
 _PATH_KEYS = (
@@ -107,43 +99,6 @@ _EXIT_CODE = re.compile(
     r"[\"' ]{0,2}[:=]?\s{0,2}(-?\d{1,3})\b"
 )
 _EXIT_HINTS = ("xit", "XIT", "eturn")
-_ERROR_LINE = re.compile(
-    r"""(?x)
-      (?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Fault|Failure)\b(?::.*)?$
-    | (?:error|Error|ERROR|fatal|Fatal|FATAL|panic)(?:\[[\w-]+\])?(?::|!|\s-)\s*\S.*
-    | .*?[\s:\]](?:error|fatal|ERROR|FATAL)(?:\[[\w-]+\])?:\s+\S.*     # a.rs:1:2: error: …
-    | (?:FAILED|FAIL|ERROR)\b.*\S | ---\ FAIL.* | .*::\S+\ FAILED\b.*
-    | .*\b(?:ERROR|CRITICAL|FATAL)\b.* | .*\bnpm\ ERR!.*
-    | .*(?:Segmentation\ fault|core\ dumped|command\ not\ found|No\ such\ file|Permission\ denied).*
-    | .*\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?:\ code)?)[\s:=]{1,3}[45]\d\d\b.*
-    | .*(?:No\ replacement\ was\ performed|[Cc]ould\ not\ |[Cc]annot\ |[Uu]nable\ to\ ).*
-    """
-)
-# How a read itself fails: its output starts like this.
-_READ_FAILURE = re.compile(
-    r"""(?x)(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b|(?i:error|fatal)\b|No\ such\ file
-    | Permission\ denied|HTTP(?:/[\d.]+)?\ [45]\d\d\b|[45]\d\d\ [A-Z]
-    | \S+:\ (?:[Nn]o\ such|cannot)"""
-)
-_PYTEST_SUMMARY = re.compile(r"=+ (.*\b\d+ (?:failed|errors?)\b.*?)(?: in [\d.]+s.*?)? =+")
-# A source listing (cat -n, an editor's view): its lines are code, not errors.
-_LISTING = re.compile(r"\s*\d+\t")
-_LEAD = re.compile(
-    r"^(?:E\s+|[>|]\s*)*(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]?\s*)?"
-)
-_CODE = re.compile(
-    r"(?:(?:async\s+)?def|class|except|raise|return|elif|else|if|for|while|import|from|try|with"
-    r"|assert|catch|throw|throws|function|const|let|var|public|private|protected|static|func"
-    r"|fn|pub|impl)\b|#|//|/\*|\*\s|@\w|\w+\s*[:+*/-]?=\s|[\"']"
-)
-# Error codes, ids, PR numbers, commit hashes, versions; a hash or an id needs a digit.
-_ID = re.compile(
-    r"(?<![\w#.-])(?:[A-Z][A-Z0-9]{1,9}-\d{2,}|[A-Z]{1,3}\d{3,6}|\#\d{2,6}|[a-z]{2,8}_[0-9a-z]{6,24}"
-    r"|v\d+(?:\.\d+){1,3}|[0-9a-f]{7,12})(?![\w-])"
-)
-_ISSUE = re.compile(rb"(?<![\w#.-])#\d{2,6}(?![\w-])")
-_HEX_OR_SNAKE = re.compile(r"[a-z_]+|[0-9_]+")
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 _STRING_FIELD = re.compile(r'"(\w{1,40})"\s*:\s*"((?:[^"\\\n]|\\.){0,300})"')
 _WORD = re.compile(r"[\w-]{1,30}")
 _NAME_CHARS = re.compile(r"[^\w.\-/]+")
@@ -175,11 +130,11 @@ _EXTENSION_LIST = (
 _EXTENSIONS = frozenset(_EXTENSION_LIST.split())
 
 _ITEM_CHARS = 200
+_TALKED_ABOUT = 2  # an identifier people wrote this often is listed, however common
+_ID_ALONE = 0.6  # a value this specific is an identifier without its key (href=https://…)
 _ARG_CHARS = 100
 _COMMAND_CHARS = 120
-_READ_ERROR_CHARS = 600  # a read's output this short may be the tool's own complaint
 _EXIT_WINDOW = 300
-_ERRORS_PER_OUTPUT = 3  # of one output, its last three error lines
 _TEXT_SCAN = 1_500
 _TEXT_TAIL = 600
 _ARGS_SCAN = 4_000
@@ -214,38 +169,42 @@ class ExtractiveSummarizer:
 
 def extract(messages: Sequence[object], *, facts: int) -> dg.Digest:
     """Collect the facts of every message of ``messages`` into a digest (oldest first);
-    ``facts`` is about how many key facts the scan is asked for."""
+    ``facts`` is about how many facts the digest may have room for."""
     asks = ask_positions(messages)
     walk = _Walk()
     for index, message in enumerate(messages):
         if isinstance(message, dict):
             walk.message(index, message, index in asks)
+    walk.settle()
     scan = Scan(SpanText(span_pieces(messages, asks)))
-    walk.errors(scan)
-    walk.decisions(scan)
-    walk.ids(scan)
+    measure = Measure(scan)
     digest = walk.digest(len(messages), _last_state(messages))
-    info_scores([*digest.sections[dg.ERRORS], *digest.sections[dg.DECISIONS]])  # at once
-    for section in (dg.ERRORS, dg.DECISIONS):
-        for item in digest.sections[section]:
-            found = text_tokens(item)
-            digest.weights[item] = dg.worth(section, item, token_score(found, scan.counts))
-    _add_key_facts(digest, scan, facts, walk.reads)
+    digest.measure = measure
+    # what a call's arguments say that the Files section names anyway
+    known = {core(word) for item in digest.sections[dg.FILES] for word in words(item)}
+    digest.candidates = candidates(scan, measure, limit=facts, reads=walk.reads, known=known)
+    for word in dict.fromkeys(word for _, word in scan.places):
+        item = identifier(word)
+        digest.add(dg.IDS, item, scan.counts[word])
+        digest.id_worth[item] = measure.word(word)
+    # and the identifiers people keep talking about (#412, ORD-4102): the work's topic
+    for word, times in scan.said.items():
+        if times >= _TALKED_ABOUT and (worth := specificity(word)) >= _ID_ALONE:
+            item = identifier(word)
+            if item not in digest.id_worth:
+                digest.add(dg.IDS, item, times)
+                digest.id_worth[item] = worth * math.log2(1 + times)
     return digest
 
 
-def _add_key_facts(digest: dg.Digest, scan: Scan, limit: int, reads: set[int]) -> None:
-    """Add the span's most informative snippets (:mod:`.salient`) not already said."""
-    said = "\n".join([*digest.sections[dg.ERRORS], *digest.sections[dg.DECISIONS]])
-    errors = [item.rstrip("…") for item in digest.sections[dg.ERRORS]]
-
-    def already_said(line: str) -> bool:
-        """The same sentence, or an error line the Errors section shortened."""
-        return line in said or any(error in line for error in errors)
-
-    for candidate in select(scan.span, limit=limit, skip=already_said, reads=reads, scan=scan):
-        digest.add(dg.KEY, candidate.text)
-        digest.weights[candidate.text] = candidate.score
+def identifier(word: bytes) -> str:
+    """A distinctive word as the Identifiers list writes it: without the punctuation at
+    its ends, and without a plain key before it (``href=https://…`` → ``https://…``)."""
+    text = word.decode("utf-8", "ignore").strip(".:,")
+    key, sign, value = text.partition("=")
+    if sign and key.isidentifier() and specificity(value.encode()) >= _ID_ALONE:
+        return value
+    return text
 
 
 class _CallFacts(NamedTuple):
@@ -361,67 +320,6 @@ class _Walk:
         self.pending = []
         self.reads = {index for index, call in self.outputs.items() if call in self.read_calls}
 
-    def errors(self, scan: Scan) -> None:
-        """The error lines of the outputs: of what ran, the last three of each; of a read,
-        only the tool's own complaint (a short output that starts like a failure)."""
-        self.settle()
-        span, blob = scan.span, scan.span.blob
-        starts: dict[int, set[int]] = {}  # piece -> starts of the lines to look at
-        for at in scan.errors:
-            piece = span.piece_of(at)
-            starts.setdefault(piece, set()).add(blob.rfind(b"\n", span.starts[piece], at) + 1)
-        for piece in sorted(starts):
-            owner = span.owners[piece]
-            first, last = span.starts[piece], span.piece_end(piece)
-            read = owner in self.reads
-            found: list[str] = []
-            for start in sorted(starts[piece]):
-                start = max(start, first)
-                if read and not _failed_read(span, piece, start):
-                    continue
-                end = blob.find(b"\n", start, last)
-                text = _line_error(span, start, last if end < 0 else end)
-                if text:
-                    found.append(text)
-            for text in found[-_ERRORS_PER_OUTPUT:]:
-                self.add(dg.ERRORS, text)
-
-    def decisions(self, scan: Scan) -> None:
-        """The assistant's sentences that state a finding, a decision or a plan."""
-        span = scan.span
-        seen: set[tuple[int, int]] = set()
-        for at in scan.decisions:
-            piece = span.piece_of(at)
-            if span.kinds[piece] != PROSE:
-                continue
-            snippet = span.snippet(at, piece)
-            if (snippet.start, snippet.end) in seen:
-                continue
-            seen.add((snippet.start, snippet.end))
-            for decision in _decisions(span.decode(snippet.start, snippet.end)):
-                self.add(dg.DECISIONS, decision)
-
-    def ids(self, scan: Scan) -> None:
-        """The identifiers in what the user and the assistant wrote: of the tokens the
-        scan found there, those shaped like an id (and ``#412``), in order."""
-        span, blob = scan.span, scan.span.blob
-        found: list[tuple[int, str]] = []
-        for piece, kind in enumerate(span.kinds):
-            if kind in (ASK, PROSE):
-                for hit in scan.of_piece(piece):
-                    start, end = token_bounds(span, hit)
-                    token = blob[start:end].decode("utf-8", "ignore")
-                    if _ID.fullmatch(token) and not _HEX_OR_SNAKE.fullmatch(token):
-                        found.append((start, token))
-                at = blob.find(b"#", span.starts[piece], span.piece_end(piece))
-                while at >= 0:
-                    number = _ISSUE.match(blob, at)
-                    if number:
-                        found.append((at, number.group().decode()))
-                    at = blob.find(b"#", at + 1, span.piece_end(piece))
-        for _, token in sorted(found):
-            self.add(dg.IDS, token)
-
     def shape(self, item: str, *, files: bool = False) -> None:
         """Count ``item`` under its shape (numbers left out): repeated actions aggregate."""
         key = ("file:" if files else "") + _NUMBERS.sub("#", item)
@@ -488,33 +386,6 @@ def _exit_code(content: Any) -> int | None:
                         return int(match.group(1))
                     at = lowered.find(word, at + 1)
     return None
-
-
-def _failed_read(span: SpanText, piece: int, line_start: int) -> bool:
-    """Whether a read's output is the tool's own complaint ("Error: no such file", "HTTP
-    404"): short, starting like a failure; only its first two lines count."""
-    start, end = span.starts[piece], span.piece_end(piece)
-    if end - start > _READ_ERROR_CHARS:
-        return False
-    head = span.decode(start, end).lstrip()
-    if not _READ_FAILURE.match(head):
-        return False
-    first = span.blob.find(b"\n", start, end)
-    second = span.blob.find(b"\n", first + 1, end) if first >= 0 else -1
-    return second < 0 or line_start < second
-
-
-def _line_error(span: SpanText, start: int, end: int) -> str:
-    """The error a line of the buffer states, or ``""``; a bare ``ERROR:`` label takes
-    the next line with it."""
-    line = span.decode(start, min(end, start + 4 * _ITEM_CHARS))
-    text = _error_text(line)
-    if text is None:
-        return ""
-    if text.rstrip(":").upper() == "ERROR":
-        following = span.decode(end + 1, end + 1 + 4 * _ITEM_CHARS).lstrip("\n").split("\n", 1)
-        text = f"{text} {following[0].strip()}"
-    return clip(one_line(text), _ITEM_CHARS)
 
 
 def _arguments(raw: Any) -> dict[str, Any]:
@@ -653,32 +524,4 @@ def _normal_path(path: str) -> str:
     return path[2:] if path.startswith("./") else path
 
 
-@functools.lru_cache(maxsize=4_096)  # logs repeat their error lines
-def _error_text(line: str) -> str | None:
-    """The error a line states (its distinctive part), or ``None`` for any other line."""
-    if _LISTING.match(line):
-        return None
-    text = _LEAD.sub("", line.strip()).strip()
-    if not text or _CODE.match(text):
-        return None
-    summary = _PYTEST_SUMMARY.fullmatch(text)
-    if summary:
-        return summary.group(1)
-    return text if _ERROR_LINE.match(text) else None
-
-
-@functools.lru_cache(maxsize=4_096)  # people repeat their sentences
-def _decisions(text: str) -> tuple[str, ...]:
-    """The sentences of ``text`` that state a finding or a decision."""
-    found = []
-    for sentence in _SENTENCE_BREAK.split(text):
-        sentence = sentence.replace("**", "").strip().lstrip("-*>#• ").strip()
-        if len(sentence) > 12 and (
-            dg.PLAN.match(sentence) or dg.is_finding(sentence) or states_decision(sentence)
-        ):
-            found.append(clip(one_line(sentence), _ITEM_CHARS))
-    return tuple(found)
-
-
-for _memo in (_error_text, _decisions, _reading_name):
-    remember(_memo.cache_clear)
+remember(_reading_name.cache_clear)

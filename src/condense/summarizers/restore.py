@@ -15,7 +15,8 @@ from collections.abc import Sequence
 
 from condense.summarizers import digest as dg
 from condense.summarizers._text import estimate_tokens
-from condense.summarizers.salient import identifiers, info_score, salient
+from condense.summarizers.salient import salient
+from condense.summarizers.worth import identifiers, info_score
 from condense.tokens import count_text
 
 # How many of the span's key facts are considered.

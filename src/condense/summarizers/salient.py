@@ -1,170 +1,119 @@
-"""Select what tells the next turn the most: by information, not position.
+"""Select what tells the next turn the most: by information learned from the span.
 
 A candidate is a snippet of the span's text (:mod:`condense.summarizers.scan`): a line of
 a tool output (or of an observation carried in a ``user`` message, SWE-agent style), a
 sentence of what the user or the assistant wrote (its ``<think>`` blocks left out:
-reasoning is not a result), a window of a long line. Its worth (:func:`info_score`)
-counts what a reader could not guess: identifiers (ticket and account ids, hashes, URLs,
-hosts and ports, ``file:line``, paths, test names), ``key = value`` settings, numbers
-with units, error and exception words, decisions and conclusions ("decided", "root
-cause", "because", "instead of"). Tokens that recur all over the span count less, rare
-ones more: a line repeated in every tool output tells nothing, and repeated lines are
-kept once.
+reasoning is not a result), a window of a long line. Candidates are found where the span
+itself points (:func:`candidates`): at its distinctive words (rare, in no family of
+look-alikes, or referred to by people), at the failure words of its outputs (and the line
+after each: a stack's first frame, a cause), at the decision and finding words of what
+the assistant wrote.
 
-The whole span is read, in one linear pass (:func:`select`): a fact in the middle of a
-session of thousands of messages, or in the middle of a long output, is found as surely
-as one at its end.
+Each is worth what :class:`~condense.summarizers.worth.Measure` says of its words and
+signals, by its role (what the assistant concluded over tool noise), less when its line
+is one of many built alike. The facts to write are chosen greedily by worth per
+character (:meth:`FactPool.choose`), and the worth is *marginal*: a word the asks, the
+previous summary or a chosen fact already say adds nothing again, and each further fact
+of one message is worth less (a dump is one fact, not fifty). Deterministic; every
+message is read, however long the span.
 """
 
 from __future__ import annotations
 
 import bisect
+import heapq
 import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from condense.summarizers._text import content_ends, content_text, one_line, remember
+from condense.summarizers._text import content_ends, content_text, one_line
+from condense.summarizers.failures import failed_read, line_error
 from condense.summarizers.scan import (
     ARGS,
     ASK,
-    DECISION_WORDS,
     OUTPUT,
     PROSE,
     SHAPE_DELETE,
+    SNIPPET_BYTES,
+    SNIPPET_WINDOW,
     Scan,
     Snippet,
     SpanText,
-    is_time,
-    is_timestamp,
     shape,
-    token_weight,
-    unusual_segments,
+    words,
+)
+from condense.summarizers.sections import DECISIONS, ERRORS, KEY
+from condense.summarizers.worth import (
+    ARGS_ROLE,
+    ROLE,
+    WORD,
+    Measure,
+    backed,
+    combine,
+    core,
+    identifiers,
+    info_score,
+    read_signals,
+    specificity,
 )
 
-# A line longer than this is cut to a window around its first identifier.
-LINE_CHARS = 240
-_MIN_SCORE = 3.0
-_SAME_MESSAGE_DECAY = 0.7
-_RARE_UPTO = 3  # a token found at most this often in the span is rare…
-RARE_BONUS = 1.5  # …and a snippet whose tokens are all rare is worth this much more
-_COMMON_FROM = 8  # a token found more often than this is the backdrop: it counts less
-_RARE_TOKEN = 2.0  # each rare token of a snippet (two at most) is worth this much
-_LEAD_SIGNAL = 4.0  # what an error or decision word tells before the words are read
-_PRESELECT = 3  # snippets whose words are read, per place in the result
-_DUMP_FROM = 8  # an output with this many rare tokens is a dump (see select)
-_WHOLE = 1 << 40  # a message's text is read whole
+MIN_WORTH = 5.0  # a fact worth less than this is not written
+# A previous summary's fact was the best of its span: it is worth this much more than the
+# same text found now, so that a new span's noise does not push it out.
+EARLIER_BOOST = 2.0
+SAME_MESSAGE = 0.7  # each further fact of one message is worth this much less
+_NEW_WORD = 0.3  # a word this specific, not said yet, makes a fact news
+_PER_CHAR = 60  # worth is per (characters + this): a short line tells less than its size says
+_PRESELECT = 6  # snippets read in full, per fact the caller may write…
+_BYTES_PER_READ = 3_000  # …and at most one per this many bytes of the span
+_PER_PIECE = 12  # of one output, the lines with the most distinctive words, at most
+_SAME_FAILURE = 3  # a failure seen this many times is not yet routine
+_SHAPE_DISCOUNT = 0.35  # a line one of many built alike is worth less by the log of them
+READ_ROLE = 0.6  # a line of what a read showed (a file, search hits) is worth this much
+_WINDOW = SNIPPET_WINDOW  # a long line's leads are told apart by which window they are in
+_BEFORE = 60  # about where a window around a lead in a long line starts and ends
+_NEAR = 2.0  # a line right after a failure (a frame, a cause) signals this much
+_ODD = 3.0  # a line of a dump built like no other of it (:func:`.scan._odd_lines`)
 _NUMBERED = re.compile(r"^\s*\d+\t")
+# Trimming a long line of output: from its first telling word to its last, a run of more
+# than _DULL_RUN words worth less than _DULL inside it left out.
+_TRIM_FROM = 100
+_DULL = 0.08
+_TELLING = 0.25  # a word worth this share of the line's best is telling
+_DULL_RUN = 3
+_ERROR_WORD = re.compile(r"(?i)error|fail|fatal|panic|exception|denied|refused|timeout")
 
 _THINK = re.compile(r"(?is)<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)")
 _TAGS = re.compile(r"</?(?:tool_response|tool_call|think|thinking)>")
-# Lines that a listing or a progress bar is made of.
-_LISTING = re.compile(r"^\s*\d+[\t:]|^[.\sFEsx%\[\]\d]*$")
-
-# What a line carries: (kind, weight, pattern). Each pattern starts with a literal or a
-# narrow class where it can, and runs on its own: on a short line, a dozen such searches
-# cost less than one alternation of them all. A kind counts at most twice per line.
-_KIND_PATTERNS: tuple[tuple[str, float, str, re.Pattern[str]], ...] = tuple(
-    (kind, weight, needs, re.compile(pattern))
-    for kind, weight, needs, pattern in (
-        # (kind, weight, a substring the line must hold for the pattern to be tried, pattern)
-        ("url", 5.0, "://", r"https?://[^\s\"'<>)\]]+"),
-        ("email", 4.0, "@", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"),
-        ("date", 3.0, "-", r"(?<![\w-])\d{4}-[01]\d-[0-3]\d(?![\w-]| \d\d?:)"),
-        ("ticket", 4.0, "-", r"(?<![\w.-])[A-Z][A-Z0-9]{1,9}-\d{2,}(?![\w-])"),
-        ("colon", 4.0, ":", r"\.[A-Za-z][\w-]{0,20}:\d{1,5}\b"),  # file.py:218, host.internal:6432
-        ("path", 2.5, "/", r"/[\w.-]*\.[A-Za-z]\w{0,5}\b"),
-        ("version", 3.0, ".", r"(?<![\w.])\d+\.\d+\.\d+\b"),
-        ("hash", 4.0, "", r"(?<![\w-])[0-9a-f]{7,40}(?![\w-])"),
-        ("hash", 4.0, "", r"(?<=[a-z][-_])[0-9a-f]{7,40}(?![\w-])"),  # ro-d3cf4b51
-        ("test", 3.0, "test_", r"test_\w{3,}"),
-        ("test", 3.0, "::", r"::\w{3,}"),
-        ("valued", 5.0, "_", r"_[a-z0-9_]+[^\S\n]?[=:][^\S\n]?[\"']?\d[\w\"'./-]*"),
-        # a camelCase key with a number: maxConnectionsPerHost: 384
-        ("valued", 5.0, "", r"[a-z0-9][A-Z][A-Za-z0-9]*[^\S\n]?[=:][^\S\n]?[\"']?\d[\w\"'./-]*"),
-        ("setting", 3.0, "_", r"_[a-z0-9_]+[^\S\n]?[=:][^\S\n]?[\"']?[^\d\s\"'][\w\"'./-]*"),
-        ("unit", 3.0, "", r"(?<![\w.])\d[\d,.]*[^\S\n]?(?:ms|sec|min|[KMGT]i?B|%|req/s|rps)\b"),
-        ("code", 1.5, "#", r"#\d{2,6}\b"),
-        ("code", 1.5, "", r"(?<![\w-])(?:[A-Z]{1,3}\d{3,6}|[a-z]{2,8}_[0-9a-z]{6,24})\b"),
-        ("number", 1.0, "", r"(?<![\w.:,-])\d{3,}(?![\w.:,-])"),
-    )
-)
-# Errors and outcomes, and (in prose) decisions: each counts once per line.
-_SIGNALS = (
-    (
-        4.0,
-        re.compile(
-            r"Error\b|Exception\b|Failure\b|ERROR|FAIL(?:ED)?\b|FATAL|Traceback|panic|error[:\[]"
-            r"|failed\b|egmentation fault|first bad commit|HTTP(?:/[\d.]+)? [45]\d\d\b"
-        ),
-    ),
-    (1.0, re.compile(r"exit(?:ed)? (?:code|status)|[Tt]imeout\b|[Rr]efused\b")),
-)
-_DECISION_WEIGHT = 4.0
-_DECISION_MORE = 2.0
-# What makes a line of a tool output worth scoring: each is cheap to search for (a rare
-# first character or a literal), and together they cover every identifier kind but bare
-# hashes and the error words. Decisions are looked for in prose only.
-_TRIGGERS: tuple[tuple[float, re.Pattern[str]], ...] = tuple(
-    (weight, re.compile(pattern))
-    for weight, pattern in (
-        (4.0, r"://"),
-        (4.0, r"-\d\d(?<=[A-Z]-\d\d)"),  # the literal first: the search skips ahead
-        (4.0, r"\.[A-Za-z][\w-]{0,20}:\d"),
-        (2.0, r"/[\w.-]*\.[A-Za-z]"),
-        (3.0, r"\.\d+\.\d"),
-        (3.0, r"test_"),
-        (3.0, r"::"),
-        (3.0, r"_[a-z0-9_]+ ?[=:] ?[\w\"'./-]"),
-        (1.0, r"_[a-z0-9_]+ ?[=:] ?[\"']?\d"),  # a setting with a value: one step up
-        # a number with a unit, found by the unit (a literal) and checked back for the digit
-        (3.0, r"ms\b(?:(?<=\dms)|(?<=\d ms))"),
-        (3.0, r"sec\b(?:(?<=\dsec)|(?<=\d sec))"),
-        (3.0, r"min\b(?:(?<=\dmin)|(?<=\d min))"),
-        (3.0, r"B\b(?:(?<=\d[KMGT]B)|(?<=\d [KMGT]B)|(?<=\d[KMGT]iB)|(?<=\d [KMGT]iB))"),
-        (3.0, r"%(?:(?<=\d%)|(?<=\d %))"),
-        (3.0, r"req/s(?:(?<=\dreq/s)|(?<=\d req/s))"),
-        (3.0, r"rps\b(?:(?<=\drps)|(?<=\d rps))"),
-        (1.5, r"#\d\d"),
-        # the error words: capitalised ones in one search, the lower-case ones each led
-        # by a literal (an alternation tried at every "e" and "f" costs a third more)
-        (4.0, r"E(?:rror|xception|RROR)|F(?:ailure|AIL|ATAL)|Traceback|panic"),
-        (4.0, r":(?<=error:)"),
-        (4.0, r"\[(?<=error\[)"),
-        (4.0, r"failed"),
-        (4.0, r"egmentation fault"),
-        (4.0, r"first bad commit"),
-    )
-)
-# Of one output, only this many lines (those the triggers rate best) are scored fully.
-_LINES_PER_OUTPUT = 8
-_MATCHES_PER_TRIGGER = 24
-# In an output of this many lines or more, a line shaped like no other is rated higher.
-_SHAPED_FROM = 8
-_OWN_SHAPE = 4.0
-_SHAPE_TABLE = dict.fromkeys(SHAPE_DELETE)  # scan.shape, for text
-_DIGIT = re.compile(r"\d")
-# The whole token around an identifier match (for rarity), found on candidate lines only.
-_HEX_MIXED = re.compile(r"\d.*[a-f]|[a-f].*\d")  # a hash has digits and letters
-_TOKEN_BEFORE = re.compile(r"[\w.:/#-]*\Z")
-_TOKEN_AFTER = re.compile(r"[\w.:/#-]*")
 _OBSERVATION_START = re.compile(
     r"^\s*(?:OBSERVATION|Observation|EXECUTION TIMED OUT|\[File:|Running as user|Output:"
     r"|<tool_response>|Traceback|File .* (?:created|updated)|Your command ran successfully)"
 )
 _OBSERVATION_END = re.compile(r"(?:\(Current directory: [^\n]*\)|bash-\$|\$)\s*$")
+_WHOLE = 1 << 40  # a message's text is read whole
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One line worth keeping: where it came from (message, line) and its worth."""
+    """One fact worth keeping: its text, its worth, where it came from (message, byte),
+    the section it belongs in, its words' worth, what it signals, and the scale of its
+    role and family."""
 
     text: str
     score: float
     position: tuple[int, int]
+    section: str = KEY
+    words: Mapping[bytes, float] = field(default_factory=dict, compare=False, repr=False)
+    signal: float = 0.0
+    scale: float = 1.0
+    count: int = 1
+
+
+# -- reading messages ---------------------------------------------------------------------
 
 
 def is_observation(content: Any, *, first: bool) -> bool:
@@ -188,97 +137,6 @@ def strip_think(text: str) -> str:
     if "</" in text or "<tool" in text:
         text = _TAGS.sub(" ", text)
     return text
-
-
-def states_decision(sentence: str) -> bool:
-    """Whether ``sentence`` holds a decision or conclusion word ("because", "instead of",
-    "root cause", "weil", "parce que", "因为"…)."""
-    lowered = sentence.lower()
-    return any(word in lowered for word in DECISION_WORDS)
-
-
-def info_score(line: str) -> float:
-    """How much a line tells without its session: identifiers, errors, decisions (≥ 0)."""
-    return _score(line)[0]
-
-
-def info_scores(lines: Sequence[str]) -> list[float]:
-    """:func:`info_score` of each line, all scored together (one search per pattern over
-    all of them: much cheaper than one line at a time)."""
-    return [score for score, _ in _scores(lines)]
-
-
-def identifiers(line: str) -> list[str]:
-    """The identifier tokens of a line (what rarity is counted on, and what must survive)."""
-    return list(_score(line)[1])
-
-
-def _score(line: str) -> tuple[float, tuple[str, ...]]:
-    return _scores((line,))[0]
-
-
-_SCORED: dict[str, tuple[float, tuple[str, ...]]] = {}
-_SCORED_MAX = 16_384
-remember(_SCORED.clear)
-
-
-def _scores(lines: Sequence[str]) -> list[tuple[float, tuple[str, ...]]]:
-    """``(info_score, identifiers)`` of each line, remembered for the next call."""
-    missing = [line for line in dict.fromkeys(lines) if line not in _SCORED]
-    if missing:
-        found = _score_lines(missing)
-        if len(_SCORED) + len(missing) > _SCORED_MAX:
-            _SCORED.clear()
-        _SCORED.update(zip(missing, found, strict=True))
-        if len(missing) == len(lines):
-            return found
-    return [_SCORED[line] if line in _SCORED else _score_lines((line,))[0] for line in lines]
-
-
-def _score_lines(lines: Sequence[str]) -> list[tuple[float, tuple[str, ...]]]:
-    """Score ``lines`` with one search per pattern over all of them (joined by
-    newlines): on a span of hundreds of lines the per-call cost is what counts."""
-    if any("\n" in line for line in lines):  # a line break inside: one line at a time
-        return [found for line in lines for found in _score_lines((line.replace("\n", " "),))]
-    blob = "\n".join(lines)
-    starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
-    scores = [0.0] * len(lines)
-    tokens: list[list[str]] = [[] for _ in lines]
-    seen: Counter[tuple[int, str]] = Counter()  # (line, kind): a kind counts twice a line
-    for kind, weight, needs, pattern in _KIND_PATTERNS:
-        if needs not in blob:
-            continue
-        for match in pattern.finditer(blob):
-            if kind == "hash" and not _HEX_MIXED.search(match.group()):
-                continue
-            at = bisect.bisect_right(starts, match.start()) - 1
-            seen[at, kind] += 1
-            if seen[at, kind] <= 2:
-                scores[at] += weight
-            line, offset = lines[at], starts[at]
-            before = _TOKEN_BEFORE.search(line, 0, match.start() - offset)
-            after = _TOKEN_AFTER.match(line, match.end() - offset)
-            start = before.start() if before else match.start() - offset
-            end = after.end() if after else match.end() - offset
-            tokens[at].append(line[start:end].rstrip(".:"))
-    for weight, pattern in _SIGNALS:
-        for at in {bisect.bisect_right(starts, m.start()) - 1 for m in pattern.finditer(blob)}:
-            scores[at] += weight
-    lowered = blob.lower()  # a decision word: a literal search each (not one alternation)
-    if len(lowered) != len(blob) and len(lines) > 1:  # a letter lower-cased is longer
-        return [found for line in lines for found in _score_lines((line,))]
-    decided: Counter[int] = Counter()  # line -> how many decision words it holds
-    for word in DECISION_WORDS:
-        found = lowered.find(word)
-        while found >= 0:
-            decided[min(len(lines) - 1, bisect.bisect_right(starts, found) - 1)] += 1
-            found = lowered.find(word, found + len(word))
-    for at, words in decided.items():
-        # "decided … instead of … because": each further word says it more plainly
-        scores[at] += _DECISION_WEIGHT + _DECISION_MORE * min(2, words - 1)
-    return [
-        (score, tuple(dict.fromkeys(found))) for score, found in zip(scores, tokens, strict=True)
-    ]
 
 
 def ask_positions(messages: Sequence[object]) -> set[int]:
@@ -319,165 +177,299 @@ def span_pieces(
                     yield index, ARGS, arguments
 
 
-def salient(
-    messages: Sequence[object],
-    *,
-    limit: int,
-    skip: Callable[[str], bool] | None = None,
-) -> list[Candidate]:
-    """The ``limit`` best candidate lines of ``messages``, oldest first, each once
-    (:func:`select` over the whole span)."""
-    span = SpanText(span_pieces(messages, ask_positions(messages)))
-    return select(span, limit=limit, skip=skip)
+# -- candidates ---------------------------------------------------------------------------
 
 
-def select(
-    span: SpanText,
+class _Lead:
+    """A place the span points at (``at``, in ``piece``; ``start``–``end``: about the
+    line or window around it, until its snippet is read), and why: its distinctive
+    words, a failure word (or the line after one), a decision word, an odd line."""
+
+    __slots__ = (
+        "at",
+        "decision",
+        "end",
+        "error",
+        "found",
+        "near",
+        "odd",
+        "piece",
+        "scale",
+        "start",
+    )
+
+    def __init__(self, at: int, piece: int, start: int, end: int, scale: float) -> None:
+        self.at, self.piece, self.start, self.end = at, piece, start, end
+        self.scale = scale  # what its role makes of its worth (the assistant's words most)
+        self.error = False
+        self.near = False
+        self.decision = False
+        self.odd = False
+        self.found: dict[bytes, float] = {}
+
+    def hint(self) -> float:
+        """What the lead promises before its text is read."""
+        flags = 4.0 * self.error + 3.0 * self.decision + _NEAR * self.near + _ODD * self.odd
+        return (WORD * combine(self.found.values()) + flags) * self.scale
+
+
+def candidates(
+    scan: Scan,
+    measure: Measure,
     *,
     limit: int,
-    skip: Callable[[str], bool] | None = None,
     reads: Collection[int] = (),
-    scan: Scan | None = None,
+    known: Collection[bytes] = (),
 ) -> list[Candidate]:
-    """The ``limit`` most informative snippets of ``span``, oldest first, each once.
+    """The span's candidate facts, the likeliest ``limit × _PRESELECT`` of them read in
+    full; oldest first. The failure words of the outputs of the messages in ``reads`` (a
+    file's content, search hits) do not count, unless the output is the tool's own
+    complaint; the words ``known`` (the files the Files section names) add
+    nothing to a call's arguments."""
+    span = scan.span
+    blob, starts = span.blob, span.starts
+    leads: dict[tuple[int, int], _Lead] = {}
 
-    Where to look comes from one scan of the whole span (:class:`.scan.Scan`; ``scan``
-    when it was scanned already): the places of its rare tokens (of an output that holds
-    many, a dump, those on a line or field built unlike the others:
-    :func:`.scan.unusual_segments`), its error words (not in the
-    outputs of the messages in ``reads``: a file's content is data, not a failure) and,
-    in what people wrote, its decision words. Each place is widened to its line (or
-    sentence, or a window of a long line). A snippet is worth :func:`info_score` (what
-    it says) and :func:`token_score` (how rare its tokens are in the span), less when
-    its text, or the shape
-    of a line of output (:func:`_shape`: a log line with another request id), repeats;
-    within one message, each further snippet is worth less (a dump is one fact, not
-    fifty). Snippets for which ``skip`` is true are never chosen. They are chosen by worth
-    per character (ties: the newer), skipping one whose identifiers are all chosen
-    already. Deterministic; every message is read, however long the span.
-    """
-    scan = Scan(span) if scan is None else scan
-    leads: dict[tuple[int, int], list[Any]] = {}  # (start, end) -> [snippet, signal]
-
-    def lead(place: int, signal: float, piece: int) -> None:
-        snippet = span.snippet(place, piece)
-        key = (snippet.start, snippet.end)
+    def lead(at: int, piece: int) -> _Lead:
+        # about the line around ``at`` (a window of a long one): its snippet is read later,
+        # for the leads worth reading only
+        first, last = starts[piece], starts[piece + 1] - 1
+        low, high = max(first, at - SNIPPET_BYTES), min(last, at + SNIPPET_BYTES)
+        before, after = blob.rfind(b"\n", low, at), blob.find(b"\n", at, high)
+        start = before + 1 if before >= 0 else (first if low == first else at - _BEFORE)
+        end = after if after >= 0 else (last if high == last else at + _BEFORE)
+        key = (start, end) if before >= 0 or low == first else (piece, at // _WINDOW)
         found = leads.get(key)
         if found is None:
-            leads[key] = [snippet, signal]
+            found = leads[key] = _Lead(at, piece, start, end, _role(span, piece, reads))
+        return found
+
+    owners = span.owners
+    for piece, places in _by_piece(scan):
+        worth = [(measure.word(token), at, token) for at, token in places]
+        if len(worth) > _PER_PIECE:  # a dump: its most distinctive words lead
+            worth = sorted(worth, key=lambda item: (-item[0], item[1]))[:_PER_PIECE]
+        for value, at, token in worth:
+            lead(at, piece).found[token] = value
+    for piece, failing in _grouped(span, scan.errors):
+        last = span.piece_end(piece)
+        if owners[piece] in reads:  # only the tool's own complaint (its first lines)
+            failing = [at for at in failing[:2] if failed_read(span, piece, _line_start(span, at))]
+        for at in _ends(failing, _PER_PIECE // 2):
+            lead(at, piece).error = True
+            following = blob.find(b"\n", at, min(last, at + SNIPPET_BYTES))
+            if following >= 0 and following + 1 < last:
+                lead(following + 1, piece).near = True
+    for piece, deciding in _grouped(span, scan.decisions):
+        for at in _ends(deciding, _PER_PIECE):
+            lead(at, piece).decision = True
+    for at in scan.odd:
+        lead(at, span.piece_of(at)).odd = True
+    # the same text led to in many places is read once, and counted
+    same: dict[bytes, list[_Lead]] = {}
+    for item in leads.values():
+        same.setdefault(blob[item.start : item.end].strip(), []).append(item)
+    merged = [_merged(items) for items in same.values()]
+    # read in full: enough for the room, but no more than the span's size warrants
+    likely = _likely(merged, max(64, min(limit * _PRESELECT, len(blob) // _BYTES_PER_READ)))
+    found: dict[str, Candidate] = {}
+    failures = Counter(shape(blob[item.start : item.end]) for item in leads.values() if item.error)
+    for item, count in sorted(likely, key=lambda item: item[0].start):
+        candidate = _candidate(scan, measure, item, count, known, reads, failures)
+        if candidate is None:
+            continue
+        seen = found.get(candidate.text)
+        if seen is None:
+            found[candidate.text] = candidate
+        else:  # the same line again: once, counted, where it was seen last
+            found[candidate.text] = Candidate(
+                seen.text,
+                max(seen.score, candidate.score),
+                candidate.position,
+                seen.section,
+                seen.words,
+                seen.signal,
+                seen.scale,
+                seen.count + candidate.count,
+            )
+    return sorted(found.values(), key=lambda c: c.position)
+
+
+def _role(span: SpanText, piece: int, reads: Collection[int]) -> float:
+    """What the role of ``piece`` makes of a fact's worth: the assistant's words most,
+    what a read showed (a file, search hits) least."""
+    kind = span.kinds[piece]
+    if kind == OUTPUT and span.owners[piece] in reads:
+        return READ_ROLE
+    return ROLE.get(kind, ARGS_ROLE)
+
+
+def _likely(leads: list[tuple[_Lead, int]], size: int) -> list[tuple[_Lead, int]]:
+    """The ``size`` leads likeliest to be worth reading, by what they promise per byte;
+    and, so that no kind of lead crowds out another, the likeliest quarter of that many
+    of each kind (failures, decisions, odd lines) too."""
+
+    def promise(item: tuple[_Lead, int]) -> tuple[float, int]:
+        lead = item[0]
+        return (-lead.hint() / (lead.end - lead.start + _PER_CHAR), lead.start)
+
+    chosen = {id(item): item for item in sorted(leads, key=promise)[:size]}
+    for kind in ("error", "decision", "odd"):
+        of_kind = [item for item in leads if getattr(item[0], kind)]
+        chosen.update((id(item), item) for item in sorted(of_kind, key=promise)[: size // 4])
+    return list(chosen.values())
+
+
+def _merged(leads: list[_Lead]) -> tuple[_Lead, int]:
+    """Leads to one text, as one: the newest place, every reason; how many there were."""
+    newest = max(leads, key=lambda item: item.start)
+    for item in leads:
+        newest.error |= item.error
+        newest.near |= item.near
+        newest.decision |= item.decision
+        newest.odd |= item.odd
+        newest.found.update(item.found)
+    return newest, len(leads)
+
+
+def _grouped(span: SpanText, places: list[int]) -> Iterator[tuple[int, list[int]]]:
+    """``places`` (in order) grouped by the piece they are in."""
+    starts = span.starts
+    piece = 0
+    group: list[int] = []
+    for at in places:
+        if at >= starts[piece + 1]:
+            if group:
+                yield piece, group
+                group = []
+            piece = span.piece_of(at)
+        group.append(at)
+    if group:
+        yield piece, group
+
+
+def _ends(places: list[int], most: int) -> list[int]:
+    """At most ``most`` of ``places``: the first and the last ones."""
+    if len(places) <= most:
+        return places
+    return places[: most // 2] + places[len(places) - (most - most // 2) :]
+
+
+def _line_start(span: SpanText, at: int) -> int:
+    piece = span.piece_of(at)
+    first = span.starts[piece]
+    return max(first, span.blob.rfind(b"\n", max(first, at - SNIPPET_BYTES), at) + 1)
+
+
+def _by_piece(scan: Scan) -> Iterator[tuple[int, list[tuple[int, bytes]]]]:
+    """The places of distinctive words, grouped by the piece they are in."""
+    starts = scan.span.starts
+    piece = 0
+    group: list[tuple[int, bytes]] = []
+    for at, token in scan.places:
+        if at >= starts[piece + 1]:
+            if group:
+                yield piece, group
+                group = []
+            while at >= starts[piece + 1]:
+                piece += 1
+        group.append((at, token))
+    if group:
+        yield piece, group
+
+
+def _candidate(
+    scan: Scan,
+    measure: Measure,
+    lead: _Lead,
+    count: int = 1,
+    known: Collection[bytes] = (),
+    reads: Collection[int] = (),
+    failing: Mapping[bytes, int] | None = None,
+) -> Candidate | None:
+    """A lead read in full: its text (an error line's distinctive part), its section,
+    its words' worth and signals, its scale. The words of a call's arguments that
+    ``known`` holds (the files other sections name) add nothing; a failure's line is
+    weighed against the failures built alike (``failing``: how many failure lines have
+    each shape), not against every line."""
+    failing = {} if failing is None else failing
+    span = scan.span
+    snippet = span.snippet(lead.at, lead.piece)
+    kind = span.kinds[snippet.piece]
+    text = snippet_text(span, snippet)
+    section = KEY
+    if lead.error and kind == OUTPUT:
+        stated = line_error(span, snippet.start, snippet.end)
+        if stated:
+            text, section = stated, ERRORS
+    if len(text) < 8:
+        return None
+    signals = read_signals(text, kind, error=lead.error or None)
+    if kind == PROSE and (signals.decision or signals.finding or signals.plan):
+        section = DECISIONS
+    found = measure.words(text)
+    if kind == ARGS and known:
+        found = {key: worth for key, worth in found.items() if key not in known}
+    if kind in (OUTPUT, ARGS) and len(text) > _TRIM_FROM:
+        text = trimmed(text, found)
+        found = {key: found.get(key, 0.0) for key in map(core, words(text))}
+    specific = any(specificity(word) >= _NEW_WORD for word in found)
+    # an odd line (or the one after a failure) tells something when it names something
+    signal = signals.value + (_NEAR * lead.near + _ODD * lead.odd) * specific
+    signal *= backed(combine(found.values()))
+    scale = lead.scale  # by its role: what a file or a search showed is data, not an outcome
+    if kind == OUTPUT and not (lead.odd or snippet.cut_before or snippet.cut_after):
+        built = shape(span.blob[snippet.start : snippet.end])
+        # a failure is one of the failures built alike (a FAIL among PASS lines is news)
+        family = failing if section == ERRORS else scan.shapes
+        alike = family.get(built, 1) if len(built) > 2 else 1  # words alone: no shape
+        if alike > 2:
+            scale /= 1 + _SHAPE_DISCOUNT * math.log2(alike / 2)
+    # a line said again and again is routine; a failure seen again is still the failure
+    routine = count if section != ERRORS else count / _SAME_FAILURE
+    if routine > 1:
+        scale /= 1 + _SHAPE_DISCOUNT * math.log2(routine)
+    score = (WORD * combine(found.values()) + signal) * scale
+    if score < MIN_WORTH:
+        return None
+    position = (span.owners[snippet.piece], snippet.start)
+    return Candidate(text, score, position, section, found, signal, scale, count)
+
+
+def trimmed(text: str, found: Mapping[bytes, float]) -> str:
+    """``text`` without what tells nothing at its ends (a log line's timestamp and request
+    id, a row's filler), and with a long run of such words inside it left out (``…``):
+    the part from its first telling word (or failure word) to its last."""
+    chunks = text.split()
+    values = []
+    for chunk in chunks:
+        worth = max((found.get(core(word), 0.0) for word in words(chunk)), default=0.0)
+        values.append(1.0 if _ERROR_WORD.search(chunk) else worth)
+    best = max(values, default=0.0)
+    if best <= 0:
+        return text
+    least = min(best, max(_DULL, best * _TELLING))
+    telling = [i for i, value in enumerate(values) if value >= least]
+    first, last = telling[0], telling[-1]
+    kept: list[str] = ["…"] if first > 0 else []
+    dull = 0
+    for i in range(first, last + 1):
+        if values[i] >= _DULL:
+            if dull > _DULL_RUN:
+                kept.append("…")
+            elif dull:
+                kept.extend(chunks[i - dull : i])
+            dull = 0
+            kept.append(chunks[i])
         else:
-            found[1] = max(found[1], signal)
-
-    kinds, owners, counts = span.kinds, span.owners, scan.counts
-    rare = {t for t, n in counts.items() if n <= _RARE_UPTO and not is_timestamp(t)}
-    for piece, kind in enumerate(kinds):
-        if kind == ARGS:  # what a call was given is told by Commands and Files
-            continue
-        places = [place for place, token in scan.of_piece(piece) if token in rare]
-        if not places:
-            continue
-        if kind != OUTPUT or len(places) < _DUMP_FROM:
-            for place in places:
-                lead(place, 0.0, piece)
-            continue
-        # A dump (a log, a table, minified JSON): its segments built like no other
-        # that hold a rare token are what it says; the rest is its backdrop.
-        k = 0
-        for start, end in unusual_segments(span, piece):
-            k = bisect.bisect_left(places, start, k)
-            if k < len(places) and places[k] < end:
-                lead(places[k], 0.0, piece)
-    for place in scan.errors:
-        piece = span.piece_of(place)
-        if owners[piece] not in reads:
-            lead(place, _LEAD_SIGNAL, piece)
-    for place in scan.decisions:
-        lead(place, _LEAD_SIGNAL, span.piece_of(place))
-    shapes = Counter(_shape(span, snippet) for snippet, _ in leads.values())
-    texts: dict[str, tuple[Snippet, float]] = {}  # each text once, where it first appears
-    repeats: Counter[str] = Counter()
-    for snippet, weight in leads.values():
-        text = _snippet_text(span, snippet)
-        if len(text) >= 8:
-            repeats[text] += 1
-            texts.setdefault(text, (snippet, weight))
-
-    def base(text: str, snippet: Snippet) -> tuple[float, float]:
-        """What a snippet is worth before its words are read — its tokens' rarity, less
-        for a repeated text or shape — and what its rare tokens' shapes promise."""
-        found = scan.within(snippet.start, snippet.end)
-        score = token_score(found, counts)
-        shape = _shape(span, snippet)
-        for times in (repeats[text], shapes[shape] if len(shape) > 2 else 0):
-            if times > 2:
-                score -= min(3.0, math.log2(times / 2))
-        return score, max((token_weight(t) for t in found if t in rare), default=0.0)
-
-    bases = {text: base(text, snippet) for text, (snippet, _) in texts.items()}
-    # Read the words of only the likeliest few per place in the result.
-    likely = sorted(
-        texts.items(),
-        key=lambda item: (
-            -(item[1][1] + sum(bases[item[0]])) / (len(item[0]) + 60),
-            item[1][0].start,
-        ),
-    )[: max(limit * _PRESELECT, 32)]
-    scores = _scores([text for text, _ in likely])
-    grouped: dict[int, list[tuple[float, int, str]]] = {}
-    for (text, (snippet, _)), (score, _) in zip(likely, scores, strict=True):
-        score += bases[text][0]  # the words say the signals and what the shapes promise
-        if score >= _MIN_SCORE and (skip is None or not skip(text)):
-            owner = owners[snippet.piece]
-            grouped.setdefault(owner, []).append((score, snippet.start, text))
-    candidates: list[Candidate] = []
-    for owner, group in grouped.items():
-        # Each further snippet of one message is worth less: a dump is one fact.
-        group.sort(key=lambda item: (-item[0], item[1]))
-        for rank, (score, start, text) in enumerate(group):
-            candidates.append(Candidate(text, score * _SAME_MESSAGE_DECAY**rank, (owner, start)))
-    best = sorted(
-        candidates,
-        key=lambda c: (-c.score / (len(c.text) + 60), -c.position[0], -c.position[1]),
-    )
-    chosen: list[Candidate] = []
-    covered: set[str] = set()
-    for candidate in best:
-        if len(chosen) >= limit:
-            break
-        found = set(identifiers(candidate.text))
-        if found and found <= covered:
-            continue  # the same ids again (a tool found it, the assistant repeated it)
-        covered |= found
-        chosen.append(candidate)
-    return sorted(chosen, key=lambda c: c.position)
+            dull += 1
+    if last < len(chunks) - 1:
+        kept.append("…")
+    out = " ".join(kept)
+    return out if len(out) < len(text) else text
 
 
-def token_score(found: Collection[bytes], counts: Mapping[bytes, int] | None = None) -> float:
-    """What a snippet's tokens add to its worth: a step for each of its (first two) rare
-    tokens, a bonus when all of them are rare, less for each token that is everywhere.
-    Without ``counts`` (a fact of a previous summary: it was rare where it came from),
-    every token counts as rare."""
-    tokens = [token for token in found if not is_time(token)]
-    counted = [counts[token] if counts is not None else 1 for token in tokens]
-    rare = sum(1 for times in counted if times <= _RARE_UPTO)
-    score = _RARE_TOKEN * min(2, rare)
-    if tokens and rare == len(tokens):
-        score += RARE_BONUS
-    for times in counted:
-        if times > _COMMON_FROM:
-            score -= min(3.0, math.log2(times / _COMMON_FROM))
-    return score
-
-
-def _shape(span: SpanText, snippet: Snippet) -> bytes:
-    """The shape of a snippet of output: its punctuation (``ts=…Z level=… req=… dur=…ms``
-    lines share one, whatever their ids and numbers); a snippet of prose has none."""
-    if span.kinds[snippet.piece] in (ASK, PROSE):
-        return b""
-    return shape(span.blob[snippet.start : snippet.end])
-
-
-def _snippet_text(span: SpanText, snippet: Snippet) -> str:
+def snippet_text(span: SpanText, snippet: Snippet) -> str:
     """A snippet as read: stripped, without a listing's line number (``cat -n``, an
     editor's view), ``…`` where it was cut from its line."""
     text = _NUMBERED.sub("", span.decode(snippet.start, snippet.end)).strip()
@@ -490,73 +482,265 @@ def _snippet_text(span: SpanText, snippet: Snippet) -> str:
     return text
 
 
+def previous_fact(measure: Measure, section: str, text: str, count: int, order: int) -> Candidate:
+    """A fact of a previous summary as a candidate: ranked the same way (its words were
+    rare where they came from; here they are mostly not found at all), and
+    :data:`EARLIER_BOOST` higher: it was the best of its span."""
+    kind = PROSE if section == DECISIONS else OUTPUT
+    found = measure.words(text)
+    signal = read_signals(text, kind, error=section == ERRORS or None).value
+    signal *= backed(combine(found.values()))
+    scale = ROLE[kind] * EARLIER_BOOST
+    score = (WORD * combine(found.values()) + signal) * scale
+    return Candidate(text, score, (-1, order), section, found, signal, scale, count)
+
+
+# -- choosing -----------------------------------------------------------------------------
+
+
+def fact_line(text: str, count: int = 1) -> str:
+    """A fact as the digest writes it: ``- text (×count)`` on one line."""
+    suffix = f" (×{count})" if count > 1 else ""
+    flat = one_line(text) if "\n" in text else text
+    return f"- {flat}{suffix}"
+
+
+class FactPool:
+    """The candidate facts of a span (and of a previous summary), to be chosen from for
+    any room: ranked once (:meth:`ranking`), then taken in that order while they fit."""
+
+    def __init__(self, pool: Iterable[Candidate]) -> None:
+        self.pool = sorted(pool, key=lambda c: c.position)
+        self.costs = [len(fact_line(c.text, c.count)) + 1 for c in self.pool]
+        self._ranking: list[int] | None = None
+        self._said: tuple[str, frozenset[bytes]] = ("", frozenset())
+
+    def ranking(self) -> list[int]:
+        """The facts (their indices in :attr:`pool`) in the order a greedy choice with
+        no bound on room takes them, by marginal worth per character: a word a fact
+        taken before holds adds nothing to a later one, a fact whose names are all said
+        before is not taken, each further fact of one message is worth less
+        (:data:`SAME_MESSAGE`), a fact worth less than :data:`MIN_WORTH` is not taken."""
+        if self._ranking is not None:
+            return self._ranking
+        costs = self.costs
+        heap = [
+            (-candidate.score / (cost + _PER_CHAR), order)
+            for order, (candidate, cost) in enumerate(zip(self.pool, costs, strict=True))
+        ]
+        heapq.heapify(heap)
+        covered: set[bytes] = set()
+        per_message: Counter[tuple[int, int]] = Counter()
+        ranked: list[int] = []
+        while heap:
+            _, order = heapq.heappop(heap)
+            candidate = self.pool[order]
+            value = _marginal(candidate, covered, per_message[_owner(candidate)])
+            if value < MIN_WORTH:
+                continue
+            fresh = -value / (costs[order] + _PER_CHAR)
+            if heap and fresh > heap[0][0] + 1e-12:  # worth less now: back in line
+                heapq.heappush(heap, (fresh, order))
+                continue
+            ranked.append(order)
+            per_message[_owner(candidate)] += 1
+            covered.update(word for word, worth in candidate.words.items() if worth > 0.05)
+        self._ranking = ranked
+        return ranked
+
+    def choose(self, room: int, *, said: str = "", limit: int | None = None) -> list[Candidate]:
+        """The facts that fit ``room`` characters (as :func:`fact_line` lines, each with
+        its newline), taken in :meth:`ranking` order; oldest first. A fact whose text
+        ``said`` (the asks) holds, or whose names are all in it, is not taken. At most
+        ``limit`` facts when given."""
+        if self._said[0] != said:
+            specific = (core(word) for word in words(said) if specificity(word) >= _NEW_WORD)
+            self._said = (said, frozenset(specific))
+        told = self._said[1]
+        chosen: list[int] = []
+        for order in self.ranking():
+            if room <= 0 or (limit is not None and len(chosen) >= limit):
+                break
+            cost, candidate = self.costs[order], self.pool[order]
+            if cost > room or (said and candidate.text in said):
+                continue
+            names = [word for word in candidate.words if specificity(word) >= _NEW_WORD]
+            if told and names and all(word in told for word in names):
+                continue
+            chosen.append(order)
+            room -= cost
+        return [self.pool[order] for order in sorted(chosen)]
+
+
+def _owner(candidate: Candidate) -> tuple[int, int]:
+    """Whose fact a candidate is: its message's (each fact of a previous summary its own);
+    the errors of a message apart from its other lines (a failure in a long output is
+    its own fact, however much else the output says)."""
+    message, _at = candidate.position
+    if message < 0:
+        return candidate.position
+    return (message, -1) if candidate.section == ERRORS else (message, 0)
+
+
+def _marginal(candidate: Candidate, covered: set[bytes], earlier: int) -> float:
+    """What ``candidate`` adds to what is chosen: its words not said yet and its signal;
+    nothing when every name it holds (a word specific by its shape) is said already
+    (the same ids again: a tool found it, the assistant repeated it); less for each
+    ``earlier`` fact of its message."""
+    names = [word for word in candidate.words if specificity(word) >= _NEW_WORD]
+    if names and all(word in covered for word in names):
+        return 0.0
+    fresh = [worth for word, worth in candidate.words.items() if word not in covered]
+    value = WORD * combine(fresh) + candidate.signal
+    return value * candidate.scale * SAME_MESSAGE**earlier
+
+
+def select(
+    span: SpanText,
+    *,
+    limit: int,
+    skip: Callable[[str], bool] | None = None,
+    reads: Collection[int] = (),
+    scan: Scan | None = None,
+) -> list[Candidate]:
+    """The ``limit`` most informative snippets of ``span``, oldest first, each once
+    (:func:`candidates`, chosen by :meth:`FactPool.choose` with no bound on room).
+    Snippets for which ``skip`` is true are never chosen."""
+    scan = Scan(span) if scan is None else scan
+    found = candidates(scan, Measure(scan), limit=limit, reads=reads)
+    if skip is not None:
+        found = [candidate for candidate in found if not skip(candidate.text)]
+    return FactPool(found).choose(1 << 40, limit=limit)
+
+
+def salient(
+    messages: Sequence[object],
+    *,
+    limit: int,
+    skip: Callable[[str], bool] | None = None,
+) -> list[Candidate]:
+    """The ``limit`` best candidate lines of ``messages``, oldest first, each once
+    (:func:`select` over the whole span)."""
+    span = SpanText(span_pieces(messages, ask_positions(messages)))
+    return select(span, limit=limit, skip=skip)
+
+
+# -- the lines of one output ------------------------------------------------------------------
+
+# What makes a line of one output worth scoring: each is cheap to search for (a rare
+# first character or a literal), and together they cover the identifiers' shapes and the
+# error words.
+_TRIGGERS: tuple[tuple[float, re.Pattern[str]], ...] = tuple(
+    (weight, re.compile(pattern))
+    for weight, pattern in (
+        (4.0, r"://"),
+        (4.0, r"-\d\d(?<=[A-Z]-\d\d)"),  # the literal first: the search skips ahead
+        (4.0, r"\.[A-Za-z][\w-]{0,20}:\d"),
+        (2.0, r"/[\w.-]*\.[A-Za-z]"),
+        (3.0, r"\.\d+\.\d"),
+        (3.0, r"test_"),
+        (3.0, r"::"),
+        (3.0, r"_[a-z0-9_]+ ?[=:] ?[\w\"'./-]"),
+        (3.0, r"ms\b(?:(?<=\dms)|(?<=\d ms))"),
+        (3.0, r"B\b(?:(?<=\d[KMGT]B)|(?<=\d [KMGT]B)|(?<=\d[KMGT]iB)|(?<=\d [KMGT]iB))"),
+        (3.0, r"%(?:(?<=\d%)|(?<=\d %))"),
+        (1.5, r"#\d\d"),
+        (3.0, r"\b[0-9a-f]{7,40}\b"),  # a hash (a commit)
+        (4.0, r"E(?:rror|xception|RROR)|F(?:ailure|AIL|ATAL)|Traceback|panic"),
+        (4.0, r":(?<=error:)"),
+        (4.0, r"failed"),
+    )
+)
+_ALL_LINES = 24  # an output of at most this many lines is read whole
+_MATCHES_PER_TRIGGER = 24  # a trigger found this often in one output is what it is made of
+_OWN_SHAPE = 4.0  # a row built like no other of its output, with digits, is rated higher
+_SHAPE_TABLE = dict.fromkeys(SHAPE_DELETE)  # scan.shape, for text
+_DIGIT = re.compile(r"\d")
+_LISTING = re.compile(r"^\s*\d+[\t:]|^[.\sFEsx%\[\]\d]*$")
+LINE_CHARS = 240  # a longer line is cut to a window around its first specific word
+
+
 def key_lines(text: str, *, count: int = 2, max_chars: int = 220) -> list[str]:
     """The ``count`` most informative lines of one text (a tool output), in their order.
 
-    Lines are scored by :func:`info_score` alone (no session to count rarity in); a line
-    that only changes a diff (``+``/``-``) or lists a file is never taken for more than
-    what it is. Together the lines hold at most ``max_chars`` characters (the last one
-    clipped). Deterministic; ``[]`` when no line scores.
+    Lines are scored by :func:`~condense.summarizers.worth.info_score` (no session to
+    count rarity in), less when the line is one of many of the output built alike (the
+    lines of a log that differ only by their ids and times); a line that only lists a
+    file or a progress bar is never taken. Together the lines hold at most ``max_chars``
+    characters (the last one clipped). Deterministic; ``[]`` when no line scores.
     """
-    hinted: dict[str, int] = {}  # each line once, with its position
-    for number, raw in enumerate(_hinted_lines(text, keep=max(4, 2 * count))):
-        line = one_line(raw)
+    rows = text.split("\n")
+    # look-alikes: lines built alike (their punctuation), holding digits or not
+    # (``timeout_ms = 3471`` is not one of the ``x_enabled = true`` around it)
+    shapes = text.translate(_SHAPE_TABLE).split("\n")
+    kins = list(zip(shapes, map(_has_digit, rows), strict=True))
+    alike = Counter(kins)
+    hinted: dict[str, tuple[int, int]] = {}  # each line once: its position, its look-alikes
+    for number, index in enumerate(_hinted_lines(text, rows, kins, alike, max(4, 2 * count))):
+        line = one_line(rows[index])
         if len(line) >= 8 and line not in hinted and not _LISTING.match(line):
-            hinted[line] = number
+            hinted[line] = (number, alike[kins[index]] if kins[index][0] else 1)
     scored = [
-        (-score, number, line)
-        for (line, number), (score, _) in zip(
-            hinted.items(), _scores([_window(line) for line in hinted]), strict=True
-        )
-        if score >= _MIN_SCORE
+        (-score / (1 + math.log2(others)), number, line)
+        for line, (number, others) in hinted.items()
+        if (score := info_score(_window(line))) >= MIN_WORTH
     ]
-    chosen = sorted(sorted(scored)[:count], key=lambda item: item[1])
-    lines: list[str] = []
+    # the best line has the room first; the lines are written in their order
+    pieces: list[tuple[int, str]] = []
     room = max_chars
-    for _, _, line in chosen:
+    for _, number, line in sorted(scored)[:count]:
         if room < 24:
             break
         piece = _window(line)
         piece = piece if len(piece) <= room else piece[: room - 1].rstrip() + "…"
-        lines.append(piece)
+        pieces.append((number, piece))
         room -= len(piece) + 3
-    return lines
+    return [piece for _, piece in sorted(pieces)]
 
 
-def _hinted_lines(text: str, *, keep: int = _LINES_PER_OUTPUT) -> list[str]:
-    """The ``keep`` lines of ``text`` that its triggers (``_TRIGGERS``) rate best, in order.
+def _has_digit(line: str) -> bool:
+    return _DIGIT.search(line) is not None
 
-    A line's rating is the weight of the triggers found in it, and more when its shape
-    (its punctuation, :func:`_shape`) is its own in the output: among sixty log lines
-    that differ only by their ids, the one that is built otherwise is the news. Ties go
-    to the earlier line. This bounds the full scoring of a long output to a few lines.
+
+def _hinted_lines(
+    text: str,
+    rows: list[str],
+    kins: list[tuple[str, bool]],
+    alike: Counter[tuple[str, bool]],
+    keep: int,
+) -> list[int]:
+    """The indices of the ``keep`` rows of ``text`` that the triggers (``_TRIGGERS``)
+    rate best, in order (``kins``: each row's shape and whether it holds digits,
+    ``alike``: how many rows share each).
+
+    A row's rating is the weight of the triggers found in it, less when many rows are
+    built like it, and more when it is built like no other and holds digits: among sixty
+    log lines that differ only by their ids, the one that is built otherwise is the news.
+    Ties go to the earlier row. This bounds the full scoring of a long output to a few
+    rows.
     """
+    if len(rows) <= _ALL_LINES:  # a short output: every row is read
+        return list(range(len(rows)))
+    starts = list(itertools.accumulate((len(row) + 1 for row in rows), initial=0))
     rating: dict[int, float] = {}
     for weight, trigger in _TRIGGERS:
-        # A trigger found this often in one output is what the output is made of.
         for match in itertools.islice(trigger.finditer(text), _MATCHES_PER_TRIGGER):
-            start = text.rfind("\n", 0, match.start()) + 1
-            rating[start] = rating.get(start, 0.0) + weight
-    lines = text.split("\n")
-    if len(lines) >= _SHAPED_FROM:
-        shapes = text.translate(_SHAPE_TABLE).split("\n")
-        counted = Counter(shapes)
-        starts = itertools.accumulate((len(line) + 1 for line in lines), initial=0)
-        for start, line, shape in zip(starts, lines, shapes, strict=False):
-            if len(shape) > 2 and counted[shape] == 1 and _DIGIT.search(line):
-                rating[start] = rating.get(start, 0.0) + _OWN_SHAPE
-    best = sorted(rating, key=lambda start: (-rating[start], start))[:keep]
-    found: list[str] = []
-    for start in sorted(best):
-        end = text.find("\n", start)
-        found.append(text[start:] if end < 0 else text[start:end])
-    return found
+            index = bisect.bisect_right(starts, match.start()) - 1
+            rating[index] = rating.get(index, 0.0) + weight
+    for index, kin in enumerate(kins):
+        others = alike[kin]
+        if others == 1 and kin[1]:
+            rating[index] = rating.get(index, 0.0) + _OWN_SHAPE
+        elif index in rating and kin[0]:
+            rating[index] /= 1 + math.log2(others)
+    return sorted(sorted(rating, key=lambda index: (-rating[index], index))[:keep])
 
 
 def _window(line: str) -> str:
-    """A line of at most LINE_CHARS, cut around its first identifier or signal."""
+    """A line of at most LINE_CHARS, cut around its first specific word."""
     if len(line) <= LINE_CHARS:
         return line
-    found = [m.start() for *_, p in _KIND_PATTERNS if (m := p.search(line)) is not None]
-    start = max(0, min(found, default=0) - 40)
+    ids = identifiers(line, least=0.6)
+    at = line.find(ids[0]) if ids else 0
+    start = max(0, at - 40)
     return ("…" if start else "") + line[start : start + LINE_CHARS - 2].rstrip() + "…"

@@ -1,39 +1,44 @@
-"""Read a span once: all of its text in one buffer, and the telling spots in it.
+"""Read a span once: all of its text in one buffer, and what the span says about its words.
 
 Every message of the span is read whole — no window, no sampling — so a fact in message 50
 of 5,000, or in the middle of a long output, or at the end of a long line, has the same
 chance as one at the end of the span. To keep that linear and cheap at any length, the
-text is joined into one UTF-8 buffer and searched by a few compiled scans that each run
-at C speed over the whole of it; Python only looks at what they find (:class:`Scan`):
+text is joined into one UTF-8 buffer (:class:`SpanText`) and read by a few calls that
+each run at C speed over the whole of it; Python only looks at what they single out
+(:class:`Scan`):
 
-- **tokens**, entered only at the first digit of a number: a digit after a letter
-  (``E4417``, ``ACCT-88213``, ``x.py:218``, ``db-07.internal:6432``, hashes) or after a key
-  (``retry_ms = 3471``, ``maxConns: 384``), a dotted number (``1.41.2``, an IP), a date, a
-  number with a unit (``1843 ms``, ``3.7 GiB``, ``95%``), an HTTP status; and URLs and
-  e-mail addresses. How often each token occurs is counted: a token found in a few
-  places is rare (a fact), one found everywhere is the backdrop;
-- **failure words** in the outputs, in any case (``error``, ``exception``, ``fail``
-  everywhere; ``fatal``, ``denied``, ``not found``… near the two ends of each output);
-- **decision and finding words** in what the assistant wrote ("because", "instead of",
-  "root cause", "weil", "parce que", "porque", "因为", "決定"…).
+- **words**: the buffer, its quotes, brackets and commas made spaces (:func:`normalize`),
+  split at white space and counted. How often a word occurs *in this span* is what makes
+  it rare, whatever its shape;
+- **families**: a rare word is written as a class — its digits ``9``, its letters left
+  out, punctuation kept (``req=3f9a2c1b0e4d`` → ``=99999999``); a hash is one of the
+  hashes of its length (``5ce97d78c4`` → ``#10``) (:func:`word_class`). A class
+  with many distinct rare members is a family of look-alikes (the request id of every log
+  line, the hashes of a lockfile, the timestamps): each member tells little. A rare word
+  in a small family is **distinctive** (:attr:`Scan.distinct`), and so is a rare word the
+  user or the assistant wrote that an output holds too (they *referred* to it);
+- where each distinctive word is (:attr:`Scan.places`), found in one forward walk over
+  the buffer, in the order the split gave them;
+- **line shapes** (:func:`shape`, a line's punctuation): the lines of a log that differ
+  only by their ids share one; the count of each is a line's family;
+- **failure words** in the outputs (``error``, ``exception``, ``fail`` everywhere;
+  ``fatal``, ``denied``, ``not found``… near the two ends of each output) and **decision
+  and finding words** in what the assistant wrote ("because", "instead of", "root cause",
+  "downgrade", "weil", "parce que", "porque", "因为", "決定"…).
 
-Each is a literal search or one compiled pattern entered at few places: one alternation
-of many words would cost several times more. A spot is widened to what a reader needs:
-its line when the line is short, else the sentence or a window around it
-(:meth:`SpanText.snippet`). The shape of a line (:func:`shape`, its punctuation) tells a
-log's look-alike lines from the one built otherwise (:func:`unusual_segments`).
+A place is widened to what a reader needs: its line when the line is short, else the
+sentence or a window around it (:meth:`SpanText.snippet`).
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
-import re
+import operator
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-import regex  # type: ignore[import-untyped, unused-ignore]
+from itertools import compress, repeat
 
 # What a piece of text is: a user's ask, the assistant's text, a tool's output (or an
 # observation carried in a user message), the arguments of a tool call.
@@ -44,71 +49,66 @@ ARGS = 3
 
 # A snippet holds at most this many bytes (a longer line gives a window of it).
 SNIPPET_BYTES = 280
-_WINDOW = 200  # a window of a longer line: this many bytes…
+SNIPPET_WINDOW = 200  # a window of a longer line: this many bytes…
+_WINDOW = SNIPPET_WINDOW
 _BEFORE = 60  # …of which these come before the spot
 
-# One scan finds every token of interest at a digit, and only at the first digit of a
-# number (the only places it is entered): a digit after a letter, a key, or a dash or
-# colon after a letter (``E4417``, ``ACCT-88213``, ``x.py:218``, ``retry_ms = 3471``,
-# ``maxConns: 384``, hashes, an HTTP status), the second part of a dotted number
-# (``1.41.2``, an IP), a date (not a log line's timestamp: ``2025-11-13``), or
-# a number followed by a short word (group 1: kept when the word is a unit, ``1843 ms``).
-# Times of day are not taken: every log line has its own. The match runs on to the end of
-# the token.
-_TOKEN_HIT = re.compile(  # re, not regex: a third of the cost per token found
-    rb"[0-9](?<![0-9][0-9])"
-    rb"(?:(?:(?:(?<=[A-Za-z_][0-9])|(?<=[A-Za-z_][-:][0-9])|(?<==[0-9])|(?<== [0-9])"
-    rb"|(?<=[A-Za-z_]: [0-9])|(?<=HTTP [0-9])|(?<=HTTP/1.0 [0-9])|(?<=HTTP/1.1 [0-9])"
-    rb"|(?<=HTTP/2 [0-9])|(?<=HTTP/2.0 [0-9]))(?![0-9]?:[0-9][0-9](?::[0-9][0-9])?(?![0-9]))"
-    rb"|(?<=[0-9]\.[0-9])(?=[0-9]*\.[0-9])|(?=[0-9]{3}-[01][0-9]-[0-3][0-9](?![0-9]|T[0-9])))"
-    rb"(?:[\w.:/#@%-]*[\w%])?"
-    rb"|([0-9.,]*+ ?[A-Za-z%\xc2\xe6\xe7][A-Za-z\x80-\xbf]{0,5}(?![A-Za-z])))"
-)
+# Words: quotes, brackets, commas, pipes and the like are spaces (a sentence's final stop
+# stays with its word: ``keepalive.`` is built like every word that ends a sentence).
+_SEPARATORS = b"\"'()[]{}<>,;|`\t\r!?*\\"
+_NORMAL = bytes.maketrans(_SEPARATORS, b" " * len(_SEPARATORS))
+_ELLIPSIS = "…".encode()
+# A word's class: its digits 9, its letters (of any script) left out, the rest kept
+# (``req=3f9a2c1b`` → ``=9999``, ``OPS-4127`` → ``-9999``, ``retry_backoff_ms`` → ``__``).
+_CLASS = bytes.maketrans(b"0123456789", b"9" * 10)
+EDGES = b".:-_/=#+~%$&"  # punctuation at a word's ends is not part of its build
+_CLASS_DELETE = bytes(c for c in range(256) if chr(c).isalpha() or c >= 0x80)
+_HEX = b"0123456789abcdefABCDEF"
+_HASH_FROM = 7  # a run of hex digits and letters this long is a hash (a commit, an id)
+_NOT_DIGITS = bytes(c for c in range(256) if c not in b"0123456789\n")
+_DUMP_LINES = 8  # an output of this many lines may be a dump (a log, a table, a config)
+_ODD_PER_DUMP = 8  # of one dump, at most this many odd lines lead
 # What a shape leaves out: letters, digits, the underscore and spaces (not newlines and
 # commas: they cut segments).
 SHAPE_DELETE = bytes(
     c for c in range(128) if (chr(c).isalnum() or chr(c) in " \t\r_") and chr(c) not in "\n,"
 )
-_HTTP = regex.compile(rb"HTTP(?:/[0-9.]+)? \Z")
-_UNIT_WORD = regex.compile(rb"[0-9.,]+ ?(.*)")
-UNITS = frozenset(
-    (
-        "ms s sec secs second seconds min mins minute minutes h hr hrs hour hours ns us µs"
-        " kB KB MB GB TB KiB MiB GiB TiB kb Mb Gb % rps qps x 毫秒 秒"
-    )
-    .encode()
-    .split()
-)
-# The part of a token before its first hit, read backwards from the hit.
-_TOKEN_HEAD = regex.compile(rb"(?r)[\w.:/#@%-]*")
-_LOCAL_PART = regex.compile(rb"(?r)[\w.+-]+")
-_DOMAIN = regex.compile(rb"[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b")
-_SHORT = 5  # a token shorter than this, after a word, is counted with the word
-_WORDY = frozenset(bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-:")
-_TICKET = re.compile(rb"[A-Z][A-Z0-9]{1,9}-[0-9]{2,}")
-_AT_LINE = re.compile(rb"\.[A-Za-z][\w-]{0,20}:[0-9]{1,5}")  # x.py:218, db.internal:6432
-_MIXED = re.compile(rb"[\w-]*(?:[0-9][\w-]*[A-Za-z]|[A-Za-z][\w-]*[0-9])[\w-]*")
-_URL_TAIL = regex.compile(rb"[^\s\"'<>)\]}`|\\]*")
-_SCHEME = regex.compile(rb"(?r)[A-Za-z][\w+.-]*")
+
+# Whether lines repeat enough to read each once: judged on about this many of them…
+_SAMPLE_LINES = 2_000
+_DISTINCT_ENOUGH = 0.9  # …of which fewer than this share are distinct
+RARE_UPTO = 8  # a word found at most this often in the span is rare
+FAMILY_FROM = 6  # a class with this many distinct rare words is a family of look-alikes
+_FAMILY_CUT = 64  # …and with this many, none of them is distinctive
+_LONGEST = 160  # a longer word (a blob: base64, minified code) is not one word
+
 # Failure words, searched for in the lower-cased text, each a literal (one alternation of
 # them all would cost several times more): the common ones over all of the text, the
 # others over the two ends of each output, where outcomes are told.
-ERROR_WORDS = (b"rror", b"xception", b"fail")
-END_ERROR_WORDS = (
-    *(b"fatal", b"panic", b"denied", b"not found", b"no such", b"ould not", b"cannot"),
-    *(b"nable to", b"segmentation", b"no replacement", b"err!", b"critical"),
+# Failure words: a word holding one of these stems (in any case) says something failed;
+# and these phrases, near the two ends of an output, where outcomes are told.
+FAILURE_STEMS = (
+    *(b"rror", b"xception", b"fail", b"fatal", b"panic", b"denied", b"refused", b"cannot"),
+    *(b"unable", b"unavailable", b"forbidden", b"traceback", b"segmentation", b"critical"),
+    *(b"abort", b"oomkilled", b"crashloop", b"err!"),
 )
-_END_HEAD = 300  # an output's ends: this many bytes of its head…
-_END_TAIL = 500  # …and of its tail
+END_ERROR_WORDS = (
+    *(b"no such", b"not found", b"ould not", b"caused by", b"no replacement", b"timed out"),
+    *(b"bad gateway", b"permission"),
+)
+_END_HEAD = 200  # an output's ends: this many bytes of its head…
+_END_TAIL = 400  # …and of its tail
 
 # Decision and conclusion words, as people write them (several languages; lower case).
 DECISION_WORDS = (
-    *("cause", "decid", "decisi", "turns out", "instead of", "rather than", "due to"),
-    *("we will", "must not", "flaky", "chose", "so that", "in order to"),
+    *("cause", "decid", "instead", "rather than", "due to", "so that", "turns out", "flaky"),
+    *("we will", "we'll", "won't", "will not", "do not", "don't", "avoid", "revert"),
+    *("roll back", "rollback", "downgrad", "stick with", "switch to", "chose", "pin "),
+    *("i will", "i'll", "let's", "going to", "next i ", "plan:"),  # plans
     *("weil", "entschied", "stattdessen", "ursache", "deshalb"),  # de
-    *("parce qu", "décid", "au lieu d"),  # fr
-    *("porque", "en lugar de", "causa ra", "debido a"),  # es
-    *("em vez de", "devido a", "perché", "invece di"),  # pt, it
+    *("parce qu", "décid", "au lieu d", "plutôt"),  # fr
+    *("porque", "en lugar de", "debido a", "decidimos"),  # es
+    *("em vez de", "devido a", "perché", "invece di", "deciso", "poiché"),  # pt, it
     *("因为", "由于", "决定", "原因", "而不是"),  # zh
     *("ため", "理由", "決定", "代わりに", "ので"),  # ja
     *("때문", "결정", "원인", "대신"),  # ko
@@ -121,8 +121,46 @@ FINDING_WORDS = (
     *("reproduc", "confirm", "the fix", "problem", "issue", "bug", "culprit", "solution"),
     *("reason", "answer"),
 )
+# Searched for: the words holding a decision or finding word without a space (in the
+# distinct words of what people wrote, at once), and the others as phrases in the text.
 _DECISION_BYTES = tuple(sorted(word.encode() for word in {*DECISION_WORDS, *FINDING_WORDS}))
+_DECISION_STEMS = tuple(word for word in _DECISION_BYTES if b" " not in word)
+_DECISION_PHRASES = tuple(word for word in _DECISION_BYTES if b" " in word)
 _SENTENCE_ENDS = (b". ", b"! ", b"? ", b"\xe3\x80\x82")  # the last one: "。"
+
+
+def normalize(text: bytes) -> bytes:
+    """``text`` with separators made spaces (same length, same offsets): its words are
+    what ``.split()`` gives."""
+    return text.translate(_NORMAL)
+
+
+def words(text: str | bytes) -> list[bytes]:
+    """The words of ``text``, as the span counts them (an ellipsis marks a cut: it is
+    not part of a word)."""
+    data = text.encode("utf-8", "replace") if isinstance(text, str) else text
+    if _ELLIPSIS in data:
+        data = data.replace(_ELLIPSIS, b" ")
+    return normalize(data).split()
+
+
+def word_class(word: bytes) -> bytes:
+    """How a word is built: look-alikes share a class (``req=3f9a2c1b`` → ``=9999``,
+    ``OPS-4127`` → ``-9999``, ``retry_backoff_ms`` → ``__``; a word of letters only has
+    none); a hash (hex digits and letters, :data:`_HASH_FROM` or more of them) is one
+    of the hashes of its length, whatever its digits (``5ce97d78c4`` → ``#10``). The
+    punctuation at its ends is not its build (``Error:``, ``gateway.``)."""
+    key = word.strip(EDGES)
+    built = key.translate(_CLASS, _CLASS_DELETE)
+    if len(key) >= _HASH_FROM and built and len(built) < len(key) and not key.translate(None, _HEX):
+        return b"#%d" % len(key)
+    return built
+
+
+def shape(text: bytes) -> bytes:
+    """How a line is built: its punctuation, its words, numbers and spaces left out (the
+    lines of a log that differ only by their ids and numbers share one)."""
+    return text.translate(None, SHAPE_DELETE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +194,9 @@ class SpanText:
         self.kinds = kinds
         self.blob = b"\n".join(encoded)
         self.starts = list(itertools.accumulate((len(e) + 1 for e in encoded), initial=0))
+        # the index of each piece's first line in the buffer (and one past the last)
+        lines = map(operator.add, repeat(1), map(bytes.count, encoded, repeat(b"\n")))
+        self.first_lines = list(itertools.accumulate(lines, initial=0))
         self._lower: bytes | None = None
 
     @property
@@ -173,6 +214,10 @@ class SpanText:
 
     def decode(self, start: int, end: int) -> str:
         return self.blob[start:end].decode("utf-8", "ignore")
+
+    def line(self, at: int) -> tuple[int, int]:
+        """The bounds of the line holding byte ``at``."""
+        return self.blob.rfind(b"\n", 0, at) + 1, _end(self.blob.find(b"\n", at), len(self.blob))
 
     def snippet(self, at: int, piece: int | None = None) -> Snippet:
         """What to read around byte ``at``: its line when the line is short; else, in
@@ -208,168 +253,230 @@ class SpanText:
         return Snippet(w_start, w_end, piece, w_start > line_start, w_end < line_end)
 
 
-Hit = tuple[int, bytes]
-"""A token found at a byte offset (from its first hit digit), as counted for rarity."""
-
-
-def token_hits(blob: bytes) -> list[Hit]:
-    """Every token of interest in ``blob``, in order (one scan), the URLs and the e-mail
-    addresses. A short token that follows a word (``E4417``, ``p99``, ``svc-prod-4``) is
-    counted with that word: ``4`` alone would be everywhere."""
-    hits: list[Hit] = []
-    for match in _TOKEN_HIT.finditer(blob):
-        at, token = match.start(), match.group()
-        if match.group(1) is not None:  # a number and a short word: a token if a unit
-            number, _, word = token.rpartition(b" ")
-            if (word if number else _UNIT_WORD.match(word).group(1)) in UNITS:
-                hits.append((at, token.replace(b" ", b"")))
-        elif len(token) < _SHORT and blob[at - 1 : at] in _WORDY:
-            head = _TOKEN_HEAD.match(blob, max(0, at - 64), at)
-            word = blob[head.start() : at] if head else b""
-            # a URL or an address is a token of its own (and counted once)
-            hits.append((at, token if b"://" in word or b"@" in word else word + token))
-        else:
-            hits.append((at, token))
-    found = _urls(blob) + _emails(blob)
-    return sorted(hits + found) if found else hits
-
-
-def _emails(blob: bytes) -> list[tuple[int, bytes]]:
-    found: list[tuple[int, bytes]] = []
-    at = blob.find(b"@")
-    while at >= 0:
-        local = _LOCAL_PART.match(blob, max(0, at - 64), at)
-        domain = _DOMAIN.match(blob, at + 1)
-        if local is not None and local.start() < at and domain is not None:
-            found.append((local.start(), blob[local.start() : domain.end()]))
-        at = blob.find(b"@", at + 1)
-    return found
-
-
-def _urls(blob: bytes) -> list[tuple[int, bytes]]:
-    found: list[tuple[int, bytes]] = []
-    at = blob.find(b"://")
-    while at >= 0:
-        scheme = _SCHEME.match(blob, max(0, at - 12), at)
-        tail = _URL_TAIL.match(blob, at + 3)
-        end = tail.end() if tail else at + 3
-        if scheme is not None and scheme.start() < at and end > at + 4:
-            found.append((scheme.start(), blob[scheme.start() : end].rstrip(b".,;:")))
-        at = blob.find(b"://", max(end, at + 3))
-    return found
-
-
-_TIME = regex.compile(rb"[0-9]{1,2}(?::[0-9]{2}){1,2}(?:[.,][0-9]+)?(?:Z|[+-][0-9:]+)?")
-
-
-def is_timestamp(token: bytes) -> bool:
-    """Whether a token is a date with a time (``2025-06-14T03:12:09Z``), as in every log
-    line."""
-    return token[4:5] == b"-" and len(token) > 10 and token[:4].isdigit()
-
-
-def is_time(token: bytes) -> bool:
-    """Whether a token is a time of day or a timestamp, as in every log line (the scan
-    takes no time of day alone: this is for tokens found otherwise)."""
-    return is_timestamp(token) or (b":" in token and _TIME.fullmatch(token) is not None)
-
-
-def shape(text: bytes) -> bytes:
-    """How a line is built: its punctuation, its words, numbers and spaces left out (the
-    lines of a log that differ only by their ids and numbers share one)."""
-    return text.translate(None, SHAPE_DELETE)
-
-
-def unusual_segments(span: SpanText, piece: int) -> list[tuple[int, int]]:
-    """The segments of a piece built like no more than one other of its segments.
-
-    A segment is a line, or, of a line longer than :data:`SNIPPET_BYTES`, a part between
-    commas (a field of minified JSON, a cell of CSV). Its shape is its punctuation (words,
-    numbers and spaces left out): the lines of a log that differ only by their ids share
-    one, the line that is built otherwise is the news. All of this is done by C-speed
-    calls over the piece, and one step per segment.
-    """
-    start, end = span.starts[piece], span.piece_end(piece)
-    text = span.blob[start:end]
-    lines = text.split(b"\n")
-    shapes = shape(text).split(b"\n")
-    segments: list[tuple[int, bytes]] = []
-    at = start
-    for line, built in zip(lines, shapes, strict=True):
-        if len(line) > SNIPPET_BYTES and b"," in line:
-            for part, part_built in zip(line.split(b","), built.split(b","), strict=True):
-                segments.append((at, part_built))
-                at += len(part) + 1
-        else:
-            segments.append((at, built))
-            at += len(line) + 1
-    counted = Counter(built for _, built in segments)
-    bounds = [at for at, _ in segments] + [end + 1]
-    return [
-        (segment_start, bounds[i + 1] - 1)
-        for i, (segment_start, built) in enumerate(segments)
-        if counted[built] <= 2 and bounds[i + 1] - 1 > segment_start
-    ]
-
-
-def token_weight(token: bytes) -> float:
-    """What a token's shape alone says, before the words around it are read: a URL or an
-    address, a ticket (``OPS-4127``), a file and line or a host and port, a hash or an id
-    with letters and digits, a version or an IP; anything else a little."""
-    if b"://" in token or b"@" in token:
-        return 5.0
-    if _TICKET.match(token) or _AT_LINE.search(token):
-        return 4.0
-    if (len(token) >= 7 and _MIXED.fullmatch(token)) or token.count(b".") >= 2:
-        return 3.0
-    return 1.0
-
-
-def text_tokens(text: str) -> list[bytes]:
-    """The tokens :func:`token_hits` finds in ``text``, as counted."""
-    return [token for _, token in token_hits(text.encode("utf-8", "replace"))]
-
-
-def token_bounds(span: SpanText, hit: Hit) -> tuple[int, int]:
-    """The whole token of ``hit``: its head before the hit digit, then the hit."""
-    at, token = hit
-    head = _TOKEN_HEAD.match(span.blob, max(0, at - 64), at)
-    start = head.start() if head is not None else at
-    while start < at and span.blob[start] in b".:/-#@%":
-        start += 1
-    return start, at + len(token)
+def _end(found: int, default: int) -> int:
+    return default if found < 0 else found
 
 
 class Scan:
-    """What one linear scan of a span found: its tokens (where each is, how often each
-    occurs), its error words (in outputs), its decision and finding words (in what the
-    assistant wrote)."""
+    """What one linear read of a span found: how often each word occurs (:attr:`counts`),
+    and in what people wrote (:attr:`said`); the families of rare look-alikes; the
+    distinctive words and where they are (:attr:`places`); how many lines share each
+    shape (:attr:`shapes`); the failure words in outputs (:attr:`errors`); the decision
+    and finding words in what the assistant wrote (:attr:`decisions`)."""
 
     def __init__(self, span: SpanText) -> None:
         self.span = span
-        self.hits = token_hits(span.blob)
-        self.at = [place for place, _ in self.hits]
-        self.counts: Counter[bytes] = Counter(token for _, token in self.hits)
-        # the hits of piece i are hits[firsts[i]:firsts[i + 1]]
-        self.firsts = [bisect.bisect_left(self.at, start) for start in span.starts]
-        self.errors = _error_places(span, self.hits)
-        self.decisions = _decision_places(span)
+        blob = span.blob
+        mapped = normalize(blob)
+        starts = span.starts
+        said = [i for i, kind in enumerate(span.kinds) if kind in (ASK, PROSE)]
+        said_text = b"\n".join(mapped[starts[i] : starts[i + 1] - 1] for i in said)
+        self.said: Counter[bytes] = Counter(said_text.split())
+        # each line once, where it is first, when lines repeat: a line said again adds no
+        # new word (its repeats are counted where a line is weighed, not in its words')
+        lines = mapped.split(b"\n")
+        sample = lines[:: max(1, len(lines) // _SAMPLE_LINES)]
+        if len(set(sample)) < len(sample) * _DISTINCT_ENOUGH:
+            first = dict(zip(reversed(lines), range(len(lines) - 1, -1, -1), strict=True))
+            distinct = list(first)
+            text = b"\n".join(distinct)
+        else:  # hardly a line repeats: read them as they are
+            first, distinct, text = {}, lines, mapped
+        tokens = text.split()
+        self.counts: Counter[bytes] = Counter(tokens)
+        # what people wrote, by each word's core (``2025-12-22.`` at a sentence's end is
+        # the ``2025-12-22`` of an output), and the forms each core was written in
+        # (most words have no such punctuation: only the others are looked at one by one)
+        said_words = list(self.said)
+        said_keys = list(map(bytes.strip, said_words, repeat(EDGES)))
+        self._said_cores: dict[bytes, int] = dict(self.said)
+        self._forms: dict[bytes, set[bytes]] = {}
+        for i in compress(range(len(said_words)), map(operator.ne, said_keys, said_words)):
+            key, token = said_keys[i], said_words[i]
+            self._said_cores[key] = self._said_cores.get(key, 0) + self.said[token]
+            self._forms.setdefault(key, {key}).add(token)
+        self.family, self.distinct = self._families()
+        failing = _holding(list(self.counts), FAILURE_STEMS)
+        deciding = _holding(list(self.said), _DECISION_STEMS)
+        placed = _places(text, tokens, self.distinct | failing | deciding)
+        if first:  # from the distinct lines back to where each line first is in the span
+            # where each line starts in the span, and in the distinct lines joined
+            line_starts = _line_starts(lines)
+            distinct_starts = _line_starts(distinct)
+            moved: list[tuple[int, bytes]] = []
+            for at, token in placed:
+                k = bisect.bisect_right(distinct_starts, at) - 1
+                moved.append((line_starts[first[distinct[k]]] + at - distinct_starts[k], token))
+            placed = sorted(moved)
+        self.places = [place for place in placed if place[1] in self.distinct]
+        failures = [at for at, token in placed if token in failing]
+        decisions = [at for at, token in placed if token in deciding]
+        line_shapes = shape(blob).split(b"\n")
+        self.shapes: Counter[bytes] = Counter(line_shapes)
+        self.odd = _odd_lines(span, line_shapes, self.shapes)
+        self.errors = _error_places(span, failures)
+        self.decisions = _decision_places(span, decisions)
 
-    def of_piece(self, piece: int) -> list[Hit]:
-        """The hits of ``piece``, in order."""
-        return self.hits[self.firsts[piece] : self.firsts[piece + 1]]
+    def _families(self) -> tuple[Counter[bytes], frozenset[bytes]]:
+        """How many distinct rare words each class holds, and the distinctive words: the
+        rare words of a small family, and the rare words people wrote that the outputs
+        hold too (they referred to them). A word of letters only (a plain word, a name, a
+        phrase of another script) is in no family and not distinctive by itself; nor is
+        a blob."""
+        counts = self.counts
+        rare = [token for token, count in counts.items() if count <= RARE_UPTO]
+        cores = list(map(bytes.strip, rare, repeat(EDGES)))
+        classes = list(map(bytes.translate, cores, repeat(_CLASS), repeat(_CLASS_DELETE)))
+        # the hashes: each of the hashes of its length (word_class, for all rare words at once)
+        long = map(operator.ge, map(len, cores), repeat(_HASH_FROM))
+        hexless = map(bytes.translate, cores, repeat(None), repeat(_HEX))
+        for i in compress(range(len(cores)), map(operator.and_, long, map(operator.not_, hexless))):
+            core, built = cores[i], classes[i]
+            if built and len(built) < len(core):
+                classes[i] = b"#%d" % len(core)
+        family = Counter(classes)
+        family.pop(b"", None)
+        small = map(operator.gt, repeat(_FAMILY_CUT), map(family.get, classes, repeat(_FAMILY_CUT)))
+        short = map(operator.ge, repeat(_LONGEST), map(len, rare))
+        chosen = set(compress(rare, map(operator.and_, small, short)))
+        said = self.said
+        chosen.update(  # the words people wrote as they are…
+            token
+            for token, times in said.items()
+            if times < counts[token] <= RARE_UPTO and len(token) <= _LONGEST and word_class(token)
+        )
+        for key, forms in self._forms.items():  # …and those written with punctuation
+            if self._said_cores[key] < self._found(key) <= RARE_UPTO and word_class(key):
+                chosen.update(form for form in forms if form in counts and len(form) <= _LONGEST)
+        return family, frozenset(chosen)
 
-    def within(self, start: int, end: int) -> set[bytes]:
-        """The tokens found between bytes ``start`` and ``end``."""
-        first, last = bisect.bisect_left(self.at, start), bisect.bisect_left(self.at, end)
-        return {self.hits[i][1] for i in range(first, last)}
+    def family_of(self, word: bytes) -> int:
+        """How many distinct rare look-alikes ``word`` has in the span (itself included;
+        1 for a word of letters only: it is in no family)."""
+        return self.family.get(word_class(word), 1)
+
+    def referred(self, word: bytes) -> bool:
+        """Whether ``word`` is in what people wrote and in what the tools gave, whatever
+        punctuation ends it."""
+        return 0 < self._said_cores.get(key := word.strip(EDGES), 0) < self._found(key)
+
+    def _found(self, key: bytes) -> int:
+        """How often a word people wrote (by its ``key``, its core) is in the span."""
+        counts = self.counts
+        forms = self._forms.get(key)
+        return counts.get(key, 0) if forms is None else sum(counts.get(f, 0) for f in forms)
+
+    def of_piece(self, piece: int) -> list[tuple[int, bytes]]:
+        """The places of distinctive words in ``piece``, in order."""
+        starts = self.span.starts
+        first = bisect.bisect_left(self.places, (starts[piece], b""))
+        last = bisect.bisect_left(self.places, (starts[piece + 1], b""))
+        return self.places[first:last]
 
 
-def _error_places(span: SpanText, hits: list[Hit]) -> list[int]:
-    """Where the failure words are in the outputs, in order; and the HTTP statuses of
-    failure (``HTTP 503``, ``HTTP/1.1 404``) among the tokens."""
-    lower, blob, kinds, starts = span.lower, span.blob, span.kinds, span.starts
-    found = _literals(lower, ERROR_WORDS)
+def _places(text: bytes, tokens: list[bytes], wanted: frozenset[bytes]) -> list[tuple[int, bytes]]:
+    """Where each occurrence of a ``wanted`` word of ``text`` is, in order (``tokens``:
+    its words, as split): one forward walk, each find starting where the last one
+    ended, checked to be the whole word."""
+    if not wanted:
+        return []
+    found: list[tuple[int, bytes]] = []
+    at = 0
+    for token in compress(tokens, map(wanted.__contains__, tokens)):
+        place = text.find(token, at)
+        while place >= 0 and not _whole(text, place, place + len(token)):
+            place = text.find(token, place + 1)
+        if place < 0:
+            break
+        found.append((place, token))
+        at = place + len(token)
+    return found
+
+
+def _whole(text: bytes, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a whole word (white space or an end on each side)."""
+    before, after = text[start - 1 : start], text[end : end + 1]
+    return (start == 0 or before.isspace()) and (not after or after.isspace())
+
+
+def _odd_lines(span: SpanText, shapes: list[bytes], counted: Counter[bytes]) -> list[int]:
+    """Where the odd lines of the dumps are: in an output of many lines most of which are
+    built alike (a log, a table, a config), each line built like at most one other line
+    of the span (``counted``: how many lines of the span have each shape), and each line
+    built like most but alone with (or without) digits (``timeout_ms = 3471`` among
+    ``x_enabled = true``). At most :data:`_ODD_PER_DUMP` of each, the first ones."""
+    blob, starts, firsts = span.blob, span.starts, span.first_lines
+    found: list[int] = []
+    for piece, kind in enumerate(span.kinds):
+        first, last = firsts[piece], firsts[piece + 1]
+        size = last - first
+        if kind != OUTPUT or size < _DUMP_LINES:
+            continue
+        built = shapes[first:last]
+        # a dump is mostly lines built alike: one of them is at its start, middle or end
+        common = max((built[0], built[size // 2], built[-1]), key=built.count)
+        if built.count(common) * 5 < size * 2:
+            continue  # not a dump (a source file, prose)
+        odd = [
+            i
+            for i in compress(
+                range(size), map(operator.ge, repeat(2), map(counted.get, built, repeat(0)))
+            )
+            if built[i]
+        ]
+        alike = list(compress(range(size), map(operator.eq, built, repeat(common))))
+        text = blob[starts[piece] : starts[piece + 1] - 1]
+        digits = list(map(bool, text.translate(None, _NOT_DIGITS).split(b"\n")))
+        with_digits = [i for i in alike if digits[i]]
+        if 0 < len(with_digits) <= 2:
+            odd.extend(with_digits)
+        elif 0 < len(alike) - len(with_digits) <= 2:
+            odd.extend(i for i in alike if not digits[i])
+        if odd:
+            odd = sorted(odd)[:_ODD_PER_DUMP]
+            sizes = list(itertools.accumulate(map(len, text.split(b"\n")), initial=0))
+            found.extend(starts[piece] + sizes[i] + i for i in odd)
+    return sorted(found)
+
+
+def _holding(keys: list[bytes], stems: Iterable[bytes]) -> frozenset[bytes]:
+    """The words of ``keys`` that hold one of ``stems`` (lower case), in any case: all
+    the words joined and searched once per stem."""
+    joined = b"\n".join(keys).lower()
+    offsets = list(itertools.accumulate(map(len, keys), initial=0))
+    found: set[bytes] = set()
+    for stem in stems:
+        at = joined.find(stem)
+        while at >= 0:
+            found.add(keys[_key_at(offsets, at)])
+            end = joined.find(b"\n", at)  # the next key
+            at = joined.find(stem, end) if end >= 0 else -1
+    return frozenset(found)
+
+
+def _line_starts(lines: list[bytes]) -> list[int]:
+    """Where each of ``lines`` starts in ``b"\\n".join(lines)``."""
+    return list(itertools.accumulate(map(operator.add, map(len, lines), repeat(1)), initial=0))
+
+
+def _key_at(offsets: list[int], at: int) -> int:
+    """The index of the key of ``b"\\n".join(keys)`` that byte ``at`` is in, from the
+    keys' cumulated lengths (each key is followed by one newline)."""
+    low, high = 0, len(offsets) - 1
+    while low < high:  # the last key k with offsets[k] + k <= at
+        middle = (low + high + 1) // 2
+        if offsets[middle] + middle <= at:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _error_places(span: SpanText, failures: list[int]) -> list[int]:
+    """Where the failure words are in the outputs (``failures``: where the failure words
+    are anywhere), and the failure phrases near the two ends of each output; in order."""
+    lower, kinds, starts = span.lower, span.kinds, span.starts
+    found = list(failures)
     # the two ends of every output, joined (each end remembers where it came from)
     ends: list[bytes] = []
     origins: list[int] = []
@@ -388,9 +495,6 @@ def _error_places(span: SpanText, hits: list[Hit]) -> list[int]:
     for at in _literals(joined, END_ERROR_WORDS):
         k = bisect.bisect_right(offsets, at) - 1
         found.append(origins[k] + at - offsets[k])
-    for at, token in hits:
-        if len(token) == 3 and token[:1] in b"45" and _HTTP.search(blob, max(0, at - 12), at):
-            found.append(at)
     found.sort()
     return [at for at in found if kinds[bisect.bisect_right(starts, at) - 1] == OUTPUT]
 
@@ -406,18 +510,19 @@ def _literals(haystack: bytes, words: Iterable[bytes]) -> list[int]:
     return found
 
 
-def _decision_places(span: SpanText) -> list[int]:
-    """Where the decision and finding words are in what the assistant wrote (its pieces
-    joined and searched once per word)."""
-    pieces = [i for i, kind in enumerate(span.kinds) if kind == PROSE]
+def _decision_places(span: SpanText, words: list[int]) -> list[int]:
+    """Where the decision and finding words are in what the assistant wrote: ``words``
+    (where the words holding one are, anywhere) and the phrases, searched in its pieces
+    joined."""
+    kinds, starts = span.kinds, span.starts
+    found = [at for at in words if kinds[bisect.bisect_right(starts, at) - 1] == PROSE]
+    pieces = [i for i, kind in enumerate(kinds) if kind == PROSE]
     if not pieces:
-        return []
-    blob, starts = span.lower, span.starts
+        return found
+    blob = span.lower
     prose = b"\n".join(blob[starts[i] : starts[i + 1] - 1] for i in pieces)
     offsets = list(itertools.accumulate((starts[i + 1] - starts[i] for i in pieces), initial=0))
-    found = set(_literals(prose, _DECISION_BYTES))
-    places = []
-    for at in sorted(found):
+    for at in _literals(prose, _DECISION_PHRASES):
         k = bisect.bisect_right(offsets, at) - 1
-        places.append(starts[pieces[k]] + at - offsets[k])
-    return places
+        found.append(starts[pieces[k]] + at - offsets[k])
+    return sorted(set(found))

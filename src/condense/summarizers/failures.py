@@ -1,0 +1,95 @@
+"""What a failure says: the distinctive part of an error line, and whose failure it is.
+
+An output's error words (:mod:`condense.summarizers.scan`) point at lines; this module
+reads such a line as a reader would: the error it states without the log's timestamp
+(``ValueError: chunk header too large``, ``error[E0308]: mismatched types``, ``FAILED
+tests/x.py::test_y``, ``HTTP 503``), or nothing for a line of code or a listing. A tool
+that reads (a file, a search) shows content: its error-looking lines are data, and only
+the tool's own complaint counts (:func:`failed_read`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from condense.summarizers._text import clip, one_line, remember
+from condense.summarizers.scan import SpanText
+
+ITEM_CHARS = 200
+
+_ERROR_LINE = re.compile(
+    r"""(?x)
+      (?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Fault|Failure)\b(?::.*)?$
+    | (?:error|Error|ERROR|fatal|Fatal|FATAL|panic)(?:\[[\w-]+\])?(?::|!|\s-)\s*\S.*
+    | .*?[\s:\]](?:error|fatal|ERROR|FATAL)(?:\[[\w-]+\])?:\s+\S.*     # a.rs:1:2: error: …
+    | (?:FAILED|FAIL|ERROR)\b.*\S | ---\ FAIL.* | .*::\S+\ FAILED\b.*
+    | .*\b(?:ERROR|CRITICAL|FATAL)\b.* | .*\bnpm\ ERR!.* | [Cc]aused\ by:.*
+    | .*(?:Segmentation\ fault|core\ dumped|command\ not\ found|No\ such\ file|Permission\ denied).*
+    | .*\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?:\ code)?)[\s:=]{1,3}[45]\d\d\b.*
+    | .*(?:No\ replacement\ was\ performed|[Cc]ould\ not\ |[Cc]annot\ |[Uu]nable\ to\ ).*
+    | .*\blevel=(?:error|fatal|crit\w*)\b.*
+    """
+)
+# How a read itself fails: its output starts like this.
+_READ_FAILURE = re.compile(
+    r"""(?x)(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b|(?i:error|fatal)\b|No\ such\ file
+    | Permission\ denied|HTTP(?:/[\d.]+)?\ [45]\d\d\b|[45]\d\d\ [A-Z]
+    | \S+:\ (?:[Nn]o\ such|cannot)"""
+)
+_READ_ERROR_CHARS = 600  # a read's output this short may be the tool's own complaint
+_PYTEST_SUMMARY = re.compile(r"=+ (.*\b\d+ (?:failed|errors?)\b.*?)(?: in [\d.]+s.*?)? =+")
+# A source listing (cat -n, an editor's view): its lines are code, not errors.
+_LISTING = re.compile(r"\s*\d+\t")
+_LEAD = re.compile(
+    r"^(?:E\s+|[>|]\s*)*(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]?\s*)?"
+)
+_CODE = re.compile(
+    r"(?:(?:async\s+)?def|class|except|raise|return|elif|else|if|for|while|import|from|try|with"
+    r"|assert|catch|throw|throws|function|const|let|var|public|private|protected|static|func"
+    r"|fn|pub|impl)\b|#|//|/\*|\*\s|@\w|\w+\s*[:+*/-]?=\s|[\"']"
+)
+
+
+@functools.lru_cache(maxsize=4_096)  # logs repeat their error lines
+def error_text(line: str) -> str | None:
+    """The error a line states (its distinctive part), or ``None`` for any other line."""
+    if _LISTING.match(line):
+        return None
+    text = _LEAD.sub("", line.strip()).strip()
+    if not text or _CODE.match(text):
+        return None
+    summary = _PYTEST_SUMMARY.fullmatch(text)
+    if summary:
+        return summary.group(1)
+    return text if _ERROR_LINE.match(text) else None
+
+
+remember(error_text.cache_clear)
+
+
+def line_error(span: SpanText, start: int, end: int) -> str:
+    """The error the line ``start``–``end`` of the buffer states, or ``""``; a bare
+    ``ERROR:`` label takes the next line with it."""
+    line = span.decode(start, min(end, start + 4 * ITEM_CHARS))
+    text = error_text(line)
+    if text is None:
+        return ""
+    if text.rstrip(":").upper() == "ERROR":
+        following = span.decode(end + 1, end + 1 + 4 * ITEM_CHARS).lstrip("\n").split("\n", 1)
+        text = f"{text} {following[0].strip()}"
+    return clip(one_line(text), ITEM_CHARS)
+
+
+def failed_read(span: SpanText, piece: int, line_start: int) -> bool:
+    """Whether a read's output is the tool's own complaint ("Error: no such file", "HTTP
+    404"): short, starting like a failure; only its first two lines count."""
+    start, end = span.starts[piece], span.piece_end(piece)
+    if end - start > _READ_ERROR_CHARS:
+        return False
+    head = span.decode(start, end).lstrip()
+    if not _READ_FAILURE.match(head):
+        return False
+    first = span.blob.find(b"\n", start, end)
+    second = span.blob.find(b"\n", first + 1, end) if first >= 0 else -1
+    return second < 0 or line_start < second

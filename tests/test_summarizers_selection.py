@@ -1,0 +1,352 @@
+"""What the extractive summary keeps is learned from the span: properties of the selection.
+
+The selection ranks by information measured in the span itself (how rare a word is, how
+many look-alikes it has, how specific its shape is, whether people referred to it, what
+its line signals), not by a list of known fact kinds. These tests state what that must
+give, whatever the span: noise that *looks* distinctive (a request id that changes on
+every one of thousands of log lines, the hashes of a lockfile, base64 blobs, pod names)
+never crowds out the one line that says something; facts of shapes no pattern names
+(a branch, a rollout, a name) are found by being rare and unlike the rest; when asks are
+too many, the telling ones are kept and the rest are counted truthfully; and a previous
+summary's facts survive a new span full of noise. Every summary is measured with the
+real tokenizer (o200k_base), independently of the summarizer's own estimates.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import re
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from condense.summarizers import ExtractiveSummarizer
+from condense.summarizers.salient import key_lines
+from condense.tokens import count_text
+
+Message = dict[str, Any]
+WORDS = ("ledger", "invoice", "payout", "refund", "tenant", "quota", "webhook", "gateway")
+SERVICES = ("payments", "ledger", "payouts", "risk", "notifier")
+
+
+def summarize(messages: list[Message], target: int, previous: str | None = None) -> str:
+    return ExtractiveSummarizer().summarize(messages, previous=previous, target_tokens=target)
+
+
+def hexid(rng: random.Random, size: int) -> str:
+    return "".join(rng.choice("0123456789abcdef") for _ in range(size))
+
+
+# -- noise that looks distinctive -------------------------------------------------------
+
+
+def logfmt(rng: random.Random, lines: int) -> str:
+    """Log lines alike but for their own request id, timestamp and duration."""
+    return "\n".join(
+        f"ts=2025-06-{rng.randint(1, 28):02d}T0{rng.randint(0, 9)}:{i % 60:02d}:"
+        f"{rng.randint(10, 59)}Z level=info svc={rng.choice(SERVICES)} req={hexid(rng, 12)}"
+        f" route=/v1/charges status=200 dur={rng.randint(3, 240)}ms"
+        for i in range(lines)
+    )
+
+
+def lockfile(rng: random.Random, lines: int) -> str:
+    """Lockfile entries, each with its own hash."""
+    return "\n".join(
+        f'  "node_modules/{rng.choice(WORDS)}-{i}": {{"version": "1.{i % 40}.{i % 7}",'
+        f' "integrity": "sha512-{base64.b64encode(rng.randbytes(48)).decode()}"}},'
+        for i in range(lines)
+    )
+
+
+def blobs(rng: random.Random, lines: int) -> str:
+    """Base64 payloads, one per line."""
+    return "\n".join(base64.b64encode(rng.randbytes(90)).decode() for _ in range(lines))
+
+
+def pods(rng: random.Random, lines: int) -> str:
+    """A pod table: every name with its own random suffixes."""
+    rows = ["NAME                                READY   STATUS    RESTARTS   AGE"]
+    rows += [
+        f"{rng.choice(SERVICES)}-{hexid(rng, 9)}-{hexid(rng, 5):<20}1/1     Running   0   3d"
+        for _ in range(lines)
+    ]
+    return "\n".join(rows)
+
+
+NOISE = {"logfmt": logfmt, "lockfile": lockfile, "base64": blobs, "pods": pods}
+
+# One line that says something, of shapes no pattern of the summarizer names; each with
+# the parts that must survive.
+FACTS = [
+    ("ERROR [E4417] reconciliation aborted at src/jobs/ledger_sync.py:218", ("E4417",)),
+    ("rollout ro-6a11802f promoted to 100% of eu-west-3 by Ingrid Solberg", ("ro-6a11802f",)),
+    ("Switched to a new branch 'hotfix/ledger-rounding-7731'", ("hotfix/ledger-rounding-7731",)),
+    ("max_inflight_requests = 4821", ("max_inflight_requests = 4821",)),
+    ("upstream 10.34.37.141:8935 closed the connection early", ("10.34.37.141:8935",)),
+]
+
+
+def calls_and_outputs(outputs: list[str], tool: str = "bash") -> list[Message]:
+    """One call per output, each answered (no asks: the outputs are all there is)."""
+    messages: list[Message] = []
+    for number, output in enumerate(outputs):
+        call = {
+            "id": f"c{number}",
+            "type": "function",
+            "function": {"name": tool, "arguments": json.dumps({"command": f"step {number}"})},
+        }
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"c{number}", "content": output})
+    return messages
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    noise=st.lists(st.sampled_from(sorted(NOISE)), min_size=1, max_size=4),
+    outputs=st.integers(4, 120),
+    fact=st.sampled_from(FACTS),
+    at=st.floats(0, 1, exclude_max=True),
+    seed=st.integers(0, 10**6),
+)
+def test_noise_that_looks_distinctive_does_not_crowd_out_the_one_line_that_says_something(
+    noise: list[str], outputs: int, fact: tuple[str, tuple[str, ...]], at: float, seed: int
+) -> None:
+    """Thousands of rare-looking tokens (ids that change on every line, hashes, blobs)
+    and one line built otherwise, in the middle of one output: the line is kept, within
+    a small room, by the real tokenizer."""
+    rng = random.Random(seed)
+    texts = [NOISE[noise[i % len(noise)]](rng, rng.randint(20, 80)) for i in range(outputs)]
+    index = int(at * outputs)
+    lines = texts[index].split("\n")
+    lines.insert(len(lines) // 2, fact[0])
+    texts[index] = "\n".join(lines)
+    text = summarize(calls_and_outputs(texts), target=500)
+    assert count_text(text) <= 500
+    for part in fact[1]:
+        assert part in text
+
+
+def test_a_line_people_refer_to_outranks_its_look_alikes() -> None:
+    """Of two hundred table rows built alike, the one the assistant then talks about is
+    the one kept: its words are the rows' own, but people referred to them."""
+    rng = random.Random(5)
+    rows = [
+        f"| shard-{i:03d} | {rng.randint(10, 99)}.{rng.randint(0, 9)}% | ok |" for i in range(200)
+    ]
+    rows[137] = "| shard-137 | 97.4% | degraded |"
+    messages = calls_and_outputs(["\n".join(rows)], tool="sql_query")
+    messages.append({"role": "assistant", "content": "shard-137 is the one at 97.4%."})
+    messages += calls_and_outputs([logfmt(rng, 60) for _ in range(30)])
+    text = summarize(messages, target=300)
+    assert "shard-137" in text and "97.4%" in text
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(end=st.sampled_from(["", ".", ":", "..."]), seed=st.integers(0, 999))
+def test_a_word_people_refer_to_is_theirs_whatever_punctuation_ends_it(end: str, seed: int) -> None:
+    """Of a few hundred dates (a family of look-alikes) in a job log, the one the assistant
+    names at the end of its sentence ("…am 2025-03-14." or "…am 2025-03-14:") is kept:
+    the stop that ends a sentence is not part of the word people referred to."""
+    rng = random.Random(seed)
+    dates = sorted({f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}" for _ in range(300)})
+    rows = [f"{day} backup {rng.choice(WORDS)} finished in {rng.randint(10, 99)}s" for day in dates]
+    named = rng.choice(dates)
+    messages = calls_and_outputs(["\n".join(rows)], tool="sql_query")
+    said = f"Das Backup ist zuletzt sauber durchgelaufen am {named}{end}"
+    messages.append({"role": "assistant", "content": said})
+    messages += calls_and_outputs([logfmt(rng, 60) for _ in range(10)])
+    done = "The logs say nothing new: every request of the last hour answered 200, quickly."
+    messages.append({"role": "assistant", "content": " ".join([done] * 4)})
+    text = summarize(messages, target=300)
+    assert count_text(text) <= 300
+    assert named in text
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 9_999), size=st.integers(7, 40))
+def test_the_hashes_of_a_log_are_look_alikes_whatever_their_digits(seed: int, size: int) -> None:
+    """Forty commits of a ``git log`` are forty hashes built alike, however many digits
+    each happens to hold: the summary spends its room on the one error line of another
+    output, not on the hashes (one of only digits reads as a number, and may be kept)."""
+    rng = random.Random(seed)
+    log = "\n".join(
+        f"{hexid(rng, size)} {rng.choice(WORDS)}: {rng.choice(WORDS)}" for _ in range(40)
+    )
+    code = f"PAY-E{rng.randint(100, 999)}"
+    error = f"ts=2025-06-01T03:12:09Z level=error code={code} caller=batch.go:90 msg=mismatch"
+    messages = calls_and_outputs([log, f"{logfmt(rng, 30)}\n{error}\n{logfmt(rng, 30)}"])
+    text = summarize(messages, target=150)
+    assert count_text(text) <= 150
+    assert code in text
+    # (a hash that happens to hold no letter is a number by its shape: not counted)
+    hashes = {line.split()[0] for line in log.splitlines() if not line.split()[0].isdigit()}
+    assert sum(word.strip(",.") in hashes for word in text.split()) <= 2
+
+
+# -- asks, too many to keep -------------------------------------------------------------
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(count=st.integers(60, 400), target=st.integers(300, 1_500), seed=st.integers(0, 999))
+def test_of_asks_too_many_to_keep_the_telling_ones_are_kept_and_the_rest_counted(
+    count: int, target: int, seed: int
+) -> None:
+    """Hundreds of asks: those kept are written by their first line (whole), oldest first;
+    ``(+N more asks)`` says exactly how many are not written; the room they take goes to
+    the asks that name something specific before generic ones (``Thanks!``), the first
+    ask (the task) aside."""
+    rng = random.Random(seed)
+    generic = ["Thanks!", "OK, go on.", "Yes please.", "Sounds good, continue.", "Great."]
+    asks: list[str] = []
+    for number in range(count):
+        if number % 10 == 3:
+            asks.append(f"Refund order ORD-{40000 + number} to card ending {1000 + number}.")
+        else:
+            asks.append(f"{rng.choice(generic)} ({number})")
+    messages: list[Message] = []
+    for number, ask in enumerate(asks):
+        messages.append({"role": "user", "content": ask})
+        messages.append({"role": "assistant", "content": f"Done with step {number}."})
+    text = summarize(messages, target=target)
+    assert count_text(text) <= target
+    section = text.split("## User asks\n", 1)[1].split("\n## ", 1)[0].splitlines()
+    written = [line[2:] for line in section if not line.startswith("- (+")]
+    more = re.findall(r"^- \(\+(\d+) more asks\)$", "\n".join(section), re.M)
+    assert written, "some asks are always kept"
+    assert all(line in asks for line in written)  # whole first lines, nothing cut
+    assert [asks.index(line) for line in written] == sorted(asks.index(line) for line in written)
+    assert len(written) + (int(more[0]) if more else 0) == len(asks)
+    # the room the asks took holds this many specific asks: at least those are kept
+    specific = [ask for ask in asks if "ORD-" in ask]
+    used = sum(len(line) + 3 for line in written)
+    room_for = used // (max(map(len, specific)) + 3) - 1  # the first ask, the task, aside
+    assert sum(ask in written for ask in specific) >= min(len(specific), room_for)
+
+
+# -- folding ------------------------------------------------------------------------------
+
+
+def test_a_previous_summarys_facts_survive_a_new_span_full_of_noise() -> None:
+    """The next turn's span is a long tool loop of look-alike logs, pods and lockfiles:
+    the previous summary's facts are all still there (the room is the same)."""
+    rng = random.Random(11)
+    outputs = [logfmt(rng, 40) for _ in range(30)]
+    for number, (line, _) in enumerate(FACTS):
+        outputs[number * 6] += f"\n{line}"
+    first = summarize(calls_and_outputs(outputs), target=900)
+    for _, parts in FACTS:
+        for part in parts:
+            assert part in first
+    noise = [NOISE[kind](rng, 60) for kind in sorted(NOISE) for _ in range(8)]
+    second = summarize(calls_and_outputs(noise), target=900, previous=first)
+    assert count_text(second) <= 900
+    for _, parts in FACTS:
+        for part in parts:
+            assert part in second
+
+
+# -- commands -------------------------------------------------------------------------
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(at=st.integers(0, 39), seed=st.integers(0, 9_999))
+def test_of_commands_too_many_to_list_the_telling_one_is_listed(at: int, seed: int) -> None:
+    """Forty commands, one of them naming what was done (a rollback to a revision): when
+    not every command fits, that one is listed, wherever it was run."""
+    rng = random.Random(seed)
+    dull = ["ls -la", "git status", "make", "pytest -q", "cd src", "pwd", "make lint"]
+    commands = [f"{rng.choice(dull)} {rng.choice(WORDS)}" for _ in range(40)]
+    revision = rng.randint(10, 99)
+    commands[at] = f"kubectl rollout undo deploy/payouts --to-revision={revision}"
+    messages: list[Message] = [{"role": "user", "content": "Bring payouts back."}]
+    for number, command in enumerate(commands):
+        call = {
+            "id": f"k{number}",
+            "type": "function",
+            "function": {"name": "bash", "arguments": json.dumps({"command": command})},
+        }
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"k{number}", "content": "done"})
+    text = summarize(messages, target=250)
+    assert count_text(text) <= 250
+    listed = text.split("## Commands\n", 1)[1].split("\n## ", 1)[0]
+    assert f"--to-revision={revision}" in listed
+
+
+# -- the line a masked output keeps -----------------------------------------------------
+
+
+def _one_of_a_kind(rng: random.Random) -> str:
+    """A line unlike a log's: a link, a ticket, a size, a first bad commit."""
+    return rng.choice(
+        [
+            f"found: https://wiki.example.org/runbooks/{rng.choice(WORDS)}-{rng.randint(1, 999)}",
+            f"OPS-{rng.randint(1000, 9999)} [open] double charge on retry",
+            f"{hexid(rng, 10)} is the first bad commit",
+            f"upload: ./ledger.parquet to s3://exports/{rng.choice(WORDS)}-{hexid(rng, 6)}.parquet",
+            f"p99 latency: {rng.randint(900, 9999)} ms (budget 800 ms)",
+        ]
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(lines=st.integers(8, 80), at=st.floats(0, 1), seed=st.integers(0, 10**6))
+def test_the_line_a_masked_output_keeps_is_not_one_of_its_look_alikes(
+    lines: int, at: float, seed: int
+) -> None:
+    """Of a log whose lines differ only by their ids, times and numbers, the line built
+    otherwise is the one kept, wherever it is: its look-alikes' ids are the backdrop."""
+    rng = random.Random(seed)
+    log = logfmt(rng, lines).split("\n")
+    fact = _one_of_a_kind(rng)
+    log.insert(int(at * lines), fact)
+    assert fact in key_lines("\n".join(log))
+
+
+@settings(max_examples=25, deadline=None)
+@given(keys=st.integers(4, 40), at=st.floats(0, 1), seed=st.integers(0, 10**6))
+def test_the_one_value_with_digits_among_flags_is_kept(keys: int, at: float, seed: int) -> None:
+    """A config of ``x_y = true`` flags and one ``pool_recycle_seconds = 9321``: the
+    value is the news (built like the flags, but alone with digits)."""
+    rng = random.Random(seed)
+    flags = [f"{rng.choice(WORDS)}_{rng.choice(WORDS)} = {rng.choice(['true', 'false'])}"]
+    flags += [f"{rng.choice(WORDS)}_{rng.choice(WORDS)} = true" for _ in range(keys)]
+    value = f"{rng.choice(WORDS)}_timeout_seconds = {rng.randint(100, 9999)}"
+    flags.insert(int(at * keys), value)
+    assert value in key_lines("\n".join(flags))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pairs=st.integers(20, 80), seed=st.integers(0, 10**6))
+def test_of_user_messages_too_many_to_keep_answers_and_thanks_go_first(
+    pairs: int, seed: int
+) -> None:
+    """A long conversation: each ask of the user is followed, after the assistant's
+    question, by an answer ("Sure, it's …") or a thanks. When not every first line fits,
+    the asks of their own are kept first, not the answers that name the same things."""
+    rng = random.Random(seed)
+    messages: list[Message] = []
+    asks, replies = [], []
+    for _ in range(pairs):
+        order = f"ORD-{rng.randint(10_000, 99_999)}"
+        ask = f"Please check why order {order} was charged twice in the {rng.choice(WORDS)}."
+        reply = rng.choice([f"Sure, it's {order}.", "Thanks, that helps!", f"Yes, {order}."])
+        asks.append(ask)
+        replies.append(reply)
+        messages += [
+            {"role": "user", "content": ask},
+            {"role": "assistant", "content": "Which order number exactly?"},
+            {"role": "user", "content": reply},
+            {"role": "assistant", "content": f"Looking at {order} now."},
+        ]
+    text = summarize(messages, target=300)
+    assert count_text(text) <= 300
+    listed = text.split("## User asks\n", 1)[1].split("\n## ", 1)[0].splitlines()
+    kept_asks = sum(f"- {ask}" in listed for ask in asks)
+    kept_replies = sum(f"- {reply}" in listed for reply in replies)
+    # (a short answer may still fill what room no ask fits in)
+    assert kept_asks > 0 and kept_replies <= kept_asks
