@@ -20,10 +20,14 @@ summary reservation, the last 4 turns kept. Measured end to end (read, compress,
 3,000 trajectories of 2k–120k tokens at a 16k budget: ``condense compress-dataset`` with
 its default workers against hermes' compressor in its own process, each timed whole
 from start to exit (interpreter, imports, vocabulary, reading, compressing, writing),
-run in turns (condense, hermes, hermes, condense, …) and the ratio taken pair by pair;
-the median and the spread are printed, with CPU seconds and the load average. Twice:
-as the machine is ("at rest": other users' load is shown, not removed), then "under
-load", with one busy process per core running beside both tools (``--load``).
+run in turns (condense, hermes, hermes, condense, …) after one untimed run of each,
+and the ratio taken pair by pair; the median seconds and records/s of each, the
+median ratio and its spread are printed, with the ratio of CPU seconds (user + system,
+workers included) and the load average. Twice: as the machine is ("at rest": other
+users' load is shown, not removed), then "under load", with one busy process per core
+running beside both tools (``--load``). condense runs from this source tree compiled to
+bytecode (as an installed package is, hermes' among them), never recompiled per run.
+condense writes real extractive summaries; hermes' summary calls are an instant stub.
 
 hermes-agent is never a dependency of condense: it is installed into a throwaway venv
 under the data directory (``pip install hermes-agent==0.19.0``) the first time, and run
@@ -158,7 +162,8 @@ def run_condense_command(data: Path, out: Path, *, target: int, workers: int) ->
         "--budget", str(target), "--summary-tokens", str(SUMMARY_TOKENS),
         "--tail-turns", str(TAIL_TURNS), "--turn-overhead", "0", "--workers", str(workers),
     ]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env = command_env(data.parent)
+    subprocess.run([*command[:3], "--help"], capture_output=True, env=env)  # compile once
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=env)
     elapsed = time.perf_counter() - started
@@ -172,6 +177,17 @@ def run_condense_command(data: Path, out: Path, *, target: int, workers: int) ->
         f"{report['still_over_limit']:,} over limit, {report['failed']:,} failed"
     )
     return elapsed
+
+
+def command_env(directory: Path) -> dict[str, str]:
+    """The environment condense runs in as a command: its source tree, compiled to
+    bytecode once (in ``directory/pycache``) as ``pip install`` compiles an installed
+    package, hermes' among them: an interpreter told not to write bytecode
+    (``PYTHONDONTWRITEBYTECODE``) would compile condense's source on every start."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(ROOT / "src")
+    env["PYTHONPYCACHEPREFIX"] = str(directory / "pycache")
+    return env
 
 
 def _label(llm: float | None, otherwise: str) -> str:
@@ -357,8 +373,8 @@ def ratios(args: argparse.Namespace) -> None:
     python = hermes_python(args.data_dir)
     table = Table(title="condense compress-dataset vs hermes trajectory_compressor, as commands")
     for column in (
-        "records", "condition", "load avg", "condense s", "hermes s",
-        "× hermes (wall)", "spread", "× hermes (CPU)",
+        "records", "condition", "load avg", "condense s", "hermes s", "condense rec/s",
+        "hermes rec/s", "× hermes (wall)", "spread", "× hermes (CPU)",
     ):  # fmt: skip
         table.add_column(column, justify="left" if column == "condition" else "right")
     for records in args.ratio_records:
@@ -367,12 +383,12 @@ def ratios(args: argparse.Namespace) -> None:
             with busy(load), tempfile.TemporaryDirectory() as home:
                 home_path = Path(home)
                 out = args.data_dir / "ratio-out"
-                env = {**os.environ, "HERMES_HOME": home, "TERM": "dumb"}
-                env["PYTHONPATH"] = str(ROOT / "src")
+                env = {**command_env(args.data_dir), "HERMES_HOME": home, "TERM": "dumb"}
                 env["TIKTOKEN_CACHE_DIR"] = str(tiktoken_cache(args.data_dir))
                 ours = condense_command(data, out, target=args.target)
                 theirs = hermes_command(python, home_path, data, out, target=args.target)
-                timed(ours, env=env, cwd=home_path, out=out)  # warm the file cache
+                for command in (ours, theirs):  # warm the file cache, compile condense
+                    timed(command, env=env, cwd=home_path, out=out)
                 load_average = os.getloadavg()[0]
                 runs: dict[str, list[tuple[float, float]]] = {"condense": [], "hermes": []}
                 for run in range(args.runs):
@@ -382,19 +398,23 @@ def ratios(args: argparse.Namespace) -> None:
                 shutil.rmtree(out, ignore_errors=True)
             walls = [h[0] / c[0] for c, h in zip(runs["condense"], runs["hermes"], strict=True)]
             cpus = [h[1] / c[1] for c, h in zip(runs["condense"], runs["hermes"], strict=True)]
+            ours_s = statistics.median(w for w, _ in runs["condense"])
+            theirs_s = statistics.median(w for w, _ in runs["hermes"])
             table.add_row(
                 f"{records:,}",
                 f"{condition}" + (f" (+{load} busy)" if load else ""),
                 f"{load_average:.1f}",
-                f"{statistics.median(w for w, _ in runs['condense']):.2f}",
-                f"{statistics.median(w for w, _ in runs['hermes']):.2f}",
+                f"{ours_s:.2f}",
+                f"{theirs_s:.2f}",
+                f"{records / ours_s:,.0f}",
+                f"{records / theirs_s:,.0f}",
                 f"{statistics.median(walls):.2f}×",
                 f"{min(walls):.2f}–{max(walls):.2f}",
                 f"{statistics.median(cpus):.2f}×",
             )
             ratio = statistics.median(walls)
             print(f"  {records:,} records, {condition}: {ratio:.2f}×", flush=True)
-    Console(width=120).print(table)
+    Console(width=140).print(table)
 
 
 # --- main -------------------------------------------------------------------------------

@@ -70,8 +70,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers",
         type=count,
-        help="worker processes (default: one per core for an input of 64 MB or more, "
-        "none below; 0: none)",
+        help="worker processes (default: one per core for an input of 16 MB or more on "
+        "Linux, 64 MB elsewhere, none below; 0: none)",
     )
     parser.add_argument(
         "--resume", action="store_true", help="continue an interrupted run into the same -o"
@@ -171,14 +171,18 @@ def handle(args: argparse.Namespace) -> int:
         console=console,
         disable=args.quiet or not console.is_terminal,
         transient=True,
+        # redrawn as lines are written, not by a thread of its own: with one thread
+        # the workers start as copies of this process (condense.datasets.local.can_fork)
+        auto_refresh=False,
     )
     task = bar.add_task("compress", total=None, lines=0)
 
     def started(total: int, done: int) -> None:
-        bar.update(task, total=total or None, completed=done)
+        bar.update(task, total=total or None, completed=done, refresh=True)
 
     def advance(lines: int, size: int) -> None:
-        bar.update(task, advance=size, lines=bar.tasks[0].fields["lines"] + lines)
+        lines = bar.tasks[0].fields["lines"] + lines
+        bar.update(task, advance=size, lines=lines, refresh=True)
 
     with bar:
         try:

@@ -21,6 +21,7 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -32,6 +33,7 @@ from condense.datasets.record import RecordProcessor, RecordResult, SummaryReque
 from condense.datasets.sink import Sink
 from condense.datasets.sources import Line
 from condense.datasets.summaries import SummaryFailed, summarize_gated
+from condense.datasets.tokenizer import load_tokenizer
 from condense.exceptions import CondenseRuntimeError
 from condense.summarizers import Summarizer, SummaryOutcome
 
@@ -79,6 +81,17 @@ def _ready() -> None:
     """A task that does nothing: submitting one per worker starts them all."""
 
 
+def can_fork() -> bool:
+    """Whether workers can start as copies of this process (``fork``): on Linux, while
+    this process runs one thread. A copy starts in milliseconds, with condense imported
+    and the vocabulary loaded; a thread running at the moment of the copy could hold a
+    lock the copy would wait on forever, so with more than one thread (a library
+    caller's, a progress bar's) workers are ``spawn``ed instead: a new interpreter each,
+    about half a second of CPU to start. (macOS has ``fork`` too, but its system
+    libraries are not safe to copy, and Python spawns there by default.)"""
+    return sys.platform.startswith("linux") and threading.active_count() == 1
+
+
 def _start_workers(
     workers: int, options: DatasetOptions, summarizer: Summarizer | None
 ) -> concurrent.futures.ProcessPoolExecutor:
@@ -86,12 +99,21 @@ def _start_workers(
 
     The pool starts a worker when work is submitted, so one empty task per worker is
     submitted while those signals are ignored here: a started process inherits that
-    (``spawn`` execs a new interpreter, and an ignored signal stays ignored across exec),
-    so no worker can die of a KeyboardInterrupt, not even while it imports condense.
+    (``fork`` copies the handlers; ``spawn`` execs a new interpreter, and an ignored
+    signal stays ignored across exec), so no worker can die of a KeyboardInterrupt, not
+    even while it imports condense. Before a ``fork`` the tokenizer is loaded here (each
+    copy inherits it) and the standard streams are flushed (a copy flushes them when it
+    exits: what waited in their buffers would be written twice).
     """
+    method = "fork" if can_fork() else "spawn"
+    if method == "fork":
+        load_tokenizer(options.tokenizer)
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
     executor = concurrent.futures.ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
+        mp_context=multiprocessing.get_context(method),
         initializer=_init_process,
         initargs=(options, summarizer),
     )

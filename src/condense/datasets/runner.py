@@ -34,15 +34,26 @@ Progress = Callable[[int, int], None]
 
 
 WORKERS_FROM_BYTES = 64 << 20
-"""Inputs below this run in one process by default: a worker costs about half a second
-of CPU to start (the interpreter, condense, the tokenizer's vocabulary), about what
-15 MB of records take to compress, and on a busy machine every extra process waits for
-a core; a larger input repays one worker per core (``bench/bench_dataset.py``)."""
+"""Inputs below this run in one process by default when workers must be ``spawn``ed: a
+spawned worker costs about half a second of CPU to start (the interpreter, condense,
+the tokenizer's vocabulary), about what 15 MB of records take to compress, and on a
+busy machine every extra process waits for a core; a larger input repays one worker
+per core (``bench/bench_dataset.py``)."""
+
+FORKED_WORKERS_FROM_BYTES = 16 << 20
+"""The same threshold when workers start as copies of this process (``fork``, see
+:func:`condense.datasets.local.can_fork`): a copy starts in milliseconds with the
+vocabulary loaded, so only the pipes to it cost (5–10 % more CPU in all). Measured on a
+shared 2-core machine: at 4 and 16 MB two copies were no faster than one process (the
+start, about 0.4 s of imports and vocabulary, is most of the run); at 380 MB they took
+10 s where one process took 16 (``bench/bench_dataset.py``)."""
 
 
-def default_workers(total_bytes: int, *, stdin: bool = False) -> int:
-    """The worker processes for an input of ``total_bytes`` (stdin: unknown, so large)."""
-    if stdin or total_bytes >= WORKERS_FROM_BYTES:
+def default_workers(total_bytes: int, *, stdin: bool = False, forked: bool = False) -> int:
+    """The worker processes for an input of ``total_bytes`` (stdin: unknown, so large);
+    ``forked``: workers would start as copies of this process."""
+    threshold = FORKED_WORKERS_FROM_BYTES if forked else WORKERS_FROM_BYTES
+    if stdin or total_bytes >= threshold:
         return os.cpu_count() or 1
     return 0
 
@@ -75,9 +86,10 @@ def compress_dataset(
     ``rejects`` and ``stats`` default to ``OUT.rejects.jsonl`` and ``OUT.stats.json``
     next to a file output. ``workers`` are processes beside this one (``0``: this
     process only); by default one per core for an input of ``WORKERS_FROM_BYTES`` or
-    more (or stdin), none below (see :func:`default_workers`). Workers are started with
-    ``spawn``, so a script that calls this with workers must do so under
-    ``if __name__ == "__main__":``.
+    more (or stdin), none below (see :func:`default_workers`). Workers start as copies
+    of this process (``fork``) where the platform has it and this process runs one
+    thread, else with ``spawn``, so a script that calls this with workers must do so
+    under ``if __name__ == "__main__":``.
     ``on_start(total_bytes, done_bytes)`` is called once reading starts, then
     ``progress(lines, bytes)`` as lines are written. The resume point is saved every
     ``checkpoint_seconds``. Returns the aggregate report.
@@ -114,7 +126,8 @@ def compress_dataset(
     sink.start(resume=resume)
     total = input_size(jobs)
     if workers is None:
-        workers = default_workers(total, stdin=jobs[0].source == STDIN)
+        forked = engine == "local" and _local_engine_forks()
+        workers = default_workers(total, stdin=jobs[0].source == STDIN, forked=forked)
     done = sum(input_size([job]) for job in jobs[: sink.job]) + sink.offset
     if on_start is not None:
         on_start(total, done)
@@ -157,6 +170,12 @@ def compress_dataset(
     if stats_path is not None:
         _write_json(stats_path, report)
     return report
+
+
+def _local_engine_forks() -> bool:
+    from condense.datasets.local import can_fork  # the engine's modules load on use
+
+    return can_fork()
 
 
 def _anchor(jobs: list[Job], output: str | None) -> Path | None:
