@@ -26,6 +26,7 @@ real answers and the providers' error references, not from condense's code:
 from __future__ import annotations
 
 import ast
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -113,28 +114,33 @@ def test_the_proxys_own_answers_are_its_apis_providers_bodies(api: str, status: 
 def test_the_fakes_answer_as_the_providers_do_through_the_official_sdks() -> None:
     """A 401, a scripted 429 and 529, read by the ``openai`` and ``anthropic`` SDKs from a
     real socket: the status and the body's type and code are the providers'."""
-    with FakeProvider(require_api_key="right-key") as fake:
-        wrong = openai.OpenAI(base_url=fake.base_url, api_key="wrong", max_retries=0)
+    with FakeProvider(require_api_key="right-key") as fake, contextlib.ExitStack() as clients:
+        root = fake.base_url.removesuffix("/v1")
+        wrong = clients.enter_context(
+            openai.OpenAI(base_url=fake.base_url, api_key="wrong", max_retries=0)
+        )
         with pytest.raises(openai.AuthenticationError) as denied:
             wrong.chat.completions.create(model="gpt-4o", messages=[_ASK])
         assert _error(denied.value.body) == {
             "type": "invalid_request_error",
             "code": "invalid_api_key",
         }
-        claude = anthropic.Anthropic(
-            base_url=fake.base_url.removesuffix("/v1"), api_key="wrong", max_retries=0
+        claude = clients.enter_context(
+            anthropic.Anthropic(base_url=root, api_key="wrong", max_retries=0)
         )
         with pytest.raises(anthropic.AuthenticationError) as refused:
             claude.messages.create(model="claude-x", max_tokens=5, messages=[_ASK])
         assert _error(refused.value.body)["type"] == "authentication_error"
 
-        client = openai.OpenAI(base_url=fake.base_url, api_key="right-key", max_retries=0)
+        client = clients.enter_context(
+            openai.OpenAI(base_url=fake.base_url, api_key="right-key", max_retries=0)
+        )
         fake.push(Fail(429))
         with pytest.raises(openai.RateLimitError) as limited:
             client.chat.completions.create(model="gpt-4o", messages=[_ASK])
         assert _error(limited.value.body) == {"type": "requests", "code": "rate_limit_exceeded"}
-        claude = anthropic.Anthropic(
-            base_url=fake.base_url.removesuffix("/v1"), api_key="right-key", max_retries=0
+        claude = clients.enter_context(
+            anthropic.Anthropic(base_url=root, api_key="right-key", max_retries=0)
         )
         fake.push(Fail(529))
         with pytest.raises(anthropic.APIStatusError) as overloaded:
