@@ -80,7 +80,7 @@ def test_anthropic_refusals_in_anthropics_shape(strict: StrictProvider) -> None:
                 "type": "invalid_request_error",
                 "message": 'messages: first message must use the "user" role',
             },
-            "request_id": "req_condense_strict",
+            "request_id": "req_condense",
         }
         long = [{"role": "user", "content": "word " * 800}]
         with pytest.raises(

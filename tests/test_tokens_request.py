@@ -113,7 +113,10 @@ def test_one_million_window_for_claude_only_with_the_beta() -> None:
 def test_bare_model_strips_routing_prefixes() -> None:
     assert bare_model("OpenRouter/Anthropic/Claude-Sonnet-4") == "claude-sonnet-4"
     assert bare_model("ft:gpt-4o-mini:org::x") == "gpt-4o-mini:org::x"
-    assert family_for_model("gpt-40") is None  # a prefix needs a boundary after it
+    # a prefix needs a boundary after it: not ``gpt-4``'s row, only the catch-all ``gpt``
+    family = family_for_model("gpt-40")
+    assert family is not None and family.prefix == "gpt" and family.window is None
+    assert family_for_model("gpt2") is None
 
 
 def _measure() -> Any:

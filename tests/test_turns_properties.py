@@ -2,8 +2,9 @@
 
 - no profile ever gets a same-role run that condense created: every two user (or two
   assistant) messages side by side in what ``compress`` or ``repair`` returns were side by
-  side in the input, whatever the profile (OpenAI's included: it accepts the run, many
-  OpenAI-compatible chat templates do not);
+  side in the input (a message a summary block was written into counts as itself),
+  whatever the profile (OpenAI's included: it accepts the run, many OpenAI-compatible
+  chat templates do not);
 - ``condense validate`` with no ``--provider`` exits 0 on any history made only of
   strict-valid messages, whatever replay state several providers send rides on them;
 - the current turn comes back as the same objects, in order, from ``compress``.
@@ -81,13 +82,33 @@ def _made_runs(output: list[Any], given: list[Any]) -> list[int]:
     """Indices of output messages that stand right after one of their role (user or
     assistant) without having stood right after it in the input."""
     position = {id(message): index for index, message in enumerate(given)}
+
+    def source(message: dict[str, Any]) -> int | None:
+        """The input message ``message`` is, or stands for: a summary block written into
+        a message (before or after its text) keeps that message's place."""
+        if id(message) in position:
+            return position[id(message)]
+        text = message.get("content")
+        for index, original in enumerate(given):
+            said = original.get("content")
+            if (
+                original.get("role") == message.get("role")
+                and isinstance(text, str)
+                and isinstance(said, str)
+                and said.strip()
+                and text != said
+                and (text.endswith("\n\n" + said) or text.startswith(said + "\n\n"))
+            ):
+                return index
+        return None
+
     made = []
     for index in range(1, len(output)):
         first, second = output[index - 1], output[index]
         role = first.get("role")
         if role != second.get("role") or role not in ("user", "assistant"):
             continue
-        a, b = position.get(id(first)), position.get(id(second))
+        a, b = source(first), source(second)
         if a is None or b is None or b != a + 1:
             made.append(index)
     return made

@@ -31,8 +31,6 @@ from condense.errors import (
     recover,
 )
 from condense.exceptions import (
-    BadRequest,
-    BodyDecodingError,
     CondenseError,
     CondenseRuntimeError,
     FormatError,
@@ -41,14 +39,13 @@ from condense.exceptions import (
     RecoveryError,
     RefusedResponse,
     UnknownNameError,
-    UpstreamRefusal,
 )
 from condense.formats import Conversation, detect_format, load, load_records
-from condense.providers import PROFILES, Profile, get_profile
+from condense.providers import Profile, get_profile
 from condense.repair import Change, RepairResult, repair
 from condense.retry import RetryPolicy
 from condense.summarizers import Summarizer, get_summarizer, register_summarizer
-from condense.tokens import count_tokens, encoding_for_model, estimate_tokens
+from condense.tokens import count_tokens, estimate_tokens
 from condense.units import Unit, UnitKind, segment
 from condense.validate import Violation, validate
 
@@ -56,8 +53,6 @@ __version__ = "0.1.0"  # the one place: pyproject.toml reads it from here
 
 __all__ = [
     "Action",
-    "BadRequest",
-    "BodyDecodingError",
     "BudgetError",
     "Category",
     "Change",
@@ -71,7 +66,6 @@ __all__ = [
     "FormatError",
     "InputError",
     "InvalidOutputError",
-    "PROFILES",
     "Profile",
     "RecoveryError",
     "RecoveryResult",
@@ -82,7 +76,6 @@ __all__ = [
     "Unit",
     "UnitKind",
     "UnknownNameError",
-    "UpstreamRefusal",
     "Violation",
     "__version__",
     "arecover",
@@ -90,7 +83,6 @@ __all__ = [
     "compress",
     "count_tokens",
     "detect_format",
-    "encoding_for_model",
     "estimate_tokens",
     "get_profile",
     "get_summarizer",

@@ -19,7 +19,10 @@
 ``InputError`` and its children are the caller's mistakes (unreadable input, an unknown
 name, an impossible option); the message says what to fix. ``CondenseRuntimeError`` and
 its children are failures while working on good input (a budget that cannot be met, a
-model call that kept failing, a summary that could not be had).
+model call that kept failing, a summary that could not be had). The root package exports
+the tree but for the errors of one tool, exported where that tool lives: ``BadRequest``,
+``BodyDecodingError`` and ``UpstreamRefusal`` from ``condense.server`` (the proxy);
+``SummaryFailed`` (recorded in a dataset's output, not raised to the caller) only here.
 
 Every class survives ``pickle`` with its message and its fields (worker pools and Ray
 move exceptions between processes); a field that cannot be pickled itself, such as an

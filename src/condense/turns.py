@@ -31,33 +31,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from condense.message import RESPONSES_ITEMS, is_empty_content
+
 COMPACTION = "compaction"
 """The type of an Anthropic compaction block and of a Responses compaction item."""
 COMPACTION_TYPES = frozenset({COMPACTION, "compaction_summary"})
 """The block and item types that are a compaction (Codex reads ``compaction_summary`` as
 an alias of ``compaction``: openai/codex ``codex-rs/protocol/src/models.rs``)."""
-_ITEMS = "responses_items"  # condense.providers.base.RESPONSES_ITEMS (no import cycle)
 
 
 def _role(message: object) -> object:
     return message.get("role") if type(message) is dict else None
-
-
-def _has_content(content: object) -> bool:
-    """Content that says something: a non-blank string, or a list holding anything but
-    blank text parts."""
-    if isinstance(content, str):
-        return bool(content.strip())
-    if isinstance(content, list):
-        return any(
-            not (
-                isinstance(part, dict)
-                and part.get("type") == "text"
-                and not str(part.get("text") or "").strip()
-            )
-            for part in content
-        )
-    return content is not None
 
 
 def opens_turn(message: object) -> bool:
@@ -65,7 +49,7 @@ def opens_turn(message: object) -> bool:
     return (
         type(message) is dict
         and message.get("role") == "user"
-        and _has_content(message.get("content"))
+        and not is_empty_content(message.get("content"))
     )
 
 
@@ -143,7 +127,7 @@ def carries_compaction(message: object) -> bool:
     Responses ``compaction`` item among the ``responses_items`` it carries."""
     if type(message) is not dict:
         return False
-    for key in ("content", _ITEMS):
+    for key in ("content", RESPONSES_ITEMS):
         value = message.get(key)
         if isinstance(value, list) and any(
             isinstance(part, dict) and part.get("type") in COMPACTION_TYPES for part in value

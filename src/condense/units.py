@@ -14,7 +14,7 @@ unit kind          messages
 ``stray``          tool results that follow no tool call (only in unrepaired input)
 =================  ================================================================
 
-A unit owns the replay state of its messages (see :func:`carries_replay`). One model
+A unit owns the replay state of its messages (``condense.message.carries_replay``). One model
 response that the Responses adapter read into several assistant messages (a reasoning
 item before each of a ``msg_…`` and an ``fc_…`` item) is one unit: consecutive assistant
 messages are joined when one of them carries Responses items, so a reasoning item never
@@ -28,7 +28,7 @@ and ``user`` messages between them; such a unit runs from the call to its last r
 the messages between included (kind ``tool_exchange``). Calls and results count by id:
 a tool call and the tool message naming it, and also the Responses call items
 (``local_shell_call``, ``shell_call``, …) and their output items that ride in
-``responses_items`` (see :func:`calls_made` and :func:`answers`).
+``responses_items`` (``condense.message.calls_made`` and ``answers``).
 
 Every keep/cut/summarize decision in condense is made on units, never on message
 indices, so a split tool exchange cannot be expressed.
@@ -46,9 +46,28 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from condense.providers.base import EXTRA_CONTENT, ITEM_ID, REPLAY_KEYS, RESPONSES_ITEMS
+from condense.message import (
+    CALL_ID_ALIAS,
+    ITEM_ID,
+    RESPONSES_ITEMS,
+    answers,
+    call_ids,
+    calls_made,
+    carries_replay,
+)
 from condense.turns import carries_compaction
 from condense.types import RawMessage
+
+__all__ = [  # the message facts units are made of live in condense.message
+    "CALL_ID_ALIAS",
+    "Unit",
+    "UnitKind",
+    "answers",
+    "call_ids",
+    "calls_made",
+    "carries_replay",
+    "segment",
+]
 
 
 class UnitKind(StrEnum):
@@ -73,42 +92,6 @@ class Unit:
     def messages(self, history: Sequence[RawMessage]) -> Sequence[RawMessage]:
         """This unit's messages, sliced out of the list it was segmented from."""
         return history[self.start : self.stop]
-
-
-def carries_replay(message: Any) -> bool:
-    """True when ``message`` holds state its provider needs replayed unchanged: thinking
-    blocks, Responses items (reasoning items, an item ``id``), ``reasoning_content``, a
-    tool call carrying a thought signature or an item id, or a content part carrying a
-    Gemini thought signature (read from a native Gemini part, which must go back as it
-    came and where it came).
-
-    Such a message is kept as the same object or left out with its whole unit: condense
-    never edits it, never merges text into it and never shrinks its calls (Anthropic
-    thinking of earlier turns may be removed whole, see ``condense.reduce.thinking``).
-    """
-    if type(message) is not dict or message.get("role") != "assistant":
-        return False
-    if not REPLAY_KEYS.isdisjoint(message) or ITEM_ID in message:
-        return True
-    calls = message.get("tool_calls")
-    if isinstance(calls, list) and any(
-        isinstance(call, dict) and (EXTRA_CONTENT in call or ITEM_ID in call) for call in calls
-    ):
-        return True
-    content = message.get("content")
-    return isinstance(content, list) and any(
-        isinstance(part, dict)
-        and (
-            not _SIGNATURE_KEYS.isdisjoint(part)
-            or (isinstance(part.get("part"), dict) and not _SIGNATURE_KEYS.isdisjoint(part["part"]))
-        )
-        for part in content
-    )
-
-
-_SIGNATURE_KEYS = frozenset({"thoughtSignature", "thought_signature"})
-"""A Gemini part's signature, on a content part read from a native part (``part`` holds
-a part with no chat form, see ``condense.formats.gemini``)."""
 
 
 def _responses_turn(message: Any) -> bool:
@@ -203,77 +186,3 @@ def _reach(
 
 def _is_tool(message: Any) -> bool:
     return type(message) is dict and message.get("role") == "tool"
-
-
-def calls_made(message: object) -> tuple[str, ...]:
-    """Every id by which an answer may name a call ``message`` makes: each tool call's
-    ids (:func:`call_ids`), and the ``call_id`` of each Responses call item it carries
-    (``local_shell_call``, ``shell_call``, ``apply_patch_call``, …: an item with a
-    ``call_id`` whose type does not end in ``_output``; server-run items are answered by
-    the server and left out)."""
-    if type(message) is not dict or message.get("role") != "assistant":
-        return ()
-    found: list[str] = []
-    calls = message.get("tool_calls")
-    if isinstance(calls, list):
-        for call in calls:
-            found.extend(call_ids(call))
-    for item in _items(message):
-        ident = item.get("call_id")
-        kind = item.get("type")
-        if (
-            isinstance(ident, str)
-            and ident
-            and isinstance(kind, str)
-            and not kind.endswith("_output")
-            and item.get("execution") != "server"
-        ):
-            found.append(ident)
-    return tuple(found)
-
-
-def answers(message: object) -> tuple[str, ...]:
-    """Every call id ``message`` answers: a tool message's ``tool_call_id``, and the
-    ``call_id`` of each Responses output item (``shell_call_output`` …) it carries."""
-    if type(message) is not dict:
-        return ()
-    role = message.get("role")
-    if role == "tool":
-        ident = message.get("tool_call_id")
-        return (ident,) if isinstance(ident, str) and ident else ()
-    if role != "assistant":
-        return ()
-    return tuple(
-        item["call_id"]
-        for item in _items(message)
-        if isinstance(item.get("call_id"), str)
-        and item["call_id"]
-        and str(item.get("type")).endswith("_output")
-        and item.get("execution") != "server"
-    )
-
-
-def _items(message: dict[str, Any]) -> list[dict[str, Any]]:
-    items = message.get(RESPONSES_ITEMS)
-    if not isinstance(items, list):
-        return []
-    return [item for item in items if isinstance(item, dict)]
-
-
-CALL_ID_ALIAS = "call_id"
-"""The second id a tool call may carry: Responses-bridging SDKs write the item id
-(``fc_…``) as ``id`` and the id results answer (``call_…``) as ``call_id``."""
-
-
-def call_ids(call: object) -> tuple[str, ...]:
-    """The ids that identify one tool call: its ``id``, then its ``call_id`` alias.
-
-    Only non-empty strings count, each once; a call that is not a dict has none.
-    """
-    if not isinstance(call, dict):
-        return ()
-    primary, alias = call.get("id"), call.get(CALL_ID_ALIAS)
-    ids: tuple[str, ...] = (primary,) if isinstance(primary, str) and primary else ()
-    if isinstance(alias, str) and alias and alias not in ids:
-        ids += (alias,)
-    return ids

@@ -23,6 +23,7 @@ from condense.cli.options import (
     add_summarizer,
     build_summarizer,
     count,
+    positive,
 )
 from condense.cli.outputs import Output, Rejects
 from condense.cli.report import Progress, change_record, emit, show_change
@@ -82,7 +83,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--tail-tokens", type=count, help="tokens of recent history always kept (default: 1/4)"
     )
     parser.add_argument(
-        "--summary-tokens", type=count, help="tokens the summary may take (default: 1/8)"
+        "--summary-tokens",
+        type=positive,
+        help="tokens the summary may take, at least 1 (default: the room the kept part "
+        "leaves, up to half the budget)",
     )
     parser.add_argument(
         "--strict-budget", action="store_true", help="exit 1 if a budget cannot be met"

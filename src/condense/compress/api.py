@@ -2,11 +2,15 @@
 
 The stages, one module each, in pipeline order (all functions over frozen values):
 
-1. ``plan`` — repair for the profile, segment into units, and grade them: untouchable
-   (the system prompt, the latest ask, the running turn — ``condense.turns`` —,
-   compaction state), kept if at all possible (the first ask, the newest results, the
-   latest reply), reducible (the rest, oldest first; a recent tail only gently). Decide
-   what to do with thinking the edits would unbind (``condense.reduce.thinking``).
+0. ``incremental`` — a session that grew since the previous call is worked on as that
+   call's output plus what was appended (``previous=``); then the history is repaired
+   for the profile, and one that fits is returned as it is.
+1. ``plan`` — segment into units and grade them: untouchable (the system prompt, the
+   latest ask, the running turn — ``condense.turns`` —, compaction state), kept if at
+   all possible (the first ask, the newest results, the latest reply), reducible (the
+   rest, oldest first; a recent tail only gently), after deciding what to do with
+   thinking the edits would unbind (``condense.reduce.thinking``); ``measure`` counts
+   exactly only what decides.
 2. ``reductions`` — the message reductions cheapest first (dedupe, strip images, mask,
    shrink) on the reducible units, then the gentle ones (shrink, cut) on the tail and
    the kept units, counted exactly, stopping as soon as the history fits.
@@ -15,7 +19,9 @@ The stages, one module each, in pipeline order (all functions over frozen values
    turn's own outputs cut middle-out.
 4. ``gate`` — remove unbound Anthropic thinking (where that is the decision), validate,
    count, never return a larger history.
-5. ``incremental`` — reuse the previous call's output for a session that grew.
+
+Every report carries the same facts (the budget and its room, the provider chosen, the
+repairs) and what the call did, built from typed values (``_Known.report``).
 
 The sequence of reductions does not depend on the budget: a larger budget stops earlier
 in it, so it never keeps less. The common case, a history that already fits, costs a
@@ -32,7 +38,7 @@ it is reported as not met).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from condense._input import check_history
@@ -47,7 +53,7 @@ from condense.compress.assemble import (
 from condense.compress.gate import InputSize, gate
 from condense.compress.incremental import resume_from
 from condense.compress.last_resort import last_resort
-from condense.compress.measure import measure
+from condense.compress.measure import Measured, measure
 from condense.compress.plan import (
     DEFAULT_TAIL_TOKENS,
     Plan,
@@ -75,6 +81,7 @@ from condense.compress.result import (
 from condense.exceptions import BudgetError, InputError
 from condense.formats import Conversation
 from condense.formats.native import answer, answer_messages, read_native
+from condense.message import carries_replay
 from condense.providers import (
     DEFAULT_PROVIDER,
     Profile,
@@ -84,7 +91,7 @@ from condense.providers import (
 )
 from condense.providers.anthropic import request_thinking
 from condense.providers.base import MediaBilling
-from condense.reduce.compaction import supersede
+from condense.reduce.compaction import Superseded, supersede
 from condense.reduce.cut import SHORT_CHARS, cut_content, cut_size, tool_name
 from condense.reduce.mask import calls_answered
 from condense.reduce.thinking import (
@@ -93,12 +100,13 @@ from condense.reduce.thinking import (
     BoundThinking,
     RequestSettings,
     Stripped,
+    ThinkingRemoval,
     bound_after,
     decide,
     drop_block_settings,
     strip_thinking,
 )
-from condense.repair import repair
+from condense.repair import Change, repair
 from condense.summarizers import Summarizer, get_summarizer
 from condense.tokens import TokenCounter, encoding_for_model
 from condense.tokens.counting import shared_counter
@@ -108,7 +116,7 @@ from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.tokens.request import Room, parts_tokens, plan_room, request_parts
 from condense.turns import Turn, current_turn
 from condense.types import RawMessage
-from condense.units import Unit, UnitKind, carries_replay, segment
+from condense.units import Unit, UnitKind, segment
 from condense.validate import check
 
 
@@ -234,25 +242,17 @@ def compress(
         conversation, given = messages, messages.messages
     else:
         conversation, given = None, messages
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
-        raise InputError(f"budget must be a positive number of tokens, not {budget!r}")
-    check_history(given, depth=False)  # repair checks the depth of what it works on
-    for name, value in (("tail_tokens", tail_tokens), ("summary_tokens", summary_tokens)):
-        if value is not None and (
-            isinstance(value, bool) or not isinstance(value, int) or value < 0
-        ):
-            raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
-    check_protection(protection)
-    if bound_thinking not in BOUND_THINKING:
-        raise InputError(
-            f"bound_thinking must be one of {', '.join(BOUND_THINKING)}, not {bound_thinking!r}"
-        )
+    _check_options(
+        given,
+        budget=budget,
+        tail_tokens=tail_tokens,
+        summary_tokens=summary_tokens,
+        protection=protection,
+        bound_thinking=bound_thinking,
+        tools=tools,
+    )
     bound: BoundThinking = "keep" if keep_bound_thinking else bound_thinking
     summarizer = get_summarizer(summarizer)  # an unknown name fails now, not at first summary
-    if tools is not None and (
-        isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Sequence)
-    ):
-        raise InputError(f"tools must be a list of tool definitions, not {type(tools).__name__}")
     record = conversation.record if conversation is not None else None
     if thinking is None and conversation is not None:
         thinking = request_thinking(record, format=conversation.format)
@@ -278,17 +278,17 @@ def compress(
     source = conversation if conversation is not None and work is given else work
     repaired = repair(source, provider=choice)
     history: list[RawMessage] = repaired.messages
-    report_base: dict[str, Any] = {
-        "budget": room.budget,
-        "room": room,
-        "encoding": counter.encoding,
-        "provider": profile.name,
-        "provider_reason": choice.reason,
-        "media": media,
-        "repairs": repaired.changes,
-        "incremental": incremental,
-        "_input": given,
-    }
+    known = _Known(
+        budget=room.budget,
+        room=room,
+        encoding=counter.encoding,
+        provider=profile.name,
+        provider_reason=choice.reason,
+        media=media,
+        repairs=repaired.changes,
+        incremental=incremental,
+        given=given,
+    )
 
     def finish(result: CompressionResult) -> CompressionResult:
         if strict_budget and not result.report.fits:
@@ -301,19 +301,15 @@ def compress(
         protected: int | Callable[[], int] | None,
         binding: Binding | None = None,
     ) -> CompressionResult:
-        report = CompressionReport(
-            **report_base,
+        report = known.report(
             thinking=binding,
             fits=True if tokens is None else tokens <= budget,
             units=_outcomes(plan, {})
             if plan is not None
             else tuple(UnitOutcome(u.kind, u.start, u.stop, "kept") for u in segment(history)),
-            summarizer=None,
-            summarizer_fell_back=False,
-            fallback_reason=None,
-            _output=history,
-            _tokens_after=tokens,
-            _protected=history if protected is None else protected,
+            output=history,
+            tokens_after=tokens,
+            protected=history if protected is None else protected,
         )
         return finish(
             _result(history, None, report, previous, budget, profile.name, counter.encoding)
@@ -336,7 +332,7 @@ def compress(
         return unchanged(tokens, None, tokens, binding)
     if superseded is not None:
         history = cut
-        report_base["superseded"] = superseded
+        known = replace(known, superseded=superseded)
     turn = current_turn(history)
     tail = tail_tokens if tail_tokens is not None else DEFAULT_TAIL_TOKENS
     plan = _plan(history, counter, tail, turn, protection, budget)
@@ -379,47 +375,10 @@ def compress(
             summarize=summarizing,
         )
 
-    if measured.first_kept is None:  # everything counted: reduce cheapest first, in order
-        # a message the walk left uncounted (its reduced copy was counted instead) is
-        # counted now: the reductions start from what the history really costs
-        counts = [
-            n if n is not None else counter.message(message)
-            for n, message in zip(measured.counts, current, strict=True)
-        ]
-        reduced = run_reductions(
-            current,
-            counts,
-            plan=plan,
-            rungs=ladder(plan, reductions),
-            budget=budget,
-            counter=counter,
-            original=history,
-        )
-        after_cheap = reduced.tokens
-        output: Sequence[RawMessage] = reduced.messages
-        actions: dict[int, str] = dict(reduced.actions)
-        short = reduced.short_of_target
-        prefix = [0]
-        for u in plan.order:
-            prefix.append(
-                prefix[-1] + sum(reduced.counts[plan.units[u].start : plan.units[u].stop])
-            )
-
-        def kept_tokens(k: int) -> int:
-            return after_cheap - prefix[k]
-
-        first = 1
-    else:  # the oldest units must be summarized; the kept ones are fully reduced
-        after_cheap = budget + 1
-        output = measured.messages
-        actions = dict(measured.actions)
-        short = measured.short_of_target
-        suffix, fixed = measured.suffix, measured.fixed
-
-        def kept_tokens(k: int) -> int:
-            return fixed + suffix[k]
-
-        first = measured.first_kept
+    stage = _reduce(current, measured, plan, reductions, budget, counter, history)
+    after_cheap, output, kept_tokens, first = stage.tokens, stage.messages, stage.kept, stage.first
+    actions: dict[int, str] = dict(stage.actions)
+    short = stage.short_of_target
     # what the output must stay below: the repaired input, counted in full only if needed
     at_least = 0 if superseded is not None else measured.lower_bound
     input_size = InputSize(at_least=at_least, count=lambda: counter.messages(whole))
@@ -461,31 +420,7 @@ def compress(
     if result_tokens > budget and _graded(protection):
         # the last resort: the kept units reduced hard, then summarized, then the running
         # turn's own outputs cut (condense.compress.last_resort)
-
-        def assemble_with(
-            messages: Sequence[RawMessage], wide: Plan, at_least: int
-        ) -> Assembly | None:
-            counts = counter.counts(messages)
-            total = sum(counts) + REPLY_PRIMING_TOKENS
-            gone = [0]
-            for u in wide.order:
-                gone.append(gone[-1] + sum(counts[wide.units[u].start : wide.units[u].stop]))
-            return assemble(
-                messages,
-                kept_tokens=lambda k: total - gone[k],
-                first=at_least,
-                input_size=input_size,
-                plan=wide,
-                budget=budget,
-                # what is kept if at all possible goes only to make room for the
-                # shortest summary, which then takes the room left
-                inputs=replace(
-                    inputs,
-                    cap=MIN_SUMMARY_TOKENS,
-                    frozen=_frozen(messages, plan, turn, protection, stripped),
-                ),
-            )
-
+        assemble_with = _hard_summary(plan, turn, protection, stripped, input_size, inputs, budget)
         resort = last_resort(
             output,
             plan=plan,
@@ -513,7 +448,7 @@ def compress(
         stripped=stripped,
     )
     if gated.reverted:
-        report_base.pop("superseded", None)
+        known = replace(known, superseded=None)
         history = whole
         return unchanged(counter.messages(whole), None, protected, binding)
     if assembly is not None:
@@ -522,21 +457,17 @@ def compress(
     dropping = binding is not None and binding.action == "drop_block"
     if dropping and bound_after(gated.messages, given):
         settings = drop_block_settings(thinking)
-    report = CompressionReport(
-        **report_base,
+    report = known.report(
         cuts=_cuts(gated.messages, given, history, turn),
         thinking=binding,
         fits=gated.tokens <= budget,
         units=_outcomes(plan, actions),
-        summarizer=assembly.summarizer if assembly is not None else None,
-        summarizer_fell_back=assembly.fell_back if assembly is not None else False,
-        fallback_reason=assembly.fallback_reason if assembly is not None else None,
+        assembly=assembly,
         replay_removed=gated.replay_removed,
-        left_out=assembly.left_out if assembly is not None else (),
         short_of_target=short,
-        _output=gated.messages,
-        _tokens_after=gated.tokens,
-        _protected=protected,
+        output=gated.messages,
+        tokens_after=gated.tokens,
+        protected=protected,
     )
     summary = assembly.summary if assembly is not None else None
     return finish(
@@ -551,6 +482,203 @@ def compress(
             settings,
         )
     )
+
+
+def _hard_summary(
+    plan: Plan,
+    turn: Turn,
+    protection: Protection | None,
+    stripped: Stripped,
+    input_size: InputSize,
+    inputs: SummaryInputs,
+    budget: int,
+) -> Callable[[Sequence[RawMessage], Plan, int], Assembly | None]:
+    """How the last resort summarizes (``assemble_with``): the units of a wider plan
+    (the kept ones too) replaced oldest first, from the ``at_least``-th, where what is
+    kept if at all possible goes only to make room for the shortest summary, which then
+    takes the room left."""
+    counter = inputs.counter
+
+    def assemble_with(messages: Sequence[RawMessage], wide: Plan, at_least: int) -> Assembly | None:
+        counts = counter.counts(messages)
+        total = sum(counts) + REPLY_PRIMING_TOKENS
+        gone = [0]
+        for u in wide.order:
+            gone.append(gone[-1] + sum(counts[wide.units[u].start : wide.units[u].stop]))
+        return assemble(
+            messages,
+            kept_tokens=lambda k: total - gone[k],
+            first=at_least,
+            input_size=input_size,
+            plan=wide,
+            budget=budget,
+            inputs=replace(
+                inputs,
+                cap=MIN_SUMMARY_TOKENS,
+                frozen=_frozen(messages, plan, turn, protection, stripped),
+            ),
+        )
+
+    return assemble_with
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Stage2:
+    """The history after the cheap reductions (stage 2), and what the summary is planned
+    from: ``kept(k)`` is the tokens kept when the first ``k`` units of the plan's order
+    are summarized (``first``: the fewest that may be), ``tokens`` the total (over the
+    budget when the oldest units must be summarized)."""
+
+    tokens: int
+    messages: Sequence[RawMessage]
+    actions: Mapping[int, str]
+    short_of_target: tuple[int, ...]
+    kept: Callable[[int], int]
+    first: int
+
+
+def _reduce(
+    current: list[RawMessage],
+    measured: Measured,
+    plan: Plan,
+    reductions: Sequence[ReductionStep],
+    budget: int,
+    counter: TokenCounter,
+    history: list[RawMessage],
+) -> _Stage2:
+    """Stage 2: when everything was counted, the reductions cheapest first, in order;
+    else the oldest units must be summarized, the kept ones as ``measure`` reduced them."""
+    if measured.first_kept is not None:
+        suffix, fixed = measured.suffix, measured.fixed
+        return _Stage2(
+            tokens=budget + 1,
+            messages=measured.messages,
+            actions=measured.actions,
+            short_of_target=measured.short_of_target,
+            kept=lambda k: fixed + suffix[k],
+            first=measured.first_kept,
+        )
+    # a message the walk left uncounted (its reduced copy was counted instead) is
+    # counted now: the reductions start from what the history really costs
+    counts = [
+        n if n is not None else counter.message(message)
+        for n, message in zip(measured.counts, current, strict=True)
+    ]
+    reduced = run_reductions(
+        current,
+        counts,
+        plan=plan,
+        rungs=ladder(plan, reductions),
+        budget=budget,
+        counter=counter,
+        original=history,
+    )
+    prefix = [0]
+    for u in plan.order:
+        prefix.append(prefix[-1] + sum(reduced.counts[plan.units[u].start : plan.units[u].stop]))
+    total = reduced.tokens
+    return _Stage2(
+        tokens=total,
+        messages=reduced.messages,
+        actions=reduced.actions,
+        short_of_target=reduced.short_of_target,
+        kept=lambda k: total - prefix[k],
+        first=1,
+    )
+
+
+def _check_options(
+    given: Sequence[Any],
+    *,
+    budget: object,
+    tail_tokens: object,
+    summary_tokens: object,
+    protection: Protection | None,
+    bound_thinking: object,
+    tools: object,
+) -> None:
+    """Refuse, with a clear :class:`InputError`, what ``compress`` cannot work with."""
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
+        raise InputError(f"budget must be a positive number of tokens, not {budget!r}")
+    check_history(given, depth=False)  # repair checks the depth of what it works on
+    for name, value in (("tail_tokens", tail_tokens), ("summary_tokens", summary_tokens)):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 0
+        ):
+            raise InputError(f"{name} must be a number of tokens ≥ 0, not {value!r}")
+    if summary_tokens == 0:  # not "no cap": a summary of no tokens cannot be written
+        raise InputError(
+            "summary_tokens=0 leaves a summary no room; give it at least 1 token, or leave "
+            "it out to let the summary take the room the kept part leaves"
+        )
+    check_protection(protection)
+    if bound_thinking not in BOUND_THINKING:
+        raise InputError(
+            f"bound_thinking must be one of {', '.join(BOUND_THINKING)}, not {bound_thinking!r}"
+        )
+    if tools is not None and (
+        isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Sequence)
+    ):
+        raise InputError(f"tools must be a list of tool definitions, not {type(tools).__name__}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Known:
+    """What every report of one call says, whatever the call then does: the budget and
+    its room, how it counts, the provider chosen and why, the repairs, whether it resumed
+    a session, the caller's history, and the compaction block's superseded turns."""
+
+    budget: int
+    room: Room
+    encoding: str
+    provider: str
+    provider_reason: str
+    media: MediaBilling
+    repairs: tuple[Change, ...]
+    incremental: bool
+    given: Sequence[RawMessage]
+    superseded: Superseded | None = None
+
+    def report(
+        self,
+        *,
+        fits: bool,
+        units: tuple[UnitOutcome, ...],
+        thinking: Binding | None,
+        output: Sequence[RawMessage],
+        tokens_after: int | None,
+        protected: Sequence[RawMessage] | int | Callable[[], int],
+        assembly: Assembly | None = None,
+        replay_removed: tuple[ThinkingRemoval, ...] = (),
+        short_of_target: tuple[int, ...] = (),
+        cuts: tuple[OutputCut, ...] = (),
+    ) -> CompressionReport:
+        """The report of an outcome: these facts, and what the call did."""
+        return CompressionReport(
+            budget=self.budget,
+            room=self.room,
+            encoding=self.encoding,
+            provider=self.provider,
+            provider_reason=self.provider_reason,
+            media=self.media,
+            repairs=self.repairs,
+            incremental=self.incremental,
+            superseded=self.superseded,
+            fits=fits,
+            units=units,
+            thinking=thinking,
+            summarizer=assembly.summarizer if assembly is not None else None,
+            summarizer_fell_back=assembly.fell_back if assembly is not None else False,
+            fallback_reason=assembly.fallback_reason if assembly is not None else None,
+            left_out=assembly.left_out if assembly is not None else (),
+            replay_removed=replay_removed,
+            short_of_target=short_of_target,
+            cuts=cuts,
+            _input=self.given,
+            _output=output,
+            _tokens_after=tokens_after,
+            _protected=protected,
+        )
 
 
 def _room(

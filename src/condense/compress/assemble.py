@@ -15,11 +15,13 @@ the user's cap.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from condense.compress.gate import InputSize
 from condense.compress.plan import Plan, reducible_runs
+from condense.message import join_content
 from condense.providers import Profile
 from condense.reduce.images import without_images
 from condense.reduce.summary import (
@@ -431,10 +433,11 @@ def _joined(
     if not joinable:
         return None
     # the filler repair opened or bridged with says nothing once real text follows
-    text = "\n\n".join(
-        t for t in texts if isinstance(t, str) and t and t not in _FILLERS
-    ) or "\n\n".join(t for t in texts if isinstance(t, str) and t)
-    joined = {**second, "content": text or None}
+    said = [t for t in texts if t not in _FILLERS]
+    content = functools.reduce(join_content, said, None) or functools.reduce(
+        join_content, texts, None
+    )
+    joined = {**second, "content": content or None}
     return [*before[:-1], joined, *after[1:]]
 
 

@@ -1,9 +1,10 @@
-"""Stage 5, incremental reuse: a session that grew since the last call is compressed for
-its growth only.
+"""Stage 0, incremental reuse: a session that grew since the last call is compressed for
+its growth only (before anything is repaired or planned).
 
 ``compress(previous=state)`` works on the previous output plus what was appended since,
 when the new history extends the previous call's input (or output) message by message
-(the same objects) and the budget, profile and encoding are unchanged.
+(the same objects or equal values, ``condense.message.extends``) and the budget,
+profile and encoding are unchanged.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from condense.message import resumed
 from condense.providers import Profile
 
 if TYPE_CHECKING:
@@ -33,10 +35,7 @@ def resume_from(
     ):
         return messages, False
     for known in (previous.source, previous.output):
-        if len(messages) >= len(known) and all(map(_same, messages, known)):
-            return [*previous.output, *messages[len(known) :]], True
+        history = resumed(messages, known, previous.output)
+        if history is not None:
+            return history, True
     return messages, False
-
-
-def _same(a: object, b: object) -> bool:
-    return a is b

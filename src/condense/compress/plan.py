@@ -50,10 +50,11 @@ from enum import StrEnum
 from typing import Any
 
 from condense.exceptions import InputError
+from condense.message import carries_replay
 from condense.reduce.summary import holds_summary, written_by_condense
 from condense.turns import carries_compaction, opens_turn
 from condense.types import RawMessage
-from condense.units import Unit, UnitKind, carries_replay
+from condense.units import Unit, UnitKind
 
 UnitTokens = Callable[[Unit], int]
 """The exact tokens of one unit (callers cache: the planner may ask twice)."""

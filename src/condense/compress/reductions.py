@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from condense.compress.plan import Plan, shrinkable_calls, tool_results
+from condense.message import carries_replay
 from condense.reduce.base import Cost, Reduction
 from condense.reduce.cut import GENTLE_CHARS, SHORT_CHARS, cut_tool_outputs
 from condense.reduce.dedupe import dedupe_tool_outputs
@@ -48,7 +49,7 @@ from condense.reduce.shrink import (
 from condense.tokens import TokenCounter
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.types import RawMessage
-from condense.units import Unit, carries_replay
+from condense.units import Unit
 
 
 class Strategy(Protocol):

@@ -3,7 +3,8 @@
 A training budget is in the trained model's tokens, so ``--tokenizer`` takes any of:
 
 - ``o200k_base`` / ``cl100k_base`` — the BPE vocabularies condense ships (no download);
-- an OpenAI model name (``gpt-4o``, ``gpt-4``…) — its encoding;
+- an OpenAI model name (``gpt-4o``, ``gpt-4``, ``azure/gpt-35-turbo``…) — its encoding, as
+  condense's one table of model names (``condense.tokens.families``) gives it;
 - a path to a HuggingFace ``tokenizer.json`` — read with the ``tokenizers`` package
   (``pip install 'condense[hf]'``);
 - a local model directory holding a ``tokenizer.json``.
@@ -25,7 +26,7 @@ from typing import Any, Protocol
 
 from condense.exceptions import InputError
 from condense.tokens import DEFAULT_ENCODING, ENCODINGS, get_encoding
-from condense.tokens.encodings import MODEL_FAMILIES, encoding_for_model
+from condense.tokens.families import family_for_model
 
 INSTALL_HINT = "pip install 'condense[hf]'"
 
@@ -74,8 +75,9 @@ def resolve_tokenizer(value: str | None) -> TokenizerSpec:
         return TokenizerSpec(kind="hf", name=str(candidate.resolve()))
     if path.is_file():
         return TokenizerSpec(kind="hf", name=str(path.resolve()))
-    if _is_openai_model(text):
-        return TokenizerSpec(kind="tiktoken", name=encoding_for_model(text))
+    family = family_for_model(text)
+    if family is not None and family.tokenizer.exact:  # an OpenAI model: its own encoding
+        return TokenizerSpec(kind="tiktoken", name=family.encoding)
     raise InputError(
         f"--tokenizer {text}: not an encoding ({', '.join(ENCODINGS)}), an OpenAI model name, "
         "nor an existing tokenizer.json or model directory; condense never downloads a "
@@ -95,11 +97,6 @@ def _load(kind: str, name: str) -> Tokenizer:
     if kind == "hf":
         return HFTokenizer(name)
     raise InputError(f"unknown tokenizer kind {kind!r}; expected tiktoken or hf")
-
-
-def _is_openai_model(name: str) -> bool:
-    bare = name.strip().lower().rsplit("/", 1)[-1].removeprefix("ft:")
-    return any(bare == family or bare.startswith(family + "-") for family, _ in MODEL_FAMILIES)
 
 
 class TiktokenTokenizer:

@@ -34,6 +34,7 @@ from condense.exceptions import FormatError
 from condense.formats import Conversation, detect_format
 from condense.formats.openai import list_key
 from condense.formats.sharegpt import turns_of
+from condense.message import content_text
 from condense.types import RawMessage
 from condense.units import Unit, UnitKind, segment
 
@@ -193,17 +194,7 @@ def turn_text(trajectory: Trajectory, turn: dict[str, Any]) -> str:
 def message_text(message: dict[str, Any]) -> str:
     """What an OpenAI message puts in front of the model: its text, then each call's
     name and arguments."""
-    content = message.get("content")
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        text = "\n".join(
-            part["text"]
-            for part in content
-            if isinstance(part, dict) and isinstance(part.get("text"), str)
-        )
-    else:
-        text = ""
+    text = content_text(message.get("content"))
     calls = message.get("tool_calls")
     if not isinstance(calls, list) or not calls:
         return text

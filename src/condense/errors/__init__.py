@@ -6,14 +6,23 @@
 drop replay state bound to another conversation, back off, or fail). ``recover(call,
 messages)`` (and ``arecover``) applies it around any model call; ``guard(client)`` applies
 it to every call of an ``openai`` or ``anthropic`` client that sends a history (Chat
-Completions, Responses, Messages; raw, streamed and helper forms). :class:`RetryPolicy`
-(from :mod:`condense.retry`) sets their back-off waits.
+Completions, Responses, Messages; raw, streamed and helper forms); ``next_attempt(error,
+messages)`` is one step of the same ladder, for callers that send requests themselves.
+:class:`RetryPolicy` (from :mod:`condense.retry`) sets their back-off waits.
 """
 
 from condense.errors.classify import classify
 from condense.errors.diagnosis import Action, Category, Diagnosis
 from condense.errors.guard import GuardedClient, guard
-from condense.errors.recover import Attempt, RecoveryResult, arecover, fingerprint, recover
+from condense.errors.recover import (
+    Attempt,
+    NextAttempt,
+    RecoveryResult,
+    arecover,
+    fingerprint,
+    next_attempt,
+    recover,
+)
 from condense.exceptions import RecoveryError, RefusedResponse
 from condense.retry import RetryPolicy
 
@@ -23,6 +32,7 @@ __all__ = [
     "Category",
     "Diagnosis",
     "GuardedClient",
+    "NextAttempt",
     "RecoveryError",
     "RecoveryResult",
     "RefusedResponse",
@@ -31,5 +41,6 @@ __all__ = [
     "classify",
     "fingerprint",
     "guard",
+    "next_attempt",
     "recover",
 ]

@@ -59,6 +59,7 @@ from condense.errors._proxies import Node, Opened, walk
 from condense.errors.recover import RecoveryResult, arecover, recover
 from condense.exceptions import InputError, RecoveryError
 from condense.exceptions import RefusedResponse as RefusedResponse  # its home before exceptions.py
+from condense.message import resumed
 from condense.providers import DEFAULT_PROVIDER, Profile, check_provider
 from condense.retry import RetryPolicy
 from condense.summarizers import Summarizer
@@ -304,13 +305,11 @@ class GuardedClient(Generic[C]):
         with self._lock:
             remembered = list(self._healed)
         for healed in reversed(remembered):
-            size = len(healed.source)
-            if (
-                healed.endpoint == endpoint.name
-                and len(history) >= size
-                and all(map(_same, history, healed.source))
-            ):
-                return [*healed.sent, *history[size:]], healed.setting
+            if healed.endpoint != endpoint.name:
+                continue
+            resumed_history = resumed(history, healed.source, healed.sent)
+            if resumed_history is not None:
+                return resumed_history, healed.setting
         return history, None
 
 
@@ -396,10 +395,6 @@ def _is_async(create: object) -> bool:
 
 def _is(a: object, b: object) -> bool:
     return a is b
-
-
-def _same(a: object, b: object) -> bool:
-    return a is b or a == b
 
 
 def _name(provider: str | Profile) -> str:

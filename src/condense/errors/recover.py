@@ -29,6 +29,10 @@ leads back to a refused fingerprint counts as no change, so the next step of the
 tried instead. When a ``budget`` is given, any history recover rewrites is also made to
 fit it. Attempts are bounded by ``max_attempts``; the last failure raises
 :class:`RecoveryError`, which carries every diagnosis and the last history sent.
+
+One step of that ladder is public: :func:`next_attempt` says, for a refusal and the
+history it refused, what to send next (or ``None``) — for callers that send requests
+themselves, such as ``condense proxy``, which retries once with it.
 """
 
 from __future__ import annotations
@@ -38,8 +42,8 @@ import inspect
 import json
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from condense.compress import CompressionReport, compress
@@ -122,6 +126,103 @@ class RecoveryResult(Generic[T]):
         return "\n".join(_describe(attempt) for attempt in self.attempts)
 
 
+@dataclass(frozen=True, kw_only=True)
+class NextAttempt:
+    """The request to send after a refusal (:func:`next_attempt`).
+
+    ``messages`` is the history to send (unchanged messages are the same objects),
+    ``action`` the rung of the ladder that made it and ``detail`` how, in words;
+    ``max_tokens`` and ``prefix_mismatch_behavior`` are settings to send with it
+    (``None``: as before). ``repairs`` lists every change to the history, replay state
+    left out included; ``compression`` is the report of a compression.
+    ``fingerprint`` identifies the payload (:func:`fingerprint`): pass it back in
+    ``refused`` if the provider refuses this one too.
+    """
+
+    messages: list[Any]
+    diagnosis: Diagnosis
+    action: Action
+    detail: str
+    fingerprint: str
+    max_tokens: int | None = None
+    prefix_mismatch_behavior: str | None = None
+    repairs: tuple[Change, ...] = ()
+    compression: CompressionReport | None = None
+
+
+def next_attempt(
+    refusal: object,
+    messages: Sequence[Any],
+    *,
+    provider: str | Profile = DEFAULT_PROVIDER,
+    model: str | None = None,
+    encoding: str | None = None,
+    summarizer: str | Summarizer = "extractive",
+    budget: int | None = None,
+    max_tokens: int | None = None,
+    context_window: int | None = None,
+    margin: float = 0.1,
+    thinking: Mapping[str, Any] | None = None,
+    lower_max_tokens: bool = False,
+    drop_block: bool = False,
+    refused: Collection[str] = (),
+) -> NextAttempt | None:
+    """What to send after ``refusal`` refused ``messages``: one step of :func:`recover`'s
+    ladder (see the module doc), without calling anything.
+
+    ``refusal`` is what the call raised or answered (anything :func:`classify` reads) or
+    its :class:`Diagnosis`. The options are :func:`recover`'s; ``lower_max_tokens`` says
+    whether the caller can send a lower ``max_tokens`` and ``drop_block`` whether it can
+    send Anthropic's ``prefix_mismatch_behavior`` setting. The result is the first change
+    whose payload is neither the refused one nor one of ``refused`` (fingerprints of
+    earlier refused payloads). ``None`` when no change condense can make heals the
+    refusal: the diagnosis says to back off (send the same again, later) or to fail, or
+    every change leads back to a refused payload.
+    """
+    run = _Run(
+        messages,
+        _Settings.make(
+            messages,
+            budget=budget,
+            provider=provider,
+            max_attempts=2,
+            model=model,
+            encoding=encoding,
+            summarizer=summarizer,
+            max_tokens=max_tokens,
+            context_window=context_window,
+            margin=margin,
+            thinking=thinking,
+            backoff=None,
+            rng=None,
+        ),
+        takes_max_tokens=lower_max_tokens,
+        takes_drop_block=drop_block,
+    )
+    if isinstance(refusal, Diagnosis):
+        diagnosis = refusal
+    else:
+        diagnosis = classify(refusal, messages=run.messages, context_window=context_window)
+    if diagnosis.action in (Action.FAIL, Action.BACKOFF):
+        return None
+    run.refused.update(refused)
+    run.refused.add(run.fingerprint())
+    candidate, _ = run.next_change(diagnosis)
+    if candidate is None:
+        return None
+    return NextAttempt(
+        messages=candidate.messages,
+        diagnosis=diagnosis,
+        action=candidate.action,
+        detail=candidate.detail,
+        fingerprint=candidate.fingerprint,
+        max_tokens=candidate.max_tokens,
+        prefix_mismatch_behavior=candidate.prefix_mismatch_behavior,
+        repairs=candidate.repairs,
+        compression=candidate.compression,
+    )
+
+
 def recover(
     call: Callable[..., T],
     messages: Sequence[Any],
@@ -154,7 +255,6 @@ def recover(
     are injectable for tests. Raises :class:`RecoveryError` when it gives up.
     """
     run = _Run(
-        call,
         messages,
         _Settings.make(
             messages,
@@ -171,6 +271,8 @@ def recover(
             backoff=backoff,
             rng=rng,
         ),
+        takes_max_tokens=_takes_keyword(call, "max_tokens"),
+        takes_drop_block=_takes_keyword(call, "prefix_mismatch_behavior", declared=True),
     )
     while True:
         try:
@@ -208,7 +310,6 @@ async def arecover(
 
         sleep = asyncio.sleep
     run = _Run(
-        call,
         messages,
         _Settings.make(
             messages,
@@ -225,6 +326,8 @@ async def arecover(
             backoff=backoff,
             rng=rng,
         ),
+        takes_max_tokens=_takes_keyword(call, "max_tokens"),
+        takes_drop_block=_takes_keyword(call, "prefix_mismatch_behavior", declared=True),
     )
     while True:
         try:
@@ -308,6 +411,8 @@ class _Candidate:
     repairs: tuple[Change, ...] = ()
     compression: CompressionReport | None = None
     prefix_mismatch_behavior: str | None = None
+    fingerprint: str = ""
+    """Of the payload it makes, once :meth:`_Run.next_change` chose it."""
 
     @property
     def alters_history(self) -> bool:
@@ -316,10 +421,17 @@ class _Candidate:
 
 
 class _Run:
-    def __init__(self, call: Callable[..., object], messages: Sequence[Any], s: _Settings) -> None:
+    def __init__(
+        self,
+        messages: Sequence[Any],
+        s: _Settings,
+        *,
+        takes_max_tokens: bool,
+        takes_drop_block: bool,
+    ) -> None:
         self.s = s
-        self.takes_max_tokens = _takes_keyword(call, "max_tokens")
-        self.takes_drop_block = _takes_keyword(call, "prefix_mismatch_behavior", declared=True)
+        self.takes_max_tokens = takes_max_tokens
+        self.takes_drop_block = takes_drop_block
         self.messages: Sequence[Any] = messages
         self.max_tokens: int | None = None
         self.prefix_mismatch: str | None = None
@@ -381,6 +493,25 @@ class _Run:
         if diagnosis.action is Action.BACKOFF:
             return self._back_off(error, diagnosis)
         self.refused.add(self.fingerprint())
+        candidate, offered = self.next_change(diagnosis)
+        if candidate is None:
+            if not offered:
+                raise self._give_up(error, diagnosis, "no change condense can make heals this")
+            reason = "every change condense can make was already refused"
+            raise self._give_up(error, diagnosis, reason)
+        self._record(diagnosis, candidate.action, candidate.detail)
+        self.messages, self.max_tokens = candidate.messages, candidate.max_tokens
+        self.prefix_mismatch = candidate.prefix_mismatch_behavior
+        self._fingerprint = candidate.fingerprint
+        self.changed = self.changed or candidate.alters_history
+        self.repairs.extend(candidate.repairs)
+        if candidate.compression is not None:
+            self.compressions.append(candidate.compression)
+        return 0.0
+
+    def next_change(self, diagnosis: Diagnosis) -> tuple[_Candidate | None, bool]:
+        """The first change of the ladder whose payload was not refused (with its
+        settings and fingerprint filled in), and whether the ladder offered any."""
         offered = False
         for candidate in self._candidates(diagnosis):
             offered = True
@@ -388,20 +519,11 @@ class _Run:
             digest = fingerprint(
                 candidate.messages, candidate.max_tokens, prefix_mismatch_behavior=setting
             )
-            if digest in self.refused:
-                continue
-            self._record(diagnosis, candidate.action, candidate.detail)
-            self.messages, self.max_tokens = candidate.messages, candidate.max_tokens
-            self.prefix_mismatch = setting
-            self._fingerprint = digest
-            self.changed = self.changed or candidate.alters_history
-            self.repairs.extend(candidate.repairs)
-            if candidate.compression is not None:
-                self.compressions.append(candidate.compression)
-            return 0.0
-        if not offered:
-            raise self._give_up(error, diagnosis, "no change condense can make heals this")
-        raise self._give_up(error, diagnosis, "every change condense can make was already refused")
+            if digest not in self.refused:
+                return replace(
+                    candidate, prefix_mismatch_behavior=setting, fingerprint=digest
+                ), True
+        return None, offered
 
     # -- steps -------------------------------------------------------------------------
 

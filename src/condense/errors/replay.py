@@ -41,12 +41,11 @@ from typing import Any, Literal
 
 from condense.formats.conversation import layout_locator
 from condense.formats.locate import top
+from condense.message import ITEM_ID, RESPONSES_ITEMS, THINKING_BLOCKS, is_empty_content
 from condense.providers.anthropic import DROP_BLOCK_BETA
-from condense.providers.base import ITEM_ID, RESPONSES_ITEMS, THINKING_BLOCKS
 from condense.reduce.thinking import EMPTY_TURN
 from condense.repair.ledger import Change
 from condense.turns import current_turn, turn_start
-from condense.validate.messages import is_empty_content
 
 DROP_BLOCK = "drop_block"
 """The value of ``thinking.block_binding.prefix_mismatch_behavior`` that makes the API

@@ -83,11 +83,10 @@ from condense.formats._common import (
     tool_call_parts,
 )
 from condense.formats.locate import THINKING_KEY, Path, Place
-from condense.providers.anthropic import TEXT_BLOCK_KEYS
+from condense.providers.anthropic import TEXT_BLOCK_KEYS, THINKING_TYPES
 from condense.types import RawMessage
 
 ROOT = "messages"
-_THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 _SYSTEM_ROLES = ("system", "developer")
 _DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
 
@@ -167,7 +166,7 @@ def _assistant_message(turn: dict[str, Any], base: Path) -> tuple[RawMessage, Pl
         if kind == "tool_use":
             calls.append(_tool_call(block))
             spots["calls"].append((*base, "content", position))
-        elif kind in _THINKING_TYPES:
+        elif kind in THINKING_TYPES:
             thinking.append(block)
             spots["replay"].append((*base, "content", position))
         else:
@@ -283,7 +282,6 @@ def block_to_part(block: Any) -> Any:
 
 # --- writing ----------------------------------------------------------------------------
 
-TURN_KEYS = ("role", "content")
 TOOL_USE_KEYS = ("type", "id", "name", "input", "cache_control")
 TOOL_RESULT_KEYS = ("type", "tool_use_id", "content", "is_error", "cache_control")
 IMAGE_KEYS = ("type", "source", "cache_control")

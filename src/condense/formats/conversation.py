@@ -4,13 +4,15 @@
 reach ``dump`` as the same objects, in the same grouping and order, are emitted verbatim;
 only new or changed messages are serialized afresh. So ``load(x).dump() == x`` exactly,
 and after compression the unchanged head of a history stays byte-identical (provider
-prompt caches keep hitting).
+prompt caches keep hitting). ``Conversation.rewritten`` carries that across requests: a
+changed history, written in the original's shape, reusing the native turns of an earlier
+request of the same conversation as well (what the proxy sends turn after turn).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from condense._input import MAX_DEPTH, too_deep
@@ -81,7 +83,7 @@ class Conversation:
     line: int | None = None
     _record: Any = field(default=None, repr=False, compare=False)
     _groups: tuple[Group, ...] = field(default=(), repr=False, compare=False)
-    _places: tuple[Place, ...] = field(default=(), repr=False, compare=False)
+    _places: tuple[Place | None, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_format(self.format)
@@ -135,9 +137,40 @@ class Conversation:
         if len(read) != len(self.messages) or any(
             a is not b for a, b in zip(read, self.messages, strict=False)
         ):
-            found = {id(message): place for message, place in zip(read, places, strict=True)}
+            found = self._place_of()
             places = tuple(found.get(id(message)) for message in self.messages)
         return Locator(self.format, name, places, self._record)
+
+    def rewritten(
+        self, messages: Sequence[RawMessage], *, earlier: Iterable[Conversation] = ()
+    ) -> Conversation:
+        """This conversation with ``messages`` as its history, to be written in its shape.
+
+        The record (its other fields) and format stay; the native turns it knows are this
+        conversation's and ``earlier`` ones' (say, what a previous request of the same
+        conversation sent, itself a rewritten Conversation) whose messages ``messages``
+        still holds as the same objects: :meth:`dump` writes those turns verbatim and
+        only the rest afresh, so a head sent before goes out byte-identical. Turns
+        ``messages`` no longer holds are forgotten: keeping the result keeps no more
+        native turns than it sends. Nothing is copied or mutated.
+        """
+        sent = {id(message) for message in messages}
+        known = (*(group for other in earlier for group in other._groups), *self._groups)
+        groups = tuple(g for g in known if g.messages and id(g.messages[0]) in sent)
+        places = self._place_of()
+        return replace(
+            self,
+            messages=list(messages),
+            _groups=groups,
+            _places=tuple(places.get(id(m)) for group in groups for m in group.messages),
+        )
+
+    def _place_of(self) -> dict[int, Place | None]:
+        """The place in the record of each message read from it, by identity."""
+        read = [message for group in self._groups for message in group.messages]
+        if len(read) != len(self._places):
+            return {}
+        return {id(message): place for message, place in zip(read, self._places, strict=True)}
 
     def dump(self, messages: Sequence[RawMessage] | None = None) -> Any:
         """The native form of ``messages`` (default: this conversation's own).

@@ -71,7 +71,7 @@ from condense.formats._common import (
     tool_call_parts,
 )
 from condense.formats.locate import THINKING_KEY, Path, Place
-from condense.providers.base import EXTRA_CONTENT
+from condense.message import EXTRA_CONTENT
 from condense.types import RawMessage
 
 ROOT = "contents"

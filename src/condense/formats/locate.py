@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from condense.providers.base import ITEM_ID, RESPONSES_ITEMS, THINKING_BLOCKS
+from condense.message import ITEM_ID, RESPONSES_ITEMS, THINKING_BLOCKS
 
 Path = tuple[str | int, ...]
 

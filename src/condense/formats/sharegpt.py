@@ -58,6 +58,7 @@ from condense.formats._common import (
     tool_call_parts,
 )
 from condense.formats.locate import Place
+from condense.message import content_text
 from condense.types import RawMessage
 
 ROOT = "conversations"
@@ -344,12 +345,7 @@ def _json_or_text(text: str) -> Any:
 
 
 def _text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            part["text"]
-            for part in content
-            if isinstance(part, dict) and isinstance(part.get("text"), str)
-        )
-    return "" if content is None else dump_json(content)
+    """A ShareGPT value for ``content``: its text; another JSON value as JSON."""
+    if content is None or isinstance(content, str | list):
+        return content_text(content)
+    return dump_json(content)

@@ -25,9 +25,8 @@ from condense.formats._common import Group, plan
 from condense.providers import AUTO
 from condense.providers.detect import choose_provider
 from condense.repair import Change, repair
-from condense.server.routing import model_family
-from condense.server.windows import builtin_window
-from condense.tokens import count_text, encoding_for_model
+from condense.tokens import context_window, count_text, encoding_for_model
+from condense.tokens.families import bare_model
 from condense.types import RawMessage
 
 __all__ = ["Fitted", "Group", "LearnedWindows", "fit", "rebuild", "room", "sent_tokens"]
@@ -52,7 +51,7 @@ def room(budget: int | None, *, model: str | None, output: int = 0, extra: int =
     """The tokens the history may take: ``budget`` (or the model's window) less the
     ``output`` asked for and the ``extra`` sent besides the history; ``None`` when
     neither a budget nor the window is known."""
-    window = budget if budget is not None else builtin_window(model)
+    window = budget if budget is not None else context_window(model)
     if window is None:
         return None
     if output >= window:  # a request asking for the whole window: do not count it
@@ -83,7 +82,7 @@ def fit(
     ``model`` choose; routing prefixes such as LiteLLM's ``anthropic/`` are ignored) and,
     when over :func:`room`, compressed to it. Never mutates the input; unchanged messages
     come back as the same objects."""
-    model = model_family(model) or None
+    model = bare_model(model) or None
     choice = choose_provider(provider, messages=messages, format=format, model=model)
     space = room(budget, model=model, output=output, extra=extra)
     if space is None:
@@ -136,7 +135,7 @@ class LearnedWindows:
         self.known: dict[str, int] = {}
 
     def get(self, model: str | None) -> int | None:
-        return self.known.get(model_family(model))
+        return self.known.get(bare_model(model))
 
     def learn(self, error: BaseException, model: str | None) -> bool:
         """True when ``error`` is an overflow that states a window smaller than any known
@@ -147,7 +146,7 @@ class LearnedWindows:
         window = diagnosis.allowed_tokens
         if diagnosis.category is not Category.CONTEXT_OVERFLOW or not window or window <= 0:
             return False
-        key = model_family(model)
+        key = bare_model(model)
         if key in self.known and self.known[key] <= window:
             return False
         self.known[key] = window

@@ -46,6 +46,7 @@ from typing import Any
 
 from condense.exceptions import InputError
 from condense.integrations._fit import Group, LearnedWindows, fit, rebuild, sent_tokens
+from condense.message import content_text
 from condense.providers import AUTO
 from condense.types import RawMessage
 
@@ -331,10 +332,6 @@ def _call_part(call: dict[str, Any]) -> ToolCallPart:
 
 
 def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            str(p.get("text", "")) for p in content if isinstance(p, dict) and "text" in p
-        )
-    return "" if content is None else str(content)
+    if content is None or isinstance(content, str | list):
+        return content_text(content)
+    return str(content)

@@ -23,9 +23,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from condense.message import THINKING_BLOCKS
 from condense.providers.base import (
     ANTHROPIC_ID,
-    THINKING_BLOCKS,
     TOOL_CALL_KEYS,
     BlockRules,
     Profile,
@@ -108,21 +108,30 @@ ERRORS = {
 }
 
 
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+
+
 def error_body(status: int, message: str, code: str | None, param: str | None) -> dict[str, Any]:
-    """Anthropic's error body: ``{"type": "error", "error": {"type", "message"}}``."""
-    kinds = {
-        400: "invalid_request_error",
-        401: "authentication_error",
-        403: "permission_error",
-        404: "not_found_error",
-        413: "request_too_large",
-        429: "rate_limit_error",
-        529: "overloaded_error",
-    }
+    """Anthropic's error body, ``{"type": "error", "error": {"type", "message"},
+    "request_id"}``, typed by status as the API's error reference lists them
+    (platform.claude.com/docs/en/api/errors): ``invalid_request_error`` also "for other
+    4XX status codes not listed", ``api_error`` for other 5xx."""
+    kind = _ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
     return {
         "type": "error",
-        "error": {"type": kinds.get(status, "api_error"), "message": message},
-        "request_id": "req_condense_strict",
+        "error": {"type": kind, "message": message},
+        "request_id": "req_condense",
     }
 
 
@@ -191,7 +200,6 @@ PROVIDER = Provider(
         "billing": BILLING_WORDINGS,
         "replay_identity": REPLAY_IDENTITY_WORDINGS,
     },
-    models=("claude-", "claude_"),
     hosts=("api.anthropic.com", "bedrock-runtime", "aiplatform.googleapis.com/anthropic"),
     media="anthropic",
 )

@@ -6,7 +6,9 @@ A :class:`Provider` bundles three things that used to live in three packages:
   which replay state (reasoning the provider makes the client send back) it needs;
 - its :class:`Refusals`: how it refuses a request (HTTP status, error-body shape, the
   texts it answers with), read by the strict fake provider;
-- how to recognise it: model-name prefixes and API hosts, read by ``provider="auto"``.
+- how to recognise it: its API hosts, read by ``provider="auto"`` (model names are read
+  in the one table of model families, ``condense.tokens.families``, whose rows name
+  their provider).
 
 Every provider module (``providers/anthropic.py`` …) builds one or more of these; the
 registry in ``providers/__init__.py`` collects them.
@@ -18,6 +20,14 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+# The canonical message's keys live in condense.message; these names stay importable here.
+from condense.message import EXTRA_CONTENT as EXTRA_CONTENT
+from condense.message import ITEM_ID as ITEM_ID
+from condense.message import REASONING_CONTENT as REASONING_CONTENT
+from condense.message import REPLAY_KEYS as REPLAY_KEYS
+from condense.message import RESPONSES_ITEMS as RESPONSES_ITEMS
+from condense.message import THINKING_BLOCKS as THINKING_BLOCKS
 
 ANTHROPIC_ID = re.compile(r"^[A-Za-z0-9_-]+$")
 """Tool-call ids Anthropic and Gemini accept (and the structural ``strict`` profile)."""
@@ -34,20 +44,6 @@ OPENAI_KEYS: Mapping[str, frozenset[str]] = {
 }
 TOOL_CALL_KEYS = frozenset({"id", "type", "function"})
 FUNCTION_KEYS = frozenset({"name", "arguments"})
-
-# Where replay state lives in the canonical (OpenAI chat) form.
-REASONING_CONTENT = "reasoning_content"
-"""DeepSeek / Kimi / vLLM reasoning text on an assistant message."""
-THINKING_BLOCKS = "thinking_blocks"
-"""Anthropic ``thinking`` / ``redacted_thinking`` blocks of an assistant turn, verbatim."""
-RESPONSES_ITEMS = "responses_items"
-"""Responses items (``reasoning`` …) that came right before an assistant message."""
-ITEM_ID = "item_id"
-"""A Responses item's own ``id`` (``msg_…``, ``fc_…``), carried by the adapter."""
-EXTRA_CONTENT = "extra_content"
-"""Gemini's OpenAI-compatible endpoint: ``extra_content.google.thought_signature``."""
-REPLAY_KEYS = frozenset({REASONING_CONTENT, THINKING_BLOCKS, RESPONSES_ITEMS})
-"""Assistant-message keys that hold replay state: never edited, split off or merged."""
 
 MediaBilling = Literal["openai", "anthropic", "gemini"]
 
@@ -172,8 +168,6 @@ class Provider:
 
     profile: Profile
     refusals: Refusals
-    models: tuple[str, ...] = ()
-    """Lower-case model-name prefixes that mean this provider (``claude-``)."""
     hosts: tuple[str, ...] = ()
     """API host names (or suffixes) that mean this provider."""
     media: MediaBilling = "openai"
@@ -188,55 +182,3 @@ class Provider:
     @property
     def name(self) -> str:
         return self.profile.name
-
-
-def openai_error_body(
-    status: int, message: str, code: str | None, param: str | None
-) -> dict[str, Any]:
-    """OpenAI's error body, shared by every OpenAI-compatible server."""
-    kinds = {400: "invalid_request_error", 401: "invalid_request_error", 429: "requests"}
-    kind = kinds.get(status, "server_error" if status >= 500 else "invalid_request_error")
-    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
-
-
-OPENAI_OVERFLOW = (
-    "This model's maximum context length is {window} tokens. However, your messages "
-    "resulted in {prompt} tokens. Please reduce the length of the messages."
-)
-OPENAI_OUTPUT_LIMIT = (
-    "This model's maximum context length is {window} tokens. However, you requested "
-    "{total} tokens ({prompt} in the messages, {output} in the completion). Please reduce "
-    "the length of the messages or completion."
-)
-OPENAI_TRANSIENT: Mapping[int, str] = {
-    429: "Rate limit reached for requests. Please try again later.",
-    500: "The server had an error while processing your request. Sorry about that!",
-    503: "The engine is currently overloaded, please try again later.",
-}
-OPENAI_PAIRING_ERRORS: Mapping[str, str] = {
-    "orphan_tool_result": "Invalid parameter: messages with role 'tool' must be a response "
-    "to a preceeding message with 'tool_calls'.",
-    "tool_result_misplaced": "Invalid parameter: messages with role 'tool' must be a response "
-    "to a preceeding message with 'tool_calls'.",
-    "unanswered_tool_call": "An assistant message with 'tool_calls' must be followed by tool "
-    "messages responding to each 'tool_call_id'. The following tool_call_ids did not have "
-    "response messages: {id}",
-    "missing_tool_call_id": "Missing parameter 'tool_call_id': messages with role 'tool' must "
-    "have a 'tool_call_id'.",
-    "unknown_key": "Additional properties are not allowed ('{key}' was unexpected) - "
-    "'messages.{index}'",
-    "private_key": "Additional properties are not allowed ('{key}' was unexpected) - "
-    "'messages.{index}'",
-    "arguments_invalid_json": "messages.{index}.tool_calls.{call}.function.arguments: "
-    "arguments must be a valid JSON object string",
-    "arguments_not_object": "messages.{index}.tool_calls.{call}.function.arguments: "
-    "arguments must be a valid JSON object string",
-    "arguments_not_string": "Input should be a valid string",
-}
-OPENAI_REFUSALS = Refusals(
-    body=openai_error_body,
-    overflow=OPENAI_OVERFLOW,
-    output_limit=OPENAI_OUTPUT_LIMIT,
-    overflow_code="context_length_exceeded",
-    transient=OPENAI_TRANSIENT,
-)

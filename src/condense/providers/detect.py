@@ -5,8 +5,11 @@ In order, the first signal wins:
 1. a provider named by the caller;
 2. the wire format: an Anthropic Messages file goes back to Anthropic, a Responses file to
    the Responses API;
-3. the model name (``claude-…``, ``gemini-…``, ``deepseek-…``, ``kimi-…``, ``mistral-…``,
-   ``gpt-…`` / ``o3`` …), with any ``vendor/`` prefix of a gateway removed;
+3. the model name, read in the one table of model names
+   (:func:`condense.tokens.families.family_for_model`: ``claude-…``, ``gemini-…``,
+   ``deepseek-…``, ``kimi-…``, ``mistral-…``, ``gpt-…`` / ``o3`` …, with the routing
+   prefixes of gateways and clouds removed: ``openrouter/anthropic/``, ``bedrock/``,
+   Bedrock's ``us.anthropic.``, Vertex's ``@version``);
 4. the upstream's host name (the proxy knows where a request is going);
 5. the keys only condense's own readers write: ``thinking_blocks`` (the Anthropic
    reader) and ``responses_items`` / ``item_id`` (the Responses reader) say which wire
@@ -33,15 +36,16 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from condense.providers.anthropic import thinking_mode
-from condense.providers.base import (
+from condense.message import (
     EXTRA_CONTENT,
     ITEM_ID,
     REASONING_CONTENT,
     RESPONSES_ITEMS,
     THINKING_BLOCKS,
-    Profile,
 )
+from condense.providers.anthropic import thinking_mode
+from condense.providers.base import Profile
+from condense.tokens.families import family_for_model
 
 AUTO = "auto"
 
@@ -134,20 +138,14 @@ def _choose(
 
 
 def provider_for_model(model: str, *, chat: bool = True) -> str | None:
-    """The provider a model name belongs to, or ``None`` when it is not recognised.
-
-    Gateway prefixes (``anthropic/``, ``openrouter/google/``) are removed; a Gemini model
-    in an OpenAI chat history means Gemini's OpenAI-compatible endpoint.
-    """
-    from condense.providers import PROVIDERS
-
-    lowered = model.strip().lower()
-    names = [lowered, lowered.rsplit("/", 1)[-1]]
-    for name in names:
-        for candidate in PROVIDERS.values():
-            if any(name.startswith(prefix) for prefix in candidate.models):
-                return _chat_endpoint(candidate.name) if chat else candidate.name
-    return None
+    """The provider a model name belongs to (its row of the model table,
+    :func:`condense.tokens.families.family_for_model`), or ``None`` when it is not
+    recognised. A Gemini model in an OpenAI chat history means Gemini's
+    OpenAI-compatible endpoint."""
+    family = family_for_model(model)
+    if family is None or family.provider is None:
+        return None
+    return _chat_endpoint(family.provider) if chat else family.provider
 
 
 def _chat_endpoint(name: str) -> str:

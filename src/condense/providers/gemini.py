@@ -12,13 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from condense.message import EXTRA_CONTENT, THINKING_BLOCKS
+from condense.providers import openai
 from condense.providers.base import (
     ANTHROPIC_ID,
-    EXTRA_CONTENT,
     OPENAI_KEYS,
-    OPENAI_PAIRING_ERRORS,
-    OPENAI_REFUSALS,
-    THINKING_BLOCKS,
     TOOL_CALL_KEYS,
     Profile,
     Provider,
@@ -120,20 +118,18 @@ OPENAI_COMPATIBLE_PROFILE = Profile(
     thought_signatures=True,
     allowed_keys=OPENAI_KEYS,
     tool_call_keys=TOOL_CALL_KEYS | {EXTRA_CONTENT},
-    errors={**OPENAI_PAIRING_ERRORS, **_PAIRING},
+    errors={**openai.PAIRING_ERRORS, **_PAIRING},
 )
 
 PROVIDER = Provider(
     profile=PROFILE,
     refusals=_REFUSALS,
-    models=("gemini-", "gemma-", "models/gemini-"),
     hosts=("generativelanguage.googleapis.com",),
     media="gemini",
 )
 OPENAI_COMPATIBLE = Provider(
     profile=OPENAI_COMPATIBLE_PROFILE,
-    refusals=OPENAI_REFUSALS,
-    models=PROVIDER.models,
+    refusals=openai.REFUSALS,
     hosts=("generativelanguage.googleapis.com/v1beta/openai",),
     media="gemini",
 )

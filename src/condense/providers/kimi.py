@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 from condense.providers import openai
-from condense.providers.base import OPENAI_REFUSALS, Provider
+from condense.providers.base import Provider
 
 PROFILE = dataclasses.replace(
     openai.PROFILE,
@@ -32,7 +32,6 @@ PROFILE = dataclasses.replace(
 
 PROVIDER = Provider(
     profile=PROFILE,
-    refusals=OPENAI_REFUSALS,
-    models=("kimi-", "moonshot-", "moonshotai/"),
+    refusals=openai.REFUSALS,
     hosts=("api.moonshot.ai", "api.moonshot.cn"),
 )

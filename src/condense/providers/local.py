@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from condense.providers import openai
-from condense.providers.base import OPENAI_REFUSALS, Provider
+from condense.providers.base import Provider
 
 PROFILE = dataclasses.replace(
     openai.PROFILE,
@@ -68,7 +68,7 @@ CONTEXT_OVERFLOW_WORDINGS = (
 PROVIDER = Provider(
     profile=PROFILE,
     refusals=dataclasses.replace(
-        OPENAI_REFUSALS,
+        openai.REFUSALS,
         overflow="This model's maximum context length is {window} tokens. However, you "
         "requested {total} tokens ({prompt} in the messages, 0 in the completion). Please "
         "reduce the length of the messages or completion.",

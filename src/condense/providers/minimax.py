@@ -106,7 +106,6 @@ STATUS_CODES = {
 PROVIDER = Provider(
     profile=PROFILE,
     refusals=_refusals(error_body, 400),
-    models=("minimax-", "abab"),
     hosts=("api.minimax.io", "api.minimaxi.com", "api.minimax.chat"),
     error_codes=STATUS_CODES,
 )

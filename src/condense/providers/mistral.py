@@ -71,16 +71,5 @@ PROVIDER = Provider(
             503: "Service unavailable",
         },
     ),
-    models=(
-        "mistral-",
-        "open-mistral",
-        "open-mixtral",
-        "codestral",
-        "devstral",
-        "magistral",
-        "ministral",
-        "pixtral",
-        "voxtral",
-    ),
     hosts=("api.mistral.ai",),
 )

@@ -24,15 +24,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from condense.message import ITEM_ID, RESPONSES_ITEMS
 from condense.providers import openai
-from condense.providers.base import (
-    ITEM_ID,
-    OPENAI_REFUSALS,
-    RESPONSES_ITEMS,
-    TOOL_CALL_KEYS,
-    Provider,
-    keys_plus,
-)
+from condense.providers.base import TOOL_CALL_KEYS, Provider, keys_plus
 
 _ITEM_KEYS = frozenset({ITEM_ID, "status"})
 _CALL_KEYS = frozenset({"namespace", "caller"})
@@ -93,7 +87,7 @@ PROVIDER = Provider(
     profile=PROFILE,
     wordings={"replay_identity": REPLAY_IDENTITY_WORDINGS},
     refusals=dataclasses.replace(
-        OPENAI_REFUSALS,
+        openai.REFUSALS,
         overflow="Your input exceeds the context window of this model. Please adjust your "
         "input and try again.",
         output_limit=None,

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from condense.providers import anthropic, gemini, openai, responses
-from condense.providers.base import ANTHROPIC_ID, OPENAI_REFUSALS, Profile, Provider
+from condense.providers.base import ANTHROPIC_ID, Profile, Provider
 
 STRUCTURAL_SOURCES: Sequence[Profile] = (
     openai.PROFILE,
@@ -64,4 +64,4 @@ def derive(sources: Sequence[Profile]) -> Profile:
 
 
 PROFILE = derive(STRUCTURAL_SOURCES)
-PROVIDER = Provider(profile=PROFILE, refusals=OPENAI_REFUSALS)
+PROVIDER = Provider(profile=PROFILE, refusals=openai.REFUSALS)

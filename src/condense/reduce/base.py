@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from condense.message import is_text_part
 from condense.tokens.media import IMAGE_PARTS
 from condense.types import RawMessage
 
@@ -19,8 +20,6 @@ Cost = Callable[[Mapping[str, Any]], int]
 """Tokens of one message (an estimate during planning)."""
 
 MARKER = "[condense:"
-TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
-"""The content parts that carry plain text."""
 """Every placeholder condense writes starts with this, so later runs can recognise it."""
 
 
@@ -40,35 +39,25 @@ class Reduction:
     short_of_target: tuple[int, ...] = ()
 
 
-def text_of(content: object) -> str:
-    """The text of a message's content: the string, or its text parts joined."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(part.get("text", ""))
-            for part in content
-            if isinstance(part, dict) and part.get("type") in TEXT_PARTS
-        )
-    return ""
-
-
 def has_images(content: object) -> bool:
     """``content`` holds an image part (``condense.tokens.media.IMAGE_PARTS``)."""
     return isinstance(content, list) and any(
-        isinstance(part, dict) and part.get("type") in IMAGE_PARTS for part in content
+        isinstance(part, dict) and isinstance(part.get("type"), str) and part["type"] in IMAGE_PARTS
+        for part in content
     )
 
 
 def other_parts(content: object) -> dict[str, int]:
-    """How many parts of each type other than text ``content`` holds (documents, search
-    results, server tool blocks, …), for a placeholder that names what it stands for."""
+    """How many parts of each type other than text (``condense.message.is_text_part``)
+    ``content`` holds (documents, search results, server tool blocks, …), for a
+    placeholder that names what it stands for."""
     found: dict[str, int] = {}
     for part in content if isinstance(content, list) else ():
+        if is_text_part(part):
+            continue
         kind = part.get("type") if isinstance(part, dict) else None
-        if kind not in TEXT_PARTS:
-            name = str(kind) if kind is not None else "value"
-            found[name] = found.get(name, 0) + 1
+        name = str(kind) if kind is not None else "value"
+        found[name] = found.get(name, 0) + 1
     return found
 
 

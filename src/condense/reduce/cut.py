@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from condense.arguments.calls import call_name
-from condense.reduce.base import MARKER, TEXT_PARTS, Cost, Reduction, replace_to_a_cap
+from condense.message import is_text_part
+from condense.reduce.base import MARKER, Cost, Reduction, replace_to_a_cap
 from condense.reduce.images import image_placeholder, is_image
 from condense.reduce.mask import calls_answered
 from condense.types import RawMessage
@@ -113,16 +114,13 @@ def _line_break(text: str, at: int, *, backward: bool) -> int:
 
 
 def _texts(content: object) -> list[int]:
-    """The positions of the text parts of a list ``content`` (``[-1]``: a string)."""
+    """The positions of the text parts (``condense.message.is_text_part``) of a list
+    ``content`` (``[-1]``: a string)."""
     if isinstance(content, str):
         return [-1]
     if isinstance(content, list):
         return [
-            i
-            for i, part in enumerate(content)
-            if isinstance(part, dict)
-            and part.get("type") in TEXT_PARTS
-            and isinstance(part.get("text"), str)
+            i for i, part in enumerate(content) if isinstance(part, dict) and is_text_part(part)
         ]
     return []
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from condense.arguments.calls import call_name, function_arguments
+from condense.message import call_ids, content_text
 from condense.reduce.base import (
     MARKER,
     Cost,
@@ -24,11 +25,9 @@ from condense.reduce.base import (
     has_images,
     other_parts,
     replace_oldest_first,
-    text_of,
 )
 from condense.summarizers.salient import key_lines
 from condense.types import RawMessage
-from condense.units import call_ids
 
 MIN_MASKABLE_CHARS = 240
 """Outputs shorter than this are left alone: a placeholder would save little."""
@@ -63,7 +62,7 @@ def mask_tool_outputs(
 
     def masked(index: int, message: RawMessage) -> RawMessage | None:
         content = message.get("content")
-        text = text_of(content)
+        text = content_text(content)
         if len(text) < MIN_MASKABLE_CHARS or text.startswith(MARKER) or has_images(content):
             return None
         call = calls.get(str(message.get("tool_call_id")))

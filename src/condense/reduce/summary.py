@@ -21,11 +21,11 @@ import re
 from collections.abc import Collection
 from typing import Any, Literal
 
+from condense.message import carries_replay, text_parts
 from condense.providers import Profile
 from condense.reduce.base import MARKER
 from condense.repair.order import BRIDGE_TEXT, OPENING_USER
 from condense.types import RawMessage
-from condense.units import carries_replay
 
 FOOTER = f"{MARKER} end of summary]"
 _BLOCK = re.compile(
@@ -122,13 +122,8 @@ def stands_for(message: RawMessage) -> int:
 
 def _find_block(message: RawMessage) -> tuple[re.Match[str], str] | None:
     """The summary block of ``message`` and the message's other text, if it holds one."""
-    content = message.get("content")
-    if isinstance(content, list):
-        texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
-        candidates = [t for t in (texts[:1] + texts[-1:]) if isinstance(t, str)]
-    else:
-        candidates = [content] if isinstance(content, str) else []
-    for text in candidates:
+    texts = text_parts(message.get("content"))
+    for text in texts[:1] + texts[-1:] if len(texts) > 1 else texts:
         if not (text.startswith(MARKER) or text.endswith(FOOTER)):
             continue
         match = _BLOCK.search(text)

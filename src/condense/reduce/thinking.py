@@ -48,12 +48,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from condense.message import is_empty_content
 from condense.providers.anthropic import DROP_BLOCK, DROP_BLOCK_BETA, binds_thinking
 from condense.providers.base import THINKING_BLOCKS, Profile
 from condense.reduce.base import MARKER
 from condense.turns import current_turn
 from condense.types import RawMessage
-from condense.validate.messages import is_empty_content
 
 EMPTY_TURN = f"{MARKER} this turn's thinking was left out]"
 """The text of a turn that held nothing but thinking (a turn may not be empty)."""

@@ -1,6 +1,6 @@
 """``repair``: make any history valid for a provider profile, and say what changed.
 
-Repair runs three passes, one module each, each fixing one family of rules:
+Repair runs four passes, one module each, each fixing one family of rules:
 
 1. ``normalize``: each message on its own — roles, content shapes, tool-call shapes,
    JSON-object arguments, keys the profile rejects, messages with nothing in them;

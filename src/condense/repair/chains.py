@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from condense.providers.base import ITEM_ID, RESPONSES_ITEMS
+from condense.message import ITEM_ID, RESPONSES_ITEMS
 from condense.repair.ledger import Log, Slot
 from condense.validate.chains import foreign_reasoning
 

@@ -14,11 +14,11 @@ from typing import Any
 
 from condense.arguments import normalize_arguments
 from condense.arguments.calls import CUSTOM, CUSTOM_KEYS, as_function_call, is_custom
+from condense.message import CALL_ID_ALIAS
 from condense.providers import Profile
 from condense.providers.base import FUNCTION_KEYS
 from condense.repair.ledger import Log, Slot
 from condense.repair.pairing import digest
-from condense.units import CALL_ID_ALIAS
 from condense.validate import ROLES, content_is_well_formed, is_empty_content, message_violations
 from condense.validate.messages import accepted_keys
 

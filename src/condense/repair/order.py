@@ -11,11 +11,9 @@ refuse them."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from condense.message import carries_replay, join_content
 from condense.providers import Profile
 from condense.repair.ledger import Log, Slot
-from condense.units import carries_replay
 
 OPENING_USER = "(continuing an earlier conversation)"
 BRIDGE_TEXT = {
@@ -105,7 +103,7 @@ def _merge_same_role(slots: list[Slot], log: Log, *, made_only: bool) -> list[Sl
             out.extend((bridge(other, "consecutive_same_role", reason, log), slot))
             continue
         merged = previous.edit()
-        merged["content"] = _join_content(
+        merged["content"] = join_content(
             previous.message.get("content"), slot.message.get("content")
         )
         calls = slot.message.get("tool_calls")
@@ -123,22 +121,6 @@ def _merge_same_role(slots: list[Slot], log: Log, *, made_only: bool) -> list[Sl
             message=slot.message,
         )
     return out
-
-
-def _join_content(first: Any, second: Any) -> Any:
-    if first is None or first == "" or first == []:
-        return second
-    if second is None or second == "" or second == []:
-        return first
-    if isinstance(first, str) and isinstance(second, str):
-        return f"{first}\n\n{second}"
-    return _as_parts(first) + _as_parts(second)
-
-
-def _as_parts(content: Any) -> list[Any]:
-    if isinstance(content, list):
-        return list(content)
-    return [{"type": "text", "text": content}]
 
 
 def _open_with_user(slots: list[Slot], log: Log) -> list[Slot]:

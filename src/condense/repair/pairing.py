@@ -26,10 +26,10 @@ import hashlib
 from typing import Any
 
 from condense.arguments.calls import call_name
+from condense.message import CALL_ID_ALIAS, call_ids, calls_made, result_id
 from condense.providers import Profile
 from condense.repair.ledger import Log, Slot
 from condense.repair.worth import result_worth
-from condense.units import CALL_ID_ALIAS, call_ids, calls_made
 
 STUB_RESULT = "[condense: no result was recorded for this tool call]"
 
@@ -42,8 +42,7 @@ def _call_list(slot: Slot) -> list[dict[str, Any]]:
 
 
 def _result_id(slot: Slot) -> str | None:
-    value = slot.message.get("tool_call_id")
-    return value if isinstance(value, str) and value else None
+    return result_id(slot.message)
 
 
 def pair_results(slots: list[Slot], profile: Profile, log: Log) -> list[Slot]:

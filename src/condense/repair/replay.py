@@ -25,14 +25,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from condense.message import (
+    EXTRA_CONTENT,
+    ITEM_ID,
+    REASONING_CONTENT,
+    THINKING_BLOCKS,
+    carries_reasoning,
+    replayed_item_ids,
+    thought_signature,
+)
 from condense.providers import Profile
-from condense.providers.base import EXTRA_CONTENT, ITEM_ID, REASONING_CONTENT, THINKING_BLOCKS
 from condense.providers.gemini import DUMMY_THOUGHT_SIGNATURE
 from condense.repair.ledger import Log, Slot
 from condense.repair.order import bridge
 from condense.turns import current_turn, turn_start
 from condense.validate import check
-from condense.validate.replay import carries_reasoning, replayed_item_ids, thought_signature
 
 _CODES = frozenset(
     {

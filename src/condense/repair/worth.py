@@ -27,6 +27,8 @@ from collections.abc import Mapping
 from enum import IntEnum
 from typing import Any
 
+from condense.message import TEXT_PARTS, content_text, is_text_part
+
 _MAX_NOTICE_CHARS = 600  # a stand-in is a sentence or two; longer text is real output
 
 _PLACEHOLDER = re.compile(
@@ -45,7 +47,7 @@ _PLACEHOLDER = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _ERROR = re.compile(
-    r"""^\W*(?:error|exception|traceback\ \(most\ recent\ call\ last\)|fatal|failed|failure)\b
+    r"""^\W*(?:(?:error|exception|fatal|failed|failure)\b|traceback\ \(most\ recent\ call\ last\))
       | ^\s*\{\s*"(?:error|is_error)"\s*:""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -88,18 +90,17 @@ def result_worth(message: Mapping[str, Any]) -> Worth:
 
 
 def _text_and_parts(content: object) -> tuple[str, bool]:
-    """The text of ``content`` and whether it has parts other than text."""
-    if isinstance(content, str):
-        return content, False
+    """The text of ``content`` and whether it has parts other than text (a text block
+    with no text is empty text, not another part)."""
     if not isinstance(content, list):
-        return "", content is not None
-    texts: list[str] = []
-    other = False
-    for part in content:
-        if isinstance(part, dict) and part.get("type") in ("text", "input_text", "output_text"):
-            texts.append(str(part.get("text") or ""))
-        elif isinstance(part, str):
-            texts.append(part)
-        else:
-            other = True
-    return "\n".join(texts), other
+        return content_text(content), content is not None and not isinstance(content, str)
+    other = any(
+        not is_text_part(part)
+        and not (
+            isinstance(part, dict)
+            and isinstance(part.get("type"), str)
+            and part["type"] in TEXT_PARTS
+        )
+        for part in content
+    )
+    return content_text(content), other

@@ -22,6 +22,11 @@ compressed and retried once. The modules, in the order a request meets them:
 - ``journal`` and ``page`` — the per-request JSON log and the live page;
 - ``app`` — the Starlette app that ties them together.
 
+The errors only the proxy raises — :class:`BadRequest` (a body that is not a request of
+its API), :class:`BodyDecodingError` (a body its ``Content-Encoding`` cannot decode) and
+:class:`UpstreamRefusal` (an upstream's error answer) — are importable from here; like
+every condense error they belong to the one tree of ``condense.exceptions``.
+
 Needs the ``proxy`` extra (Starlette, uvicorn, httpx2): ``pip install 'condense[proxy]'``.
 Importing this package imports none of them.
 """
@@ -30,10 +35,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from condense.exceptions import BadRequest, BodyDecodingError, UpstreamRefusal
+
 if TYPE_CHECKING:
     from condense.server.app import create_app as create_app
 
-__all__ = ["create_app"]
+__all__ = ["BadRequest", "BodyDecodingError", "UpstreamRefusal", "create_app"]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,5 @@
-"""The wire APIs the proxy speaks: which path is which, and how each says "bad request".
+"""The wire APIs the proxy speaks: which path is which, and how each says "bad request"
+(in its provider's own error body: ``condense.providers``' builder, as the fakes answer).
 
 Four request kinds carry a history the proxy looks after:
 
@@ -17,29 +18,34 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from condense.providers import get_provider
+
 __all__ = ["API_NAMES", "Api", "api_for_path", "error_body", "error_bytes"]
 
 
 @dataclass(frozen=True, kw_only=True)
 class Api:
-    """One wire API: its name, the ``condense.formats`` format of its body, and the body
-    key that holds the history."""
+    """One wire API: its name, the ``condense.formats`` format of its body, the body key
+    that holds the history, and the provider whose API it is (its error bodies are that
+    provider's; Chat Completions' are OpenAI's, which OpenAI-compatible servers copy)."""
 
     name: str
     format: str
     history_key: str
-
-    @property
-    def anthropic_shaped(self) -> bool:
-        """Whether errors are answered in Anthropic's shape (else OpenAI's)."""
-        return self.format == "anthropic"
+    provider: str
 
 
 APIS: dict[str, Api] = {
-    "chat": Api(name="chat", format="openai", history_key="messages"),
-    "anthropic": Api(name="anthropic", format="anthropic", history_key="messages"),
-    "count_tokens": Api(name="count_tokens", format="anthropic", history_key="messages"),
-    "responses": Api(name="responses", format="responses", history_key="input"),
+    "chat": Api(name="chat", format="openai", history_key="messages", provider="openai"),
+    "anthropic": Api(
+        name="anthropic", format="anthropic", history_key="messages", provider="anthropic"
+    ),
+    "count_tokens": Api(
+        name="count_tokens", format="anthropic", history_key="messages", provider="anthropic"
+    ),
+    "responses": Api(
+        name="responses", format="responses", history_key="input", provider="responses"
+    ),
 }
 API_NAMES = tuple(APIS)
 
@@ -59,20 +65,19 @@ def api_for_path(path: str) -> Api | None:
     return None
 
 
-_ANTHROPIC_TYPES = {400: "invalid_request_error", 413: "request_too_large", 502: "api_error"}
-
-
 def error_body(
-    api: Api | None, status: int, message: str, *, code: str | None = None
+    api: Api | None,
+    status: int,
+    message: str,
+    *,
+    code: str | None = None,
+    param: str | None = None,
 ) -> dict[str, Any]:
-    """An error body in ``api``'s own shape (OpenAI's when ``api`` is ``None``)."""
-    if api is not None and api.anthropic_shaped:
-        kind = _ANTHROPIC_TYPES.get(
-            status, "api_error" if status >= 500 else "invalid_request_error"
-        )
-        return {"type": "error", "error": {"type": kind, "message": message}}
-    kind = "invalid_request_error" if status < 500 else "upstream_error"
-    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+    """An error body as ``api``'s provider writes it (OpenAI's when ``api`` is ``None``):
+    the provider module's own builder (``Refusals.body``)."""
+    provider = get_provider(api.provider if api is not None else "openai")
+    body: dict[str, Any] = provider.refusals.body(status, message, code, param)
+    return body
 
 
 def error_bytes(api: Api | None, status: int, message: str, *, code: str | None = None) -> bytes:

@@ -34,7 +34,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from condense.exceptions import InputError
-from condense.server.routing import AUTO, known_providers, model_family
+from condense.server.routing import AUTO, known_providers
+from condense.tokens.families import bare_model
 
 __all__ = ["ProxySettings", "Upstream", "load_config"]
 
@@ -79,7 +80,7 @@ class Upstream:
             return True
         if model is None:
             return False
-        names = (model.lower(), model_family(model))
+        names = (model.lower(), bare_model(model))
         return any(fnmatch.fnmatchcase(n, p.lower()) for p in self.models for n in names)
 
 

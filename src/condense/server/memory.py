@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from condense.compress import CompressionState
-from condense.formats._common import Group
+from condense.formats import Conversation
+from condense.message import extends
 from condense.reduce.thinking import RequestSettings
 from condense.types import RawMessage
 
@@ -35,13 +36,12 @@ _KEY_MESSAGES = 2
 @dataclass(frozen=True, kw_only=True)
 class Entry:
     """One conversation: the history the client sent (``source``), what the proxy sent
-    for it (``sent``), the native form of every message in ``sent`` (``groups``), the
-    compression state, the budget it was compressed to and the request settings sent
-    with it."""
+    for it (``sent``: its messages, and the native form of each, see
+    ``Conversation.rewritten``), the compression state, the budget it was compressed to
+    and the request settings sent with it."""
 
     source: tuple[RawMessage, ...]
-    sent: tuple[RawMessage, ...]
-    groups: tuple[Group, ...]
+    sent: Conversation
     state: CompressionState | None
     budget: int
     size: int
@@ -83,12 +83,7 @@ class ConversationMemory:
             if entry is None:
                 return None
             self._entries.move_to_end(key)
-        count = len(entry.source)
-        if len(messages) < count or any(
-            a is not b and a != b for a, b in zip(messages[:count], entry.source, strict=True)
-        ):
-            return None
-        return entry
+        return entry if extends(messages, entry.source) else None
 
     def remember(self, key: str, entry: Entry) -> None:
         """Store ``entry`` under ``key``, evicting the least recently used as needed."""
@@ -105,9 +100,3 @@ class ConversationMemory:
             ):
                 _, evicted = self._entries.popitem(last=False)
                 self._bytes -= evicted.size
-
-    def forget(self, key: str) -> None:
-        with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._bytes -= old.size

@@ -29,7 +29,7 @@ from typing import Any
 from condense.compress import CompressionResult, CompressionState, compress
 from condense.exceptions import BadRequest, CondenseError, FormatError
 from condense.formats import Conversation
-from condense.formats._common import Group
+from condense.message import text_parts
 from condense.providers import get_profile, media_billing
 from condense.providers.anthropic import request_thinking
 from condense.reduce.thinking import RequestSettings
@@ -41,10 +41,10 @@ from condense.server.config import ProxySettings, Upstream
 from condense.server.memory import ConversationMemory, Entry, conversation_key
 from condense.server.replay import compression_keeps_replay, repair_keeps_replay
 from condense.server.routing import choose_provider
-from condense.server.windows import LearnedWindows, builtin_window
-from condense.tokens import encoding_for_model, request_parts
+from condense.server.windows import LearnedWindows
+from condense.tokens import context_window, encoding_for_model, request_parts
 from condense.tokens.request import requested_output
-from condense.turns import opens_turn, turn_start
+from condense.turns import current_turn
 from condense.types import RawMessage
 from condense.validate import validate
 
@@ -156,7 +156,8 @@ class Preparer:
             work.reuse(entry)
         notes: list[str] = []
         try:
-            work.repair(provider)
+            if invalid or work.reused:  # the client's history was validated above
+                work.repair(provider)
         except CondenseError as error:  # repair could not heal it: send it as it came
             notes.append(f"repair failed: {error}")
             work = Work(conversation, messages)
@@ -191,7 +192,7 @@ class Preparer:
             return dataclasses.replace(as_sent, notes=tuple(notes))
         return dataclasses.replace(
             as_sent,
-            body=dump_body(conversation, work.messages, work.groups, work.settings),
+            body=dump_body(work.written(), settings=work.settings),
             changed=True,
             settings=work.settings,
             messages=work.messages,
@@ -234,7 +235,7 @@ class Preparer:
         if window is None and learned is not None and learned.window is not None:
             window, window_learned = learned.window, True
         if window is None:
-            window = builtin_window(model, anthropic_beta=beta)
+            window = context_window(model, anthropic_beta=beta)
         profile = get_profile(provider)
         return plan_budget(
             parts=request_parts(body),
@@ -253,8 +254,8 @@ class Preparer:
 def latest_ask(messages: Sequence[Any]) -> Any:
     """The user message that opened the current turn (``condense.turns``): the ask the
     request is to answer, or ``None``."""
-    start = turn_start(messages)
-    return messages[start - 1] if start and opens_turn(messages[start - 1]) else None
+    ask = current_turn(messages).ask
+    return messages[ask] if ask is not None else None
 
 
 def keeps_ask(ask: Any, messages: Sequence[Any]) -> bool:
@@ -273,19 +274,7 @@ def keeps_ask(ask: Any, messages: Sequence[Any]) -> bool:
 
 
 def _texts(message: dict[str, Any]) -> list[str]:
-    content = message.get("content")
-    if isinstance(content, str):
-        return [content] if content.strip() else []
-    if not isinstance(content, list):
-        return []
-    return [
-        part["text"]
-        for part in content
-        if isinstance(part, dict)
-        and part.get("type") in ("text", "input_text")
-        and isinstance(part.get("text"), str)
-        and part["text"].strip()
-    ]
+    return [text for text in text_parts(message.get("content")) if text.strip()]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -354,33 +343,41 @@ class Fitting:
 
 
 class Work:
-    """The history on its way out, and the native forms known for its messages."""
+    """The history on its way out, and the requests whose native forms it may reuse."""
 
     def __init__(self, conversation: Conversation, messages: list[RawMessage]) -> None:
+        self.conversation = conversation
         self.messages = messages
-        self.groups: tuple[Group, ...] = conversation._groups
+        self.earlier: tuple[Conversation, ...] = ()
         self.repairs = 0
         self.compressed = False
         self.reused = False
         self.settings: RequestSettings | None = None
 
     def reuse(self, entry: Entry) -> None:
-        """Start from what was sent last time, plus the messages new since."""
-        self.messages = [*entry.sent, *self.messages[len(entry.source) :]]
-        self.groups = (*entry.groups, *self.groups)
+        """Start from what was sent last time, plus the messages new since (the memory
+        recalled ``entry`` because the history extends it, ``condense.message.extends``)."""
+        self.messages = [*entry.sent.messages, *self.messages[len(entry.source) :]]
+        self.earlier = (entry.sent,)
         self.settings = entry.settings
         self.reused = True
 
     def repair(self, provider: str) -> None:
-        if validate(self.messages, provider=provider):
-            result = repair(self.messages, provider=provider)
-            self.messages = result.messages
-            self.repairs += len(result.changes)
+        """Repair the history for ``provider`` (a valid one comes back as it is: repair
+        checks it first, so it is not validated again here)."""
+        result = repair(self.messages, provider=provider)
+        self.messages = result.messages
+        self.repairs += len(result.changes)
 
     def changed(self, original: Sequence[RawMessage]) -> bool:
         return len(self.messages) != len(original) or any(
             a is not b for a, b in zip(self.messages, original, strict=True)
         )
+
+    def written(self) -> Conversation:
+        """The history to send, in the request's shape: turns sent before (this request's
+        or the remembered one's) are written as they went."""
+        return self.conversation.rewritten(self.messages, earlier=self.earlier)
 
     def entry(
         self,
@@ -389,14 +386,11 @@ class Work:
         budget: int,
         size: int,
     ) -> Entry:
-        """What to remember for a client history ``source``: what is sent for it, and the
-        native forms of the messages still sent."""
-        sent = {id(message) for message in self.messages}
-        groups = tuple(g for g in self.groups if g.messages and id(g.messages[0]) in sent)
+        """What to remember for a client history ``source``: what is sent for it, with the
+        native forms of the messages sent."""
         return Entry(
             source=tuple(source),
-            sent=tuple(self.messages),
-            groups=groups,
+            sent=self.written(),
             state=state,
             budget=budget,
             size=size,
@@ -404,18 +398,11 @@ class Work:
         )
 
 
-def dump_body(
-    conversation: Conversation,
-    messages: Sequence[RawMessage],
-    groups: Sequence[Group] = (),
-    settings: RequestSettings | None = None,
-) -> bytes:
-    """The request body for ``messages`` in the conversation's wire format, with the
-    body fields of ``settings`` merged in; turns whose messages are unchanged objects (of
-    this or an earlier turn) are written verbatim."""
-    if groups:
-        conversation = dataclasses.replace(conversation, _groups=tuple(groups))
-    native = conversation.dump(messages)
+def dump_body(conversation: Conversation, *, settings: RequestSettings | None = None) -> bytes:
+    """The request body for ``conversation`` (its own wire format; turns it read or was
+    rewritten from, unchanged, written verbatim), with the body fields of ``settings``
+    merged in."""
+    native = conversation.dump()
     if settings is not None and isinstance(native, dict):
         native = settings.apply_body(native)
     return json.dumps(native, ensure_ascii=False, separators=(",", ":")).encode()

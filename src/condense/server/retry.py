@@ -12,11 +12,10 @@ the refused body again.
   An error without figures (Responses says only "exceeds the context window") is taken
   with the ratio learned so far, or the model family's, and a retry at most 75 % of the
   refused request.
-- Any other fixable refusal goes to :func:`condense.recover` — the same ladder (repair for
-  the profile, then for ``strict``; replay state the provider refused as another
-  conversation's left out) and the same "never re-send a refused payload" rule as for
-  library users — run here without I/O: its first "call" replays the refusal that
-  already happened and its second records the history it would send.
+- Any other fixable refusal takes one step of :func:`condense.recover`'s ladder
+  (:func:`condense.errors.next_attempt`: repair for the profile, then for ``strict``;
+  replay state the provider refused as another conversation's left out), with the same
+  "never re-send a refused payload" rule as for library users.
 
 An overflow error also teaches the proxy the window and the count ratio of that upstream
 and model (``windows.LearnedWindows``), so the next turn is compressed before it is sent.
@@ -30,10 +29,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from condense.compress import CompressionState
-from condense.errors import Action, Category, Diagnosis, RecoveryError, classify, recover
+from condense.errors import Action, Category, Diagnosis, classify, next_attempt
 from condense.exceptions import CondenseError, UpstreamRefusal
 from condense.reduce.thinking import RequestSettings
-from condense.retry import RetryPolicy
 from condense.server.codec import BodyDecodingError, decode
 from condense.server.prepare import HEADROOM, Prepared, dump_body, keeps_ask, latest_ask
 from condense.server.replay import (
@@ -130,7 +128,7 @@ def _smaller(prepared: Prepared, diagnosis: Diagnosis, learned: LearnedWindows) 
     if not keeps_ask(latest_ask(messages), result.messages):
         return None
     try:
-        body = dump_body(conversation, result.messages, settings=result.request_settings)
+        body = dump_body(conversation.rewritten(result.messages), settings=result.request_settings)
     except CondenseError:
         return None
     if body == prepared.body:
@@ -152,41 +150,29 @@ def _smaller(prepared: Prepared, diagnosis: Diagnosis, learned: LearnedWindows) 
 
 def _recovered(prepared: Prepared, diagnosis: Diagnosis, refusal: UpstreamRefusal) -> Retry | None:
     """The repaired history (or the one without the replay state the provider refused)
-    :func:`condense.recover` would send next."""
+    :func:`condense.errors.next_attempt` says to send next."""
     assert prepared.messages is not None and prepared.conversation is not None
-    calls: list[list[Any]] = []
-
-    def call(messages: list[Any]) -> None:
-        if not calls:
-            calls.append(messages)
-            raise refusal
-        calls.append(messages)
-
     try:
-        result = recover(
-            call,
+        attempt = next_attempt(
+            refusal,
             prepared.messages,
             provider=prepared.provider,
-            max_attempts=2,
             model=prepared.model,
             context_window=prepared.window,
-            backoff=RetryPolicy(max_attempts=1),
-            sleep=lambda _: None,
         )
-    except (RecoveryError, CondenseError):
+    except CondenseError:
         return None
-    attempt = result.attempts[0]
-    if attempt.action is Action.COMPRESS:
+    if attempt is None or attempt.action is Action.COMPRESS:
         return None  # an unexplained refusal is no reason to cut the history
-    messages = result.messages
+    messages = attempt.messages
     keeps = {
         Action.REPAIR: repair_keeps_replay,
         Action.DROP_REPLAY: replay_only_dropped,  # the provider refused that state
-    }.get(attempt.action or Action.COMPRESS, compression_keeps_replay)
+    }.get(attempt.action, compression_keeps_replay)
     if not keeps(prepared.messages, messages):
         return None  # the provider would refuse edited replay state anyway
     try:
-        body = dump_body(prepared.conversation, messages)
+        body = dump_body(prepared.conversation.rewritten(messages))
     except CondenseError:
         return None
     if body == prepared.body:
@@ -197,7 +183,7 @@ def _recovered(prepared: Prepared, diagnosis: Diagnosis, refusal: UpstreamRefusa
         messages=messages,
         diagnosis=diagnosis,
         detail=attempt.detail,
-        repairs=len(result.repairs),
+        repairs=len(attempt.repairs),
         tokens_after=budget.count(messages) if budget is not None else None,
     )
 

@@ -10,16 +10,8 @@ from __future__ import annotations
 from condense.providers import AUTO, PROFILES
 from condense.providers import choose_provider as choose_profile
 from condense.server.apis import api_for_path
-from condense.tokens.families import bare_model
 
-__all__ = ["AUTO", "choose_provider", "known_providers", "model_family"]
-
-
-def model_family(model: str | None) -> str:
-    """``model`` lower-cased without routing prefixes (``openrouter/anthropic/claude-x``,
-    Bedrock's ``us.anthropic.claude-x`` → ``claude-x``): ``condense.tokens.families``'
-    ``bare_model``."""
-    return bare_model(model)
+__all__ = ["AUTO", "choose_provider", "known_providers"]
 
 
 def choose_provider(path: str, model: str | None, upstream_url: str, configured: str) -> str:
@@ -27,10 +19,11 @@ def choose_provider(path: str, model: str | None, upstream_url: str, configured:
 
     ``configured`` (a profile name, from ``--provider`` or the config file) wins unless it
     is ``"auto"``. Then, as everywhere in condense, the API's own format (``/v1/messages``
-    → ``anthropic``, ``/v1/responses`` → ``responses``), the model name and the upstream's
-    host decide. A Chat Completions request that none of them places goes to an
-    OpenAI-compatible server: ``openai``, whose rules every such server enforces (the
-    structural ``strict`` would rewrite requests such a server accepts).
+    → ``anthropic``, ``/v1/responses`` → ``responses``), the model name (read in the
+    library's one model table, routing prefixes and all) and the upstream's host decide.
+    A Chat Completions request that none of them places goes to an OpenAI-compatible
+    server: ``openai``, whose rules every such server enforces (the structural ``strict``
+    would rewrite requests such a server accepts).
     """
     if configured.lower() != AUTO:
         return configured.lower()
@@ -38,7 +31,7 @@ def choose_provider(path: str, model: str | None, upstream_url: str, configured:
     choice = choose_profile(
         AUTO,
         format=api.format if api is not None else None,
-        model=model_family(model) if model else None,
+        model=model,
         upstream=upstream_url,
     )
     return "openai" if choice.name == "strict" else choice.name

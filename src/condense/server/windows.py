@@ -2,8 +2,8 @@
 
 A window comes, first match wins, from the route's configuration (``--context-window`` or
 the config file), from what an overflow error of that upstream stated for that model
-(:class:`LearnedWindows`), or from :func:`builtin_window`, the table of well-known models in
-:mod:`condense.tokens.families`. Unknown models have no window: their requests are never
+(:class:`LearnedWindows`), or from the library's table of well-known models
+(:func:`condense.tokens.context_window`). Unknown models have no window: their requests are never
 compressed up front, and the first overflow error teaches the proxy their window.
 
 The provider counts with its own tokenizer, so condense's count of a request is worth
@@ -21,19 +21,12 @@ import threading
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 
-from condense.server.routing import model_family
-from condense.tokens.families import context_window
+from condense.tokens.families import bare_model
 
-__all__ = ["Learned", "LearnedWindows", "builtin_window"]
+__all__ = ["Learned", "LearnedWindows"]
 
 RECENT = 8
 """How many of the provider's counts are remembered per upstream and model."""
-
-
-def builtin_window(model: str | None, *, anthropic_beta: str | None = None) -> int | None:
-    """The window of a well-known ``model`` (``None`` when unknown), from the model table
-    the library shares (:func:`condense.tokens.families.context_window`)."""
-    return context_window(model, anthropic_beta=anthropic_beta)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,7 +61,7 @@ class LearnedWindows:
 
     def get(self, upstream: str, model: str | None) -> Learned | None:
         with self._lock:
-            entry = self._known.get((upstream, model_family(model)))
+            entry = self._known.get((upstream, bare_model(model)))
             if entry is None:
                 return None
             ratio = max(1.0, max(entry.ratios)) if entry.ratios else None
@@ -86,7 +79,7 @@ class LearnedWindows:
         """Remember a window stated by the provider, a ``ceiling`` the window must be below
         (a refusal for size that stated no window), and/or one observed count ratio (the
         provider's tokens over condense's, for the same request)."""
-        key = (upstream, model_family(model))
+        key = (upstream, bare_model(model))
         with self._lock:
             entry = self._known.pop(key, None) or _Entry()
             self._known[key] = entry

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from condense.message import is_text_part
 from condense.tokens import count_text, estimate_text
 
 # A message with more content parts than this is read only this far.
@@ -268,14 +269,14 @@ def _join_until(pieces: list[str], limit: int, *, reverse: bool = False) -> str:
 
 
 def _part_text(part: Any) -> str:
-    if isinstance(part, str):
-        return part
+    """A part's text (``condense.message.is_text_part``), else a word for what it is."""
+    if is_text_part(part):
+        return part if isinstance(part, str) else str(part["text"])
     if not isinstance(part, dict):
         return ""
     kind = part.get("type")
-    text = part.get("text")
-    if isinstance(text, str):
-        return text
+    if not isinstance(kind, str):
+        kind = None
     if kind in ("image_url", "image", "input_image"):
         return "[image]"
     if kind in ("input_audio", "audio"):

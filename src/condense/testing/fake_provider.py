@@ -66,7 +66,6 @@ __all__ = [
     "Reply",
     "Step",
     "Truncated",
-    "error_body",
     "estimate_request_tokens",
 ]
 
@@ -161,11 +160,11 @@ def estimate_request_tokens(body: dict[str, Any]) -> int:
     return len(json.dumps(body.get("messages", []), ensure_ascii=False)) // 4
 
 
-def error_body(
+def _error(
     status: int, message: str | None = None, code: str | None = None, *, api: str = "chat"
 ) -> dict[str, Any]:
-    """An error body in ``api``'s shape; for chat and Responses the OpenAI one,
-    ``{"error": {"message", "type", "param", "code"}}``."""
+    """An error body as ``api``'s provider writes it (``wire.error_body``), with a default
+    message."""
     return wire.error_body(api, status, message or f"fake provider error {status}", code=code)
 
 
@@ -376,14 +375,14 @@ class _Handler(BaseHTTPRequestHandler):
             ]
             self._send_json(200, {"object": "list", "data": data})
         else:
-            self._send_json(404, error_body(404, f"no route for GET {self.path}"))
+            self._send_json(404, _error(404, f"no route for GET {self.path}"))
 
     def do_POST(self) -> None:
         provider = self.server.provider
         request = self._read_and_record()
         api = wire.api_for_path(self.path)
         if api is None:
-            self._send_json(404, error_body(404, f"no route for POST {self.path}"))
+            self._send_json(404, _error(404, f"no route for POST {self.path}"))
             return
         expected = provider.require_api_key
         if expected is not None and expected not in (
@@ -393,11 +392,11 @@ class _Handler(BaseHTTPRequestHandler):
             message = "Incorrect API key provided."
             if api in ("anthropic", "count_tokens"):
                 message = "invalid x-api-key"
-            self._send_json(401, error_body(401, message, code="invalid_api_key", api=api))
+            self._send_json(401, _error(401, message, code="invalid_api_key", api=api))
             return
         body = request.json
         if not isinstance(body, dict):
-            self._send_json(400, error_body(400, "We could not parse the JSON body.", api=api))
+            self._send_json(400, _error(400, "We could not parse the JSON body.", api=api))
             return
         rejection = provider._gate(api, body)
         if rejection is not None:
@@ -418,7 +417,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             self._answer(api, step.then if step.then is not None else provider._respond(body), body)
         elif isinstance(step, Fail):
-            payload = error_body(step.status, api=api) if step.body is None else step.body
+            payload = _error(step.status, api=api) if step.body is None else step.body
             self._send(step.status, _encode(payload), "application/json", step.headers)
         elif isinstance(step, Disconnect):
             self.close_connection = True

@@ -22,9 +22,6 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from condense.providers import anthropic
-from condense.providers.base import openai_error_body
-
 __all__ = [
     "APIS",
     "answer",
@@ -66,12 +63,12 @@ def request_messages(api: str, body: Mapping[str, Any]) -> list[Any]:
 def error_body(
     api: str, status: int, message: str, *, code: str | None = None, param: str | None = None
 ) -> dict[str, Any]:
-    """An error body in ``api``'s provider shape."""
-    if api in ("anthropic", "count_tokens"):
-        return anthropic.error_body(status, message, code, param)
-    # OpenAI types a 401 ``invalid_request_error`` (continuedev/continue #10294) and a 429 by
-    # the limit hit, ``requests`` or ``tokens`` (TheR1D/shell_gpt #653): not Anthropic's types
-    return openai_error_body(status, message, code, param)
+    """An error body in ``api``'s provider shape: the provider module's own builder, the
+    one the proxy answers with (:func:`condense.server.apis.error_body`)."""
+    from condense.server.apis import APIS
+    from condense.server.apis import error_body as body
+
+    return body(APIS[api], status, message, code=code, param=param)
 
 
 def answer(

@@ -1,4 +1,5 @@
-"""The two BPE vocabularies condense ships, loaded offline, and the model → encoding table.
+"""The two BPE vocabularies condense ships, loaded offline, and a model's encoding (read in
+the one table of model names, :mod:`condense.tokens.families`).
 
 The vocabularies are OpenAI's ``o200k_base`` and ``cl100k_base`` rank files, stored gzipped
 under ``condense/tokens/data/`` (see the ``NOTICE`` file there for their origin). They are
@@ -31,12 +32,11 @@ from importlib import resources
 import tiktoken
 
 from condense.exceptions import CondenseRuntimeError, UnknownNameError
-from condense.tokens.families import DEFAULT_ENCODING, FAMILIES, family_for_model
+from condense.tokens.families import DEFAULT_ENCODING, family_for_model
 
 __all__ = [
     "DEFAULT_ENCODING",
     "ENCODINGS",
-    "MODEL_FAMILIES",
     "encoding_for_model",
     "get_encoding",
     "load_encoding",
@@ -113,12 +113,6 @@ _SPECS: dict[str, _Spec] = {
 }
 
 ENCODINGS: tuple[str, ...] = tuple(_SPECS)
-
-# The (prefix, encoding) rows of OpenAI's own models; the whole table, with every family's
-# tokenizer and window, is ``condense.tokens.families.FAMILIES``.
-MODEL_FAMILIES: tuple[tuple[str, str], ...] = tuple(
-    (family.prefix, family.encoding) for family in FAMILIES if family.tokenizer.exact
-)
 
 _lock = threading.Lock()
 _loaded: dict[str, tiktoken.Encoding] = {}

@@ -1,17 +1,25 @@
-"""Model families: the encoding condense counts a model with, how far that count is from
-the provider's own, and the model's context window. One table, read by the library
-(``encoding_for_model``, ``compress(model=…)``) and the proxy (windows, planning).
+"""Model names: the one table that says, for a model name, which provider's rules apply,
+the encoding condense counts it with, how far that count is from the provider's own, and
+the model's context window. Read by the library (``choose_provider(model=…)``,
+``encoding_for_model``, ``compress(model=…)``, ``--tokenizer``) and the proxy (routing,
+windows, planning) alike: nothing else in condense reads a model name.
 
-A model name is matched in its bare form (:func:`bare_model`: lower case, without
-routing prefixes such as ``openrouter/anthropic/`` or Bedrock's ``us.anthropic.``, without
-a fine-tune's ``ft:``) against the ``prefix`` of every row of :data:`FAMILIES`; the
-longest prefix that matches wins. A prefix matches the name itself, or the name followed
-by ``-``, ``.``, ``:``, ``@`` or ``_`` — so ``gpt-4`` matches ``gpt-4-0613`` but neither
-``gpt-4o`` (a row of its own) nor ``gpt-40``.
+A model name is matched in its bare form (:func:`bare_model`: lower case, without the
+routing prefixes of gateways and clouds — ``openrouter/anthropic/``, LiteLLM's
+``bedrock/``, ``vertex_ai/``, ``azure/``; Bedrock's ``us.anthropic.`` and other
+``[region.]vendor.`` prefixes; Vertex's ``publishers/…/models/`` — and without a
+fine-tune's ``ft:``; OpenRouter's dotted Claude versions ``claude-opus-4.7`` read as
+Anthropic's ``claude-opus-4-7``) against the ``prefix`` of every row of :data:`FAMILIES`;
+the longest prefix that matches wins (:func:`family_for_model`). A prefix matches the
+name itself, or the name followed by ``-``, ``.``, ``:``, ``@`` or ``_`` — so ``gpt-4``
+matches ``gpt-4-0613`` but neither ``gpt-4o`` (a row of its own) nor ``gpt-40``.
 
-Each row names a :class:`Tokenizer`: the provider's tokenizer as condense sees it.
-``ratio`` is how many of the provider's tokens one of condense's tokens may be worth —
-the high end of what was measured, so a request planned with it fits at the provider:
+Each row names its ``provider`` (a name of ``condense.providers.PROVIDERS``; ``None``
+for model families no provider module describes, such as Qwen, GLM or Grok, whose
+rules the upstream or the history decides) and a :class:`Tokenizer`: the provider's
+tokenizer as condense sees it. ``ratio`` is how many of the provider's tokens one of
+condense's tokens may be worth — the high end of what was measured, so a request planned
+with it fits at the provider:
 
 ==============  ======  =================================================================
 tokenizer       ratio   evidence
@@ -56,6 +64,7 @@ document them (mid-2026); ``None`` where unknown.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
 __all__ = [
@@ -109,21 +118,33 @@ class Family:
     """One row of :data:`FAMILIES`: models whose bare name starts with ``prefix``."""
 
     prefix: str
+    provider: str | None
+    """The provider whose rules the model's requests follow (a name of
+    ``condense.providers.PROVIDERS``), ``None`` when no provider module describes it."""
     encoding: str
     tokenizer: Tokenizer
     window: int | None = None
     """The prompt-token limit; ``None`` when not known."""
 
 
-def _rows(tokenizer: str, encoding: str, rows: dict[str, int | None]) -> list[Family]:
+def _rows(
+    provider: str | None, tokenizer: str, encoding: str, rows: dict[str, int | None]
+) -> list[Family]:
     return [
-        Family(prefix=prefix, encoding=encoding, tokenizer=TOKENIZERS[tokenizer], window=window)
+        Family(
+            prefix=prefix,
+            provider=provider,
+            encoding=encoding,
+            tokenizer=TOKENIZERS[tokenizer],
+            window=window,
+        )
         for prefix, window in rows.items()
     ]
 
 
 FAMILIES: tuple[Family, ...] = (
     *_rows(
+        "openai",
         "openai",
         "o200k_base",
         {
@@ -142,6 +163,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     *_rows(
         "openai",
+        "openai",
         "cl100k_base",
         {
             "gpt-4-turbo": 128_000,
@@ -157,7 +179,11 @@ FAMILIES: tuple[Family, ...] = (
             "babbage-002": None,
         },
     ),
+    # A model of these names not listed above follows OpenAI's rules, but its encoding is
+    # not known (nor is every ``gpt-`` OpenAI's: GPT-J, GPT-NeoX).
+    *_rows("openai", "other", DEFAULT_ENCODING, {"gpt": None, "chatgpt": None, "codex": None}),
     *_rows(
+        "anthropic",
         "claude",
         DEFAULT_ENCODING,
         {
@@ -170,6 +196,7 @@ FAMILIES: tuple[Family, ...] = (
         },
     ),
     *_rows(
+        "anthropic",
         "claude-2026",
         DEFAULT_ENCODING,
         {
@@ -184,24 +211,54 @@ FAMILIES: tuple[Family, ...] = (
             "claude-mythos": 200_000,
         },
     ),
-    *_rows("gemini", DEFAULT_ENCODING, {"gemini-1.5-pro": 2_097_152, "gemini": 1_048_576}),
     *_rows(
+        "gemini", "gemini", DEFAULT_ENCODING, {"gemini-1.5-pro": 2_097_152, "gemini": 1_048_576}
+    ),
+    *_rows("gemini", "other", DEFAULT_ENCODING, {"gemma": None}),
+    *_rows(
+        "mistral",
         "other",
         DEFAULT_ENCODING,
         {
+            "mistral": None,
             "mistral-large": 131_072,
             "mistral-medium": 131_072,
             "mistral-small": 131_072,
+            "open-mistral": None,
+            "open-mixtral": None,
             "magistral": 131_072,
             "devstral": 131_072,
             "codestral": 262_144,
-            "deepseek": 131_072,
+            "ministral": None,
+            "pixtral": None,
+            "voxtral": None,
+        },
+    ),
+    *_rows("deepseek", "other", DEFAULT_ENCODING, {"deepseek": 131_072}),
+    *_rows(
+        "kimi",
+        "other",
+        DEFAULT_ENCODING,
+        {
+            "kimi": None,
             "kimi-k2": 262_144,
+            "moonshot": None,
             "moonshot-v1-8k": 8_192,
             "moonshot-v1-32k": 32_768,
             "moonshot-v1-128k": 131_072,
-            "minimax-m1": 1_000_000,
-            "minimax-m2": 204_800,
+        },
+    ),
+    *_rows(
+        "minimax",
+        "other",
+        DEFAULT_ENCODING,
+        {"minimax": None, "minimax-m1": 1_000_000, "minimax-m2": 204_800, "abab": None},
+    ),
+    *_rows(
+        None,
+        "other",
+        DEFAULT_ENCODING,
+        {
             "qwen3-coder": 262_144,
             "glm-4.6": 200_000,
             "glm-4.5": 131_072,
@@ -213,23 +270,54 @@ FAMILIES: tuple[Family, ...] = (
 _BY_PREFIX = {family.prefix: family for family in FAMILIES}
 _LONGEST_FIRST = sorted(_BY_PREFIX, key=len, reverse=True)
 _BOUNDARY = frozenset("-.:@_")
-_VENDORS = ("anthropic.", "google.", "mistral.", "openai.", "meta.", "amazon.")
+# Bedrock model ids are ``vendor.model`` and its inference profiles ``region.vendor.model``
+# (``us.anthropic.claude-sonnet-4-5-20250929-v1:0``, ``global.…``, ``apac.…``; AWS, "Supported
+# Regions and models for inference profiles"). DeepSeek's ids are ``deepseek.r1-v1:0`` and
+# ``us.deepseek.r1-v1:0``: its vendor part is the family's name, so it stays.
+_FAMILY_VENDORS = frozenset({"deepseek"})
+_VENDORS = frozenset(
+    {
+        "ai21",
+        "amazon",
+        "anthropic",
+        "cohere",
+        "google",
+        "meta",
+        "minimax",
+        "mistral",
+        "moonshot",
+        "moonshotai",
+        "openai",
+        "qwen",
+        "writer",
+    }
+)
+_REGION = re.compile(r"[a-z]+(?:-[a-z]+)?")
+_CLAUDE_DOTS = re.compile(r"(?<=\d)\.(?=\d)")  # OpenRouter's ``claude-opus-4.7``
 _ONE_MILLION_BETA = "context-1m"  # the anthropic-beta flag that opens Claude's 1M window
 
 
 def bare_model(model: str | None) -> str:
-    """``model`` lower-cased, without routing prefixes (``openrouter/anthropic/claude-x``,
-    Bedrock's ``us.anthropic.claude-x`` → ``claude-x``) and without ``ft:``."""
+    """``model`` lower-cased and without routing prefixes (see the module docstring):
+    ``openrouter/anthropic/claude-sonnet-4.5`` → ``claude-sonnet-4-5``, Bedrock's
+    ``us.anthropic.claude-x-v1:0`` → ``claude-x-v1:0``, ``ft:gpt-4o:org::id`` →
+    ``gpt-4o:org::id``."""
     name = (model or "").strip().lower().rsplit("/", 1)[-1].removeprefix("ft:")
-    for vendor in _VENDORS:
-        if vendor in name:
-            name = name.split(vendor, 1)[1]
+    parts = name.split(".")
+    if len(parts) > 2 and _REGION.fullmatch(parts[0]) and parts[1] in _VENDORS | _FAMILY_VENDORS:
+        parts = parts[1:]  # an inference profile's region
+    if len(parts) > 1 and parts[0] in _VENDORS:
+        parts = parts[1:]
+    name = ".".join(parts)
+    if name.startswith("claude"):
+        name = _CLAUDE_DOTS.sub("-", name)
     return name
 
 
 @functools.lru_cache(maxsize=1024)
 def family_for_model(model: str | None) -> Family | None:
-    """The row of :data:`FAMILIES` that ``model`` belongs to (``None``: no row matches)."""
+    """The row of :data:`FAMILIES` that ``model`` belongs to (``None``: no row matches):
+    the one lookup every reader of a model name asks."""
     name = bare_model(model)
     if not name:
         return None
@@ -254,6 +342,6 @@ def context_window(model: str | None, *, anthropic_beta: str | None = None) -> i
     family = family_for_model(model)
     if family is None:
         return None
-    if family.tokenizer.name.startswith("claude") and _ONE_MILLION_BETA in (anthropic_beta or ""):
+    if family.provider == "anthropic" and _ONE_MILLION_BETA in (anthropic_beta or ""):
         return 1_000_000
     return family.window

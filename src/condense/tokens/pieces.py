@@ -53,6 +53,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from condense.exceptions import InputError
+from condense.message import TEXT_PARTS
 from condense.tokens.media import (
     DEFAULT_MEDIA,
     LOW_DETAIL_IMAGE_TOKENS,
@@ -101,7 +102,6 @@ Pieces = tuple[int, tuple[str, ...], int]
 _MAPPINGS = (dict, Mapping)
 _SEQUENCES = (list, tuple)
 _SCALARS = (bool, int, float)
-_TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
 _SOUND_PARTS = frozenset({"input_audio", "audio", "video", "video_url", "input_video"})
 _CALL_KEYS = frozenset({"function", "id", "type", "index"})
 _FLAT_CALL_KEYS = frozenset({"name", "arguments", "id", "type", "index"})
@@ -250,7 +250,7 @@ def _part_pieces(
     kind = part.get("type")
     if type(kind) is not str:
         kind = None
-    if kind in _TEXT_PARTS or (kind is None and "text" in part):
+    if kind in TEXT_PARTS or (kind is None and "text" in part):
         text = part.get("text")
         texts.append(stringify(part) if text is None else stringify(text))
         return 0

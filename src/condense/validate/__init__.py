@@ -17,6 +17,7 @@ from typing import Any
 from condense._input import check_history
 from condense.formats import Conversation
 from condense.formats.native import read_native
+from condense.message import is_empty_content
 from condense.providers import DEFAULT_PROVIDER, Profile, ProviderChoice, choose_provider
 from condense.providers.anthropic import request_thinking
 from condense.validate.blocks import block_violations
@@ -26,7 +27,6 @@ from condense.validate.messages import (
     ROLES,
     argument_problem,
     content_is_well_formed,
-    is_empty_content,
     message_violations,
 )
 from condense.validate.order import order_violations

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from condense.message import call_ids
 from condense.providers import Profile
 from condense.providers.base import BlockRules
-from condense.units import call_ids
 from condense.validate.report import Violation, violation
 
 

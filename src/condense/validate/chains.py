@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from condense.message import RESPONSES_ITEMS
 from condense.providers import Profile
-from condense.providers.base import RESPONSES_ITEMS
 from condense.turns import COMPACTION_TYPES
 from condense.validate.report import Violation, violation
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from condense.message import REPLAY_KEYS
 from condense.providers import Profile
-from condense.providers.base import FUNCTION_KEYS, REPLAY_KEYS
+from condense.providers.base import FUNCTION_KEYS
 from condense.turns import current_turn
 from condense.validate.messages import argument_problem
 

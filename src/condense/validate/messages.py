@@ -9,8 +9,9 @@ from typing import Any
 
 from condense.arguments import arguments_problem
 from condense.arguments.calls import CUSTOM, CUSTOM_KEYS, call_name, custom_input, is_custom
+from condense.message import RESPONSES_ITEMS, is_empty_content
 from condense.providers import Profile
-from condense.providers.base import FUNCTION_KEYS, RESPONSES_ITEMS
+from condense.providers.base import FUNCTION_KEYS
 from condense.turns import carries_compaction
 from condense.validate.report import Violation, violation
 
@@ -90,22 +91,6 @@ def _key_violations(index: int, message: dict[str, Any], profile: Profile) -> It
                 f"has key {key!r} that {profile.name} does not accept",
                 key=str(key),
             )
-
-
-def is_empty_content(content: object) -> bool:
-    """True for ``None``, blank strings and lists whose text parts are all blank."""
-    if content is None:
-        return True
-    if isinstance(content, str):
-        return not content.strip()
-    if isinstance(content, list):
-        return all(
-            isinstance(part, dict)
-            and part.get("type") == "text"
-            and not str(part.get("text") or "").strip()
-            for part in content
-        )
-    return False
 
 
 def content_is_well_formed(content: object) -> bool:

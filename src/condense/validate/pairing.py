@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from condense.message import answers, calls_made, result_id
+from condense.message import call_ids as ids_of_call
 from condense.providers import Profile
-from condense.units import answers, calls_made
-from condense.units import call_ids as ids_of_call
 from condense.validate.report import Violation, violation
 
 
@@ -36,12 +36,6 @@ def _call_id_sets(message: object) -> list[tuple[str, ...]]:
         return []
     calls = message.get("tool_calls")
     return [ids_of_call(call) for call in calls] if isinstance(calls, list) else []
-
-
-def result_id(message: dict[str, Any]) -> str | None:
-    """The ``tool_call_id`` of a tool message, ``None`` when missing or not a string."""
-    value = message.get("tool_call_id")
-    return value if isinstance(value, str) and value else None
 
 
 def pairing_violations(messages: Sequence[Any], profile: Profile) -> Iterator[Violation]:

@@ -14,17 +14,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from condense.providers import Profile
-from condense.providers.base import (
-    EXTRA_CONTENT,
-    ITEM_ID,
+from condense.message import (
     REASONING_CONTENT,
     RESPONSES_ITEMS,
     THINKING_BLOCKS,
+    carries_reasoning,
+    replayed_item_ids,
+    thought_signature,
 )
+from condense.providers import Profile
 from condense.turns import current_turn, turn_start
 from condense.validate.messages import has_replay_only
 from condense.validate.report import Violation, violation
@@ -89,14 +90,6 @@ def first_block_type(message: dict[str, Any]) -> str:
     return "tool_use" if message.get("tool_calls") else "text"
 
 
-def thought_signature(call: object) -> str | None:
-    """The Gemini thought signature a tool call carries, if any."""
-    extra = call.get(EXTRA_CONTENT) if isinstance(call, dict) else None
-    google = extra.get("google") if isinstance(extra, Mapping) else None
-    signature = google.get("thought_signature") if isinstance(google, Mapping) else None
-    return signature if isinstance(signature, str) and signature else None
-
-
 def _thought_signatures(messages: Sequence[Any], profile: Profile) -> Iterator[Violation]:
     signed = any(
         thought_signature(call) is not None
@@ -142,24 +135,6 @@ def _lone_reasoning(
                 "reasoning item(s) without the item that followed them",
                 id=str(item_id or "rs_…"),
             )
-
-
-def carries_reasoning(message: dict[str, Any]) -> bool:
-    """The message carries a Responses ``reasoning`` item."""
-    items = message.get(RESPONSES_ITEMS)
-    return isinstance(items, list) and any(
-        isinstance(item, dict) and item.get("type") == "reasoning" for item in items
-    )
-
-
-def replayed_item_ids(message: dict[str, Any]) -> list[str]:
-    """The Responses item ids (``msg_…``, ``fc_…``) a message and its calls carry."""
-    ids = [message[ITEM_ID]] if isinstance(message.get(ITEM_ID), str) else []
-    calls = message.get("tool_calls")
-    for call in calls if isinstance(calls, list) else ():
-        if isinstance(call, dict) and isinstance(call.get(ITEM_ID), str):
-            ids.append(call[ITEM_ID])
-    return ids
 
 
 def _replayed_items_without_reasoning(
