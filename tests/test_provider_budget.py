@@ -69,7 +69,7 @@ def test_a_claude_request_fits_claudes_own_count_by_default(
 ) -> None:
     """The request's own ``model`` plans it: what comes back fits the budget as Claude
     counts it; taken in condense's tokens (``tokenizer_margin=False``) the same budget
-    is over Claude's count, so the margin is what makes it fit."""
+    plans a larger request, one Claude counts as more."""
     request = _request(path, model)
     assert count.count("anthropic", request) > budget
     result = compress(request, budget=budget)
@@ -78,7 +78,7 @@ def test_a_claude_request_fits_claudes_own_count_by_default(
     assert count.count("anthropic", result.native) <= budget
     plain = compress(_request(path, model), budget=budget, tokenizer_margin=False)
     assert plain.native is not None and plain.report.fits
-    assert count.count("anthropic", plain.native) > budget
+    assert count.count("anthropic", plain.native) > count.count("anthropic", result.native)
 
 
 def test_model_names_the_family_when_the_history_does_not() -> None:
@@ -104,18 +104,19 @@ def test_the_command_line_plans_the_same_way(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``condense compress FILE --budget B`` on a Claude Code request fits Claude's count;
-    ``--no-tokenizer-margin`` takes ``B`` in condense's tokens (and is over it)."""
+    ``--no-tokenizer-margin`` takes ``B`` in condense's tokens (a larger request)."""
     budget = 16_000
     source = tmp_path / "request.json"
     source.write_text(json.dumps(_request(SAMPLE[0], "claude-sonnet-4-5")), encoding="utf-8")
     code, body, report, _ = run_compress(source, tmp_path / "out.json", budget, capsys)
     assert code == 0 and report["fits"]
-    assert CLAUDE.count("anthropic", body) <= budget
+    planned = CLAUDE.count("anthropic", body)
+    assert planned <= budget
     code, body, report, _ = run_compress(
         source, tmp_path / "plain.json", budget, capsys, "--no-tokenizer-margin"
     )
     assert code == 0 and report["fits"]
-    assert CLAUDE.count("anthropic", body) > budget
+    assert CLAUDE.count("anthropic", body) > planned
 
 
 def test_the_proxy_plans_a_claude_window_once(tmp_path: Path) -> None:
@@ -124,8 +125,9 @@ def test_the_proxy_plans_a_claude_window_once(tmp_path: Path) -> None:
     proxy has learned nothing yet) fits Claude's count, and is not planned below twice.
     Planned once, a compressed history takes ``HEADROOM`` (3/4) of the room, 5 % below
     the window less the requested output, divided by Claude's ratio 1.3, less the tools
-    and 2 tokens a message: 7,161 of 12,000 tokens by Claude's count here; planned twice,
-    1.3 times less (about 5,500)."""
+    and 2 tokens a message: up to 7,161 of 12,000 tokens by Claude's count here (6,525
+    when the summary takes half the room and the next unit does not fit in what it left);
+    planned twice, 1.3 times less (about 5,500)."""
     window = 12_000
     history = turn_session(60, seed=11)[:-1]
     with StrictProvider("anthropic", context_window=window, token_counter=CLAUDE) as fake:
@@ -139,7 +141,7 @@ def test_the_proxy_plans_a_claude_window_once(tmp_path: Path) -> None:
     assert fake.refusals == []
     sent = CLAUDE.count("anthropic", turn.upstream[0])
     assert carries(turn.upstream[0], latest_ask(history))
-    assert 0.55 * window < sent <= window, sent
+    assert 0.5 * window < sent <= window, sent
 
 
 CLAUDE_RATIO = 1.30

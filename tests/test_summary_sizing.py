@@ -24,14 +24,34 @@ def test_summary_size_is_the_room_within_the_cap(room: int, cap: int | None, bud
 
 
 @given(st.integers(1, 10_000), st.integers(0, 100_000), st.integers(1, 10**6))
-def test_the_reserve_makes_room_for_the_previous_summary(
-    default: int, previous: int, budget: int
+def test_the_users_cap_is_the_reserve(cap: int, previous: int, budget: int) -> None:
+    assert summary_reserve(cap, previous, budget=budget, history_tokens=budget * 3) == cap
+
+
+@given(st.integers(0, 100_000), st.integers(1, 10**6), st.integers(0, 10**7))
+def test_the_reserve_grows_with_the_span_within_its_bounds(
+    previous: int, budget: int, history: int
 ) -> None:
-    reserve = summary_reserve(default, previous, budget=budget)
-    assert reserve >= default
-    assert reserve <= max(default, budget // 4)
-    if previous + previous // 8 <= budget // 4:
-        assert reserve >= previous
+    reserve = summary_reserve(None, previous, budget=budget, history_tokens=history)
+    assert reserve <= 32_768
+    assert reserve >= min(32_768, max(256, budget // 5))
+    assert reserve <= max(256, budget // 2, budget // 4)
+    if previous + previous // 8 <= budget // 4 and previous <= 32_768:
+        assert reserve >= previous  # the previous summary can carry over whole
+    # more to summarize never leaves the summary less room
+    assert summary_reserve(None, previous, budget=budget, history_tokens=history * 2) >= reserve
+
+
+@given(
+    st.integers(0, 20_000), st.integers(1_000, 10**6), st.integers(1, 10**5), st.integers(0, 10**7)
+)
+def test_a_larger_budget_never_leaves_the_kept_part_less_room(
+    previous: int, budget: int, more: int, history: int
+) -> None:
+    def kept_room(b: int) -> int:
+        return b - summary_reserve(None, previous, budget=b, history_tokens=history)
+
+    assert kept_room(budget + more) >= kept_room(budget) - 1  # integer division rounds
 
 
 SESSION = synthetic_session(300, seed=5)

@@ -110,7 +110,7 @@ from condense.repair import Change, repair
 from condense.summarizers import Summarizer, get_summarizer
 from condense.tokens import TokenCounter, encoding_for_model
 from condense.tokens.counting import shared_counter
-from condense.tokens.estimate import upper_bound_message
+from condense.tokens.estimate import quick_estimate, upper_bound_message
 from condense.tokens.families import tokenizer_for_model
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.tokens.request import Room, parts_tokens, plan_room, request_parts
@@ -390,13 +390,11 @@ def compress(
         profile=profile,
         counter=counter,
         summarizer=summarizer,
-        # planning reserves a fifth of the budget for a summary (a smaller reserve
-        # summarizes fewer units but leaves the summary too little room for the span's
-        # facts: bench/bench_probe.py)
         cap=summary_reserve(
-            summary_tokens or min(8192, max(256, budget // 5)),
-            carried if summary_tokens is None else 0,
+            summary_tokens,
+            carried,
             budget=budget,
+            history_tokens=sum(quick_estimate(m, media=counter.media) for m in history),
         ),
         limit=summary_tokens,
         previous=previous.summary if previous is not None else None,

@@ -72,11 +72,30 @@ def summary_size(room: int, user_cap: int | None, *, budget: int) -> int:
     return min(cap, room)
 
 
-def summary_reserve(default: int, previous_tokens: int, *, budget: int) -> int:
-    """What planning reserves for a summary: ``default``, or room for the previous summary
-    (``previous_tokens``; 0 when the user capped the summary) to carry over whole, up to a
-    quarter of the budget, so a session's summary does not shrink turn after turn."""
-    return max(default, min(previous_tokens + previous_tokens // 2, budget // 4))
+SPAN_SHARE = 4
+"""Without a cap from the user, planning reserves for a summary a quarter of what the
+history holds beyond the budget — at least a fifth of the budget, at most half of it."""
+
+
+def summary_reserve(
+    user_cap: int | None, previous_tokens: int, *, budget: int, history_tokens: int
+) -> int:
+    """What planning reserves for a summary.
+
+    ``user_cap`` (``compress(summary_tokens=...)``) when given. Else room that grows with
+    what must be summarized: a quarter of ``history_tokens`` beyond the budget, between a
+    fifth and half of the budget (a history just over its budget keeps its tail; one ten
+    times over it gives the summary half, because the summary is then the only place most
+    of the session's facts and asks can be — ``bench/bench_probe.py``), and at least room
+    for the previous summary (``previous_tokens``) to carry over whole up to a quarter of
+    the budget, so a session's summary does not shrink turn after turn. Never more than
+    :data:`SUMMARY_TOKENS_CEILING`, never less than 256 tokens.
+    """
+    if user_cap:
+        return user_cap
+    grown = min(budget // SUMMARY_SHARE, max(budget // 5, (history_tokens - budget) // SPAN_SHARE))
+    carried = min(previous_tokens + previous_tokens // 2, budget // 4)
+    return min(SUMMARY_TOKENS_CEILING, max(256, grown, carried))
 
 
 @dataclass(frozen=True, kw_only=True)

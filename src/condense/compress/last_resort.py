@@ -137,15 +137,13 @@ def last_resort(
             best = assembled(wide, 1)
     if best.fits(budget):
         return best
-    # 3. the running turn's own outputs, cut middle-out, largest first
+    # 3. the running turn's own outputs, cut middle-out, largest first, only as far as
+    # the notice needs: they are never cut further to make room for a summary (that would
+    # cut more under a larger budget), which gets what room is left
     cut = running_step(steps)
     if cut is not None and running:
-        block = smallest(wide) if wide.order else 0
-        before, counted, acted = list(messages), list(counts), dict(actions)
+        block = NOTICE_TOKENS if wide.order else 0
         apply(cut, list(running), left_after(wide.order, block) - budget)
-        if left_after(wide.order, block) > budget and wide.order:  # no room for a summary:
-            messages[:], counts[:], actions = before, counted, acted  # cut for a notice
-            apply(cut, list(running), left_after(wide.order, NOTICE_TOKENS) - budget)
         again = assembled(wide, len(wide.order))
         if again.tokens < best.tokens:
             best = again
