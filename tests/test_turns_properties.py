@@ -90,6 +90,8 @@ def _made_runs(output: list[Any], given: list[Any]) -> list[int]:
             return position[id(message)]
         text = message.get("content")
         for index, original in enumerate(given):
+            if not isinstance(original, dict):  # a malformed message stands for nothing
+                continue
             said = original.get("content")
             if (
                 original.get("role") == message.get("role")

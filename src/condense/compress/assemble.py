@@ -54,27 +54,33 @@ NOTICE_TOKENS = 32
 """A generous bound of a notice message (text and message framing)."""
 
 
-SUMMARY_SHARE = 2
 SUMMARY_TOKENS_CEILING = 32_768
-"""Without a cap from the user, a summary may take up to 1/SUMMARY_SHARE of the budget
-(never more than this) when the kept part leaves that much room."""
+"""Without a cap from the user, a summary may take up to three quarters of the budget
+(:func:`summary_cap`; never more than this) when the kept part leaves that much room."""
+
+
+def summary_cap(budget: int) -> int:
+    """The most a summary may take of ``budget`` without a cap from the user: three
+    quarters of it, at most :data:`SUMMARY_TOKENS_CEILING` (a history many times its
+    budget is mostly in the summary; the verbatim part keeps the rest)."""
+    return min(SUMMARY_TOKENS_CEILING, budget * 3 // 4)
 
 
 def summary_size(room: int, user_cap: int | None, *, budget: int) -> int:
     """Tokens a summary's text may take: the ``room`` the kept part leaves, within a cap.
 
-    The cap is ``user_cap`` (``compress(summary_tokens=...)``) when given, else half the
-    budget up to :data:`SUMMARY_TOKENS_CEILING`. Using the room instead of a small fixed
+    The cap is ``user_cap`` (``compress(summary_tokens=...)``) when given, else
+    :func:`summary_cap`. Using the room instead of a small fixed
     target keeps more facts; the budget holds because ``room`` is what the exact count of
     the kept part leaves.
     """
-    cap = user_cap if user_cap else min(SUMMARY_TOKENS_CEILING, budget // SUMMARY_SHARE)
+    cap = user_cap if user_cap else summary_cap(budget)
     return min(cap, room)
 
 
 SPAN_SHARE = 4
 """Without a cap from the user, planning reserves for a summary a quarter of what the
-history holds beyond the budget — at least a fifth of the budget, at most half of it."""
+history holds beyond the budget (:func:`summary_reserve`)."""
 
 
 def summary_reserve(
@@ -84,17 +90,19 @@ def summary_reserve(
 
     ``user_cap`` (``compress(summary_tokens=...)``) when given. Else room that grows with
     what must be summarized: a quarter of ``history_tokens`` beyond the budget, between a
-    fifth and half of the budget (a history just over its budget keeps its tail; one ten
-    times over it gives the summary half, because the summary is then the only place most
-    of the session's facts and asks can be — ``bench/bench_probe.py``), and at least room
-    for the previous summary (``previous_tokens``) to carry over whole up to a quarter of
-    the budget, so a session's summary does not shrink turn after turn. Never more than
-    :data:`SUMMARY_TOKENS_CEILING`, never less than 256 tokens.
+    fifth of the budget and :func:`summary_cap` (a history just over its budget keeps its
+    tail; one many times over it gives the summary most of the budget, because the
+    summary is then the only place most of the session's facts and asks can be —
+    ``bench/bench_probe.py``); and at least room for the previous summary
+    (``previous_tokens``) to carry over whole, up to :func:`summary_cap`, so a session's
+    summary does not shrink turn after turn (whether the agent sends its whole history
+    again or the compressed one). Never more than :data:`SUMMARY_TOKENS_CEILING`, never
+    less than 256 tokens.
     """
     if user_cap:
         return user_cap
-    grown = min(budget // SUMMARY_SHARE, max(budget // 5, (history_tokens - budget) // SPAN_SHARE))
-    carried = min(previous_tokens + previous_tokens // 2, budget // SUMMARY_SHARE)
+    grown = min(summary_cap(budget), max(budget // 5, (history_tokens - budget) // SPAN_SHARE))
+    carried = min(previous_tokens + previous_tokens // 2, summary_cap(budget))
     return min(SUMMARY_TOKENS_CEILING, max(256, grown, carried))
 
 
@@ -156,38 +164,31 @@ def assemble(
     inputs: SummaryInputs,
 ) -> Assembly | None:
     """Replace the oldest reducible units (at least ``first`` of them) so the history
-    fits ``budget``: by a summary of the user's cap where the smallest such ``k`` leaves
-    room for one, else a shorter summary, else the one-line notice; when nothing fits,
-    the smallest history found that is smaller than the input (``input_size``).
+    fits ``budget``: the fewest (``k``) that leave the summary its planned room (less
+    when the kept part leaves less), by a summary of the room left, else a shorter
+    summary, else the one-line notice; then every reducible unit; when nothing fits, the
+    smallest history found that is smaller than the input (``input_size``).
     ``kept_tokens(k)`` is the exact tokens of ``current`` without the first ``k``
     reducible units. ``None`` when nothing smaller than the input was found."""
     last = len(plan.order)
     if not last:
         return None
     breaks = plan.span_counts()  # breaks[k]: how many spans the first k units form
+
+    def blocks(k: int) -> int:
+        """Tokens of the kept part at ``k``, with a notice for each span but the first."""
+        return kept_tokens(k) + (breaks[k] - 1) * NOTICE_TOKENS
+
+    # The room the summary is planned for: its cap; less where the kept part leaves less
+    # (what replacing every reducible unit would leave, but always room for a notice).
+    # The units replaced are the fewest that leave it, so that a larger budget never
+    # replaces more (budget - reserve never falls as the budget grows).
+    reserve = min(SUMMARY_OVERHEAD + inputs.cap, max(NOTICE_TOKENS, budget - blocks(last)))
+    k = next((k for k in range(max(1, first), last + 1) if blocks(k) + reserve <= budget), last)
     best: tuple[int, Assembly] | None = None
-    tried: set[tuple[int, int]] = set()
-    # A summary of the full cap, then a shorter one, then the notice: each at the
-    # smallest k whose kept part leaves room for it; last, everything reducible goes.
-    for reserve in (SUMMARY_OVERHEAD + inputs.cap, SUMMARY_OVERHEAD + MIN_SUMMARY_TOKENS, 0):
-        # one summary for every span (a notice for each of the others at worst), or a
-        # notice for each span
-        k = next(
-            (
-                k
-                for k in range(max(1, first), last + 1)
-                if kept_tokens(k) + max(reserve, NOTICE_TOKENS) + (breaks[k] - 1) * NOTICE_TOKENS
-                <= budget
-            ),
-            last,
-        )
-        spans = plan.spans(k)
-        kept = kept_tokens(k)
-        attempts = _attempts(kept, spans, budget, inputs.limit) if reserve else [NOTICE, DROP]
-        for attempt in attempts:
-            if (k, attempt) in tried:
-                continue
-            tried.add((k, attempt))
+    for at in dict.fromkeys((k, last)):  # then, if nothing fits, every reducible unit
+        spans = plan.spans(at)
+        for attempt in _attempts(kept_tokens(at), spans, budget, inputs.limit):
             built = _build(current, plan, spans, attempt, inputs)
             if built is None or (attempt == DROP and check(list(built.messages), inputs.profile)):
                 continue  # leaving the span out would break the profile's rules

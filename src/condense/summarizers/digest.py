@@ -106,11 +106,12 @@ _SHARES = {
     LAST_STATE: (0.1, 0.15, 0.2),
     _FACTS: (0.6, 0.8, 1.0),
     EARLIER: (0.1, 0.2, 0.3),
-    IDS: (0.1, 0.15, 1.0),
+    IDS: (0.1, 0.15, 0.3),
     COMMANDS: (0.06, 0.1, 0.2),
     FILES: (0.03, 0.06, 1.0),
     TOOLS: (0.04, 0.08, 1.0),
 }
+_TALLIES = (IDS, FILES, TOOLS)  # lists that may grow into the room nothing else wanted
 # The asks take at most this share of the room: the rest is the facts'; when not even
 # their first lines fit, a smaller one.
 ASKS_SHARE = 0.6
@@ -255,7 +256,15 @@ def layout(digest: Digest, max_chars: int) -> str:
         used = _size(blocks[_FACTS])
         lines = _facts(digest, used + room, "\n".join([said, *blocks[LAST_STATE]]), fill=True)
         if _size(lines) > used:
+            room -= _size(lines) - used
             blocks[_FACTS] = lines
+    for name in _TALLIES:  # and the tallies what the facts did not want
+        used = _size(blocks[name])
+        if room > _MIN_BODY:
+            lines = _section(digest, name, used + room, said + "\n".join(blocks[_FACTS]))
+            if _size(lines) > used:
+                room -= _size(lines) - used
+                blocks[name] = lines
     blocks[ASKS] = asks
     ordered = [blocks[LAST_STATE], blocks[_FACTS], blocks[IDS]]
     rest = [blocks[name] for name in (COMMANDS, FILES, TOOLS)]
