@@ -21,6 +21,7 @@ message is read, however long the span.
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 import itertools
 import math
@@ -30,7 +31,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, field
 from typing import Any
 
-from condense.summarizers._text import content_ends, content_text, one_line
+from condense.summarizers._text import content_ends, content_text, one_line, remember
 from condense.summarizers.failures import failed_read, line_error
 from condense.summarizers.scan import (
     ARGS,
@@ -669,6 +670,11 @@ def key_lines(text: str, *, count: int = 2, max_chars: int = 220) -> list[str]:
     file or a progress bar is never taken. Together the lines hold at most ``max_chars``
     characters (the last one clipped). Deterministic; ``[]`` when no line scores.
     """
+    return list(_key_lines(text, count, max_chars))
+
+
+@functools.lru_cache(maxsize=1_024)  # a walk that measures, then the reductions, mask alike
+def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
     rows = text.split("\n")
     # look-alikes: lines built alike (their punctuation), holding digits or not
     # (``timeout_ms = 3471`` is not one of the ``x_enabled = true`` around it)
@@ -695,7 +701,10 @@ def key_lines(text: str, *, count: int = 2, max_chars: int = 220) -> list[str]:
         piece = piece if len(piece) <= room else piece[: room - 1].rstrip() + "…"
         pieces.append((number, piece))
         room -= len(piece) + 3
-    return [piece for _, piece in sorted(pieces)]
+    return tuple(piece for _, piece in sorted(pieces))
+
+
+remember(_key_lines.cache_clear)
 
 
 def _has_digit(line: str) -> bool:

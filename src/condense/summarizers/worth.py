@@ -290,6 +290,7 @@ def signals(text: str, kind: int = OUTPUT, *, error: bool | None = None) -> floa
 
 
 _STANDALONE = Measure()
+remember(_STANDALONE._worth.clear)  # its words' worth, remembered between calls
 
 
 def info_score(line: str) -> float:
