@@ -39,6 +39,7 @@ from condense.summarizers.scan import (
     PROSE,
     RARE_UPTO,
     Scan,
+    any_of,
     words,
 )
 
@@ -88,8 +89,8 @@ FINDING = re.compile(
     rf"|the (?:\w+ )?{_CULPRIT}s? (?:is|are|was|were|has|had|lies|seems|must|should|here)\b"
     rf"|(?:this|that|it|which)(?: is|'s|’s) (?:the|a) (?:\w+ )?{_CULPRIT}\b)"
 )
-_DECIDES = re.compile("|".join(map(re.escape, DECISION_WORDS)))
-_FINDS = re.compile("|".join(map(re.escape, FINDING_WORDS)))
+_DECIDES = any_of(DECISION_WORDS)
+_FINDS = any_of(FINDING_WORDS)
 PLAN = re.compile(
     r"(?i)^(?:(?:now|so|then|first|next|finally|ok|okay|instead),?\s+)?"
     r"(?:(?:I|we)(?:\s+will|'ll|’ll|\s+am going to|'m going to|’m going to|\s+are going to"
