@@ -646,7 +646,9 @@ _TRIGGERS: tuple[tuple[float, re.Pattern[str]], ...] = tuple(
         (3.0, r"B\b(?:(?<=\d[KMGT]B)|(?<=\d [KMGT]B)|(?<=\d[KMGT]iB)|(?<=\d [KMGT]iB))"),
         (3.0, r"%(?:(?<=\d%)|(?<=\d %))"),
         (1.5, r"#\d\d"),
-        (3.0, r"\b[0-9a-f]{7,40}\b"),  # a hash (a commit)
+        # a hash (a commit): ``\b[0-9a-f]{7,40}\b``, its first digit first (the search
+        # skips ahead) and the run taken whole (a hex digit is a word's: no \b within it)
+        (3.0, r"[0-9a-f](?<!\w[0-9a-f])[0-9a-f]{6,39}+\b"),
         (4.0, r"E(?:rror|xception|RROR)|F(?:ailure|AIL|ATAL)|Traceback|panic"),
         (4.0, r":(?<=error:)"),
         (4.0, r"failed"),
