@@ -38,7 +38,6 @@ from condense.summarizers.scan import (
     ASK,
     OUTPUT,
     PROSE,
-    SHAPE_DELETE,
     SNIPPET_BYTES,
     SNIPPET_WINDOW,
     Scan,
@@ -657,7 +656,6 @@ _TRIGGERS: tuple[tuple[float, re.Pattern[str]], ...] = tuple(
 _ALL_LINES = 24  # an output of at most this many lines is read whole
 _MATCHES_PER_TRIGGER = 24  # a trigger found this often in one output is what it is made of
 _OWN_SHAPE = 4.0  # a row built like no other of its output, with digits, is rated higher
-_SHAPE_TABLE = dict.fromkeys(SHAPE_DELETE)  # scan.shape, for text
 _DIGIT = re.compile(r"\d")
 _LISTING = re.compile(r"^\s*\d+[\t:]|^[.\sFEsx%\[\]\d]*$")
 LINE_CHARS = 240  # a longer line is cut to a window around its first specific word
@@ -680,8 +678,7 @@ def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
     rows = text.split("\n")
     # look-alikes: lines built alike (their punctuation), holding digits or not
     # (``timeout_ms = 3471`` is not one of the ``x_enabled = true`` around it)
-    shapes = text.translate(_SHAPE_TABLE).split("\n")
-    kins = list(zip(shapes, map(_has_digit, rows), strict=True))
+    kins = _kins(text, rows)
     alike = Counter(kins)
     hinted: dict[str, tuple[int, int]] = {}  # each line once: its position, its look-alikes
     for number, index in enumerate(_hinted_lines(text, rows, kins, alike, max(4, 2 * count))):
@@ -713,11 +710,25 @@ def _has_digit(line: str) -> bool:
     return _DIGIT.search(line) is not None
 
 
+_NOT_DIGITS = bytes(c for c in range(256) if c not in b"0123456789\n")
+
+
+def _kins(text: str, rows: list[str]) -> list[tuple[bytes, bool]]:
+    """Each row's shape (:func:`.scan.shape` of its UTF-8) and whether it holds a digit;
+    an ASCII text (most outputs) is read for digits at once, where a digit is ``0``–``9``."""
+    data = text.encode("utf-8", "surrogatepass")
+    shapes = shape(data).split(b"\n")
+    if len(data) == len(text):  # ASCII
+        digits = data.translate(None, _NOT_DIGITS).split(b"\n")
+        return list(zip(shapes, map(bool, digits), strict=True))
+    return list(zip(shapes, map(_has_digit, rows), strict=True))
+
+
 def _hinted_lines(
     text: str,
     rows: list[str],
-    kins: list[tuple[str, bool]],
-    alike: Counter[tuple[str, bool]],
+    kins: list[tuple[bytes, bool]],
+    alike: Counter[tuple[bytes, bool]],
     keep: int,
 ) -> list[int]:
     """The indices of the ``keep`` rows of ``text`` that the triggers (``_TRIGGERS``)
