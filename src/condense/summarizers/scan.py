@@ -407,7 +407,7 @@ def _places(text: bytes, tokens: list[bytes], wanted: frozenset[bytes]) -> list[
         return []
     found: list[tuple[int, bytes]] = []
     at = 0
-    for token in compress(tokens, map(wanted.__contains__, tokens)):
+    for token in filter(wanted.__contains__, tokens):
         place = text.find(token, at)
         while place >= 0 and not _whole(text, place, place + len(token)):
             place = text.find(token, place + 1)
