@@ -294,6 +294,7 @@ _STANDALONE = Measure()
 remember(_STANDALONE._worth.clear)  # its words' worth, remembered between calls
 
 
+@functools.lru_cache(maxsize=4_096)  # a log's lines recur in output after output
 def info_score(line: str) -> float:
     """How much a line tells without its session (≥ 0): its words as if each were found
     once, and what it signals read as an output's line and as people's words."""
@@ -301,6 +302,9 @@ def info_score(line: str) -> float:
     content = combine(found.values())
     said = max(signals(line, OUTPUT), signals(line, PROSE))
     return WORD * content + said * backed(content)
+
+
+remember(info_score.cache_clear)
 
 
 def identifiers(line: str, *, least: float = 0.4) -> list[str]:
