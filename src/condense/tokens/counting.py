@@ -10,7 +10,8 @@ one turn runs BPE over the new turn only (measured: about 7 ms for 10,000 cached
 messages). The fingerprint is taken afresh on every call, so a message dict changed in
 place is simply counted again; nothing is keyed by ``id()``, and the cache holds no
 reference to the caller's strings. Two different messages would have to collide on a
-64-bit hash, with a random per-process seed, to share a count.
+64-bit hash, with a random per-process seed, to share a count. A long text is also remembered by
+itself, by its hash (a summary is counted as it is fitted, then in its message).
 
 Text is counted with BPE; opaque base64 (signatures, encrypted reasoning) by its length
 at the measured rate of ``opaque``; images and documents by the media policy, from their
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,20 +114,20 @@ class TokenCounter:
 
     def text(self, text: str) -> int:
         """Return the number of tokens in ``text`` (special tokens count as plain text)."""
-        return self._text(stringify(text))
+        return self._text(stringify(text), get_encoding(self.encoding).encode_ordinary)
 
-    def _text(self, text: str) -> int:
-        """The tokens of ``text``; a long one is remembered (:data:`_TEXT_MEMO` of them,
-        keyed by the text's hash, as messages are)."""
+    def _text(self, text: str, encode: Callable[[str], list[int]]) -> int:
+        """The tokens of ``text`` by ``encode`` (this counter's encoding); a long one is
+        remembered (:data:`_TEXT_MEMO` of them, keyed by the text's hash, as messages are)."""
         if len(text) < _MEMO_FROM or not self.maxsize:
-            return len(get_encoding(self.encoding).encode_ordinary(text))
+            return len(encode(text))
         key = hash(text)
         with self._lock:
             found = self._texts.get(key)
             if found is not None:
                 self._texts.move_to_end(key)
                 return found
-        tokens = len(get_encoding(self.encoding).encode_ordinary(text))
+        tokens = len(encode(text))
         with self._lock:
             self._texts[key] = tokens
             if len(self._texts) > _TEXT_MEMO:
@@ -191,11 +192,12 @@ class TokenCounter:
             self._misses += misses
         if not missed:
             return counts
+        encode = get_encoding(self.encoding).encode_ordinary
         encoding = self.encoding
         text = self._text
         counted = {
             key: fixed
-            + sum(text(piece) for piece in texts)
+            + sum(text(piece, encode) for piece in texts)
             + (opaque_tokens(opaque, encoding) if opaque else 0)
             for key, (fixed, texts, opaque) in pieces.items()
         }
