@@ -10,8 +10,9 @@ one turn runs BPE over the new turn only (measured: about 7 ms for 10,000 cached
 messages). The fingerprint is taken afresh on every call, so a message dict changed in
 place is simply counted again; nothing is keyed by ``id()``, and the cache holds no
 reference to the caller's strings. Two different messages would have to collide on a
-64-bit hash, with a random per-process seed, to share a count. A long text is also remembered by
-itself, by its hash (a summary is counted as it is fitted, then in its message).
+64-bit hash, with a random per-process seed, to share a count. A long text is also
+remembered by itself, by its hash (a summary is counted as it is fitted, then in its
+message).
 
 Text is counted with BPE; opaque base64 (signatures, encrypted reasoning) by its length
 at the measured rate of ``opaque``; images and documents by the media policy, from their
