@@ -516,6 +516,10 @@ class FactPool:
         self._ranking: list[int] | None = None
         self._worthy = 0  # how many of the ranking are worth at least MIN_WORTH
         self._said: tuple[str, frozenset[bytes]] = ("", frozenset())
+        # what :meth:`choose` asks of a fact again on every call: its names (words news
+        # is made of) once, and whether each ``said`` it was asked about holds its text
+        self._names: dict[int, list[bytes]] = {}
+        self._in_said: dict[str, dict[int, bool]] = {}
 
     def ranking(self, *, fill: bool = False) -> list[int]:
         """The facts (their indices in :attr:`pool`) in the order a greedy choice with
@@ -575,14 +579,25 @@ class FactPool:
             specific = (core(word) for word in words(said) if specificity(word) >= _NEW_WORD)
             self._said = (said, frozenset(specific))
         told = self._said[1]
+        in_said = self._in_said.setdefault(said, {}) if said else {}
         chosen: list[int] = []
         for order in self.ranking(fill=fill):
             if room <= 0 or (limit is not None and len(chosen) >= limit):
                 break
             cost, candidate = self.costs[order], self.pool[order]
-            if cost > room or (said and candidate.text in said):
+            if cost > room:
                 continue
-            names = [word for word in candidate.words if specificity(word) >= _NEW_WORD]
+            if said:
+                inside = in_said.get(order)
+                if inside is None:
+                    inside = in_said[order] = candidate.text in said
+                if inside:
+                    continue
+            names = self._names.get(order)
+            if names is None:
+                names = self._names[order] = [
+                    word for word in candidate.words if specificity(word) >= _NEW_WORD
+                ]
             if told and names and all(word in told for word in names):
                 continue
             chosen.append(order)
