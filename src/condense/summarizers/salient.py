@@ -21,6 +21,7 @@ message is read, however long the span.
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 import itertools
 import math
@@ -30,14 +31,13 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, field
 from typing import Any
 
-from condense.summarizers._text import content_ends, content_text, one_line
+from condense.summarizers._text import content_ends, content_text, one_line, remember
 from condense.summarizers.failures import failed_read, line_error
 from condense.summarizers.scan import (
     ARGS,
     ASK,
     OUTPUT,
     PROSE,
-    SHAPE_DELETE,
     SNIPPET_BYTES,
     SNIPPET_WINDOW,
     Scan,
@@ -516,6 +516,10 @@ class FactPool:
         self._ranking: list[int] | None = None
         self._worthy = 0  # how many of the ranking are worth at least MIN_WORTH
         self._said: tuple[str, frozenset[bytes]] = ("", frozenset())
+        # what :meth:`choose` asks of a fact again on every call: its names (words news
+        # is made of) once, and whether each ``said`` it was asked about holds its text
+        self._names: dict[int, list[bytes]] = {}
+        self._in_said: dict[str, dict[int, bool]] = {}
 
     def ranking(self, *, fill: bool = False) -> list[int]:
         """The facts (their indices in :attr:`pool`) in the order a greedy choice with
@@ -575,14 +579,25 @@ class FactPool:
             specific = (core(word) for word in words(said) if specificity(word) >= _NEW_WORD)
             self._said = (said, frozenset(specific))
         told = self._said[1]
+        in_said = self._in_said.setdefault(said, {}) if said else {}
         chosen: list[int] = []
         for order in self.ranking(fill=fill):
             if room <= 0 or (limit is not None and len(chosen) >= limit):
                 break
             cost, candidate = self.costs[order], self.pool[order]
-            if cost > room or (said and candidate.text in said):
+            if cost > room:
                 continue
-            names = [word for word in candidate.words if specificity(word) >= _NEW_WORD]
+            if said:
+                inside = in_said.get(order)
+                if inside is None:
+                    inside = in_said[order] = candidate.text in said
+                if inside:
+                    continue
+            names = self._names.get(order)
+            if names is None:
+                names = self._names[order] = [
+                    word for word in candidate.words if specificity(word) >= _NEW_WORD
+                ]
             if told and names and all(word in told for word in names):
                 continue
             chosen.append(order)
@@ -663,7 +678,9 @@ _TRIGGERS: tuple[tuple[float, re.Pattern[str]], ...] = tuple(
         (3.0, r"B\b(?:(?<=\d[KMGT]B)|(?<=\d [KMGT]B)|(?<=\d[KMGT]iB)|(?<=\d [KMGT]iB))"),
         (3.0, r"%(?:(?<=\d%)|(?<=\d %))"),
         (1.5, r"#\d\d"),
-        (3.0, r"\b[0-9a-f]{7,40}\b"),  # a hash (a commit)
+        # a hash (a commit): ``\b[0-9a-f]{7,40}\b``, its first digit first (the search
+        # skips ahead) and the run taken whole (a hex digit is a word's: no \b within it)
+        (3.0, r"[0-9a-f](?<!\w[0-9a-f])[0-9a-f]{6,39}+\b"),
         (4.0, r"E(?:rror|xception|RROR)|F(?:ailure|AIL|ATAL)|Traceback|panic"),
         (4.0, r":(?<=error:)"),
         (4.0, r"failed"),
@@ -672,7 +689,6 @@ _TRIGGERS: tuple[tuple[float, re.Pattern[str]], ...] = tuple(
 _ALL_LINES = 24  # an output of at most this many lines is read whole
 _MATCHES_PER_TRIGGER = 24  # a trigger found this often in one output is what it is made of
 _OWN_SHAPE = 4.0  # a row built like no other of its output, with digits, is rated higher
-_SHAPE_TABLE = dict.fromkeys(SHAPE_DELETE)  # scan.shape, for text
 _DIGIT = re.compile(r"\d")
 _LISTING = re.compile(r"^\s*\d+[\t:]|^[.\sFEsx%\[\]\d]*$")
 LINE_CHARS = 240  # a longer line is cut to a window around its first specific word
@@ -687,11 +703,15 @@ def key_lines(text: str, *, count: int = 2, max_chars: int = 220) -> list[str]:
     file or a progress bar is never taken. Together the lines hold at most ``max_chars``
     characters (the last one clipped). Deterministic; ``[]`` when no line scores.
     """
+    return list(_key_lines(text, count, max_chars))
+
+
+@functools.lru_cache(maxsize=1_024)  # a walk that measures, then the reductions, mask alike
+def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
     rows = text.split("\n")
     # look-alikes: lines built alike (their punctuation), holding digits or not
     # (``timeout_ms = 3471`` is not one of the ``x_enabled = true`` around it)
-    shapes = text.translate(_SHAPE_TABLE).split("\n")
-    kins = list(zip(shapes, map(_has_digit, rows), strict=True))
+    kins = _kins(text, rows)
     alike = Counter(kins)
     hinted: dict[str, tuple[int, int]] = {}  # each line once: its position, its look-alikes
     for number, index in enumerate(_hinted_lines(text, rows, kins, alike, max(4, 2 * count))):
@@ -713,18 +733,35 @@ def key_lines(text: str, *, count: int = 2, max_chars: int = 220) -> list[str]:
         piece = piece if len(piece) <= room else piece[: room - 1].rstrip() + "…"
         pieces.append((number, piece))
         room -= len(piece) + 3
-    return [piece for _, piece in sorted(pieces)]
+    return tuple(piece for _, piece in sorted(pieces))
+
+
+remember(_key_lines.cache_clear)
 
 
 def _has_digit(line: str) -> bool:
     return _DIGIT.search(line) is not None
 
 
+_NOT_DIGITS = bytes(c for c in range(256) if c not in b"0123456789\n")
+
+
+def _kins(text: str, rows: list[str]) -> list[tuple[bytes, bool]]:
+    """Each row's shape (:func:`.scan.shape` of its UTF-8) and whether it holds a digit;
+    an ASCII text (most outputs) is read for digits at once, where a digit is ``0``–``9``."""
+    data = text.encode("utf-8", "surrogatepass")
+    shapes = shape(data).split(b"\n")
+    if len(data) == len(text):  # ASCII
+        digits = data.translate(None, _NOT_DIGITS).split(b"\n")
+        return list(zip(shapes, map(bool, digits), strict=True))
+    return list(zip(shapes, map(_has_digit, rows), strict=True))
+
+
 def _hinted_lines(
     text: str,
     rows: list[str],
-    kins: list[tuple[str, bool]],
-    alike: Counter[tuple[str, bool]],
+    kins: list[tuple[bytes, bool]],
+    alike: Counter[tuple[bytes, bool]],
     keep: int,
 ) -> list[int]:
     """The indices of the ``keep`` rows of ``text`` that the triggers (``_TRIGGERS``)

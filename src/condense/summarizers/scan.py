@@ -35,6 +35,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import operator
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -127,6 +128,30 @@ _DECISION_BYTES = tuple(sorted(word.encode() for word in {*DECISION_WORDS, *FIND
 _DECISION_STEMS = tuple(word for word in _DECISION_BYTES if b" " not in word)
 _DECISION_PHRASES = tuple(word for word in _DECISION_BYTES if b" " in word)
 _SENTENCE_ENDS = (b". ", b"! ", b"? ", b"\xe3\x80\x82")  # the last one: "。"
+
+_Tree = dict[str, "_Tree"]
+
+
+def any_of(literals: Iterable[str]) -> re.Pattern[str]:
+    """A pattern whose ``search`` finds whether one of ``literals`` occurs in a text: the
+    words as a tree of their letters (``d(?:ecid|ue to|o not…)``), so that each place is
+    tried once per first letter rather than once per word (several times faster than
+    their plain alternation for as many words as :data:`DECISION_WORDS`). Where one word
+    starts another, the shorter is enough: a match is where one of them starts, not which."""
+    tree: _Tree = {}
+    for literal in literals:
+        node = tree
+        for char in literal:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def branch(node: _Tree) -> str:
+        if "" in node:  # a literal ends here: whatever follows, it has been found
+            return ""
+        options = [re.escape(char) + branch(node[char]) for char in sorted(node)]
+        return options[0] if len(options) == 1 else f"(?:{'|'.join(options)})"
+
+    return re.compile(branch(tree) if tree else "(?!)")
 
 
 def normalize(text: bytes) -> bytes:
@@ -382,7 +407,7 @@ def _places(text: bytes, tokens: list[bytes], wanted: frozenset[bytes]) -> list[
         return []
     found: list[tuple[int, bytes]] = []
     at = 0
-    for token in compress(tokens, map(wanted.__contains__, tokens)):
+    for token in filter(wanted.__contains__, tokens):
         place = text.find(token, at)
         while place >= 0 and not _whole(text, place, place + len(token)):
             place = text.find(token, place + 1)

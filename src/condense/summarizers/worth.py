@@ -39,6 +39,7 @@ from condense.summarizers.scan import (
     PROSE,
     RARE_UPTO,
     Scan,
+    any_of,
     words,
 )
 
@@ -88,8 +89,8 @@ FINDING = re.compile(
     rf"|the (?:\w+ )?{_CULPRIT}s? (?:is|are|was|were|has|had|lies|seems|must|should|here)\b"
     rf"|(?:this|that|it|which)(?: is|'s|’s) (?:the|a) (?:\w+ )?{_CULPRIT}\b)"
 )
-_DECIDES = re.compile("|".join(map(re.escape, DECISION_WORDS)))
-_FINDS = re.compile("|".join(map(re.escape, FINDING_WORDS)))
+_DECIDES = any_of(DECISION_WORDS)
+_FINDS = any_of(FINDING_WORDS)
 PLAN = re.compile(
     r"(?i)^(?:(?:now|so|then|first|next|finally|ok|okay|instead),?\s+)?"
     r"(?:(?:I|we)(?:\s+will|'ll|’ll|\s+am going to|'m going to|’m going to|\s+are going to"
@@ -290,8 +291,10 @@ def signals(text: str, kind: int = OUTPUT, *, error: bool | None = None) -> floa
 
 
 _STANDALONE = Measure()
+remember(_STANDALONE._worth.clear)  # its words' worth, remembered between calls
 
 
+@functools.lru_cache(maxsize=4_096)  # a log's lines recur in output after output
 def info_score(line: str) -> float:
     """How much a line tells without its session (≥ 0): its words as if each were found
     once, and what it signals read as an output's line and as people's words."""
@@ -299,6 +302,9 @@ def info_score(line: str) -> float:
     content = combine(found.values())
     said = max(signals(line, OUTPUT), signals(line, PROSE))
     return WORD * content + said * backed(content)
+
+
+remember(info_score.cache_clear)
 
 
 def identifiers(line: str, *, least: float = 0.4) -> list[str]:

@@ -221,7 +221,11 @@ def quick_estimate(message: Mapping[str, Any], *, media: Media = DEFAULT_MEDIA) 
         fixed += opaque_tokens(opaque, DEFAULT_ENCODING)
     if all(map(str.isascii, texts)):  # map() over C methods: the hot path of planning
         return fixed + (sum(map(len, texts)) >> 2)
-    return fixed + sum(len(t) >> 2 if t.isascii() else len(_utf8(t)) // 3 for t in texts)
+    # each kind of text summed before it is divided, as above: a text added (a reasoning
+    # field, a call) never lowers the estimate by rounding the others' share down
+    ascii_chars = sum(len(t) for t in texts if t.isascii())
+    other_bytes = sum(len(_utf8(t)) for t in texts if not t.isascii())
+    return fixed + (ascii_chars >> 2) + other_bytes // 3
 
 
 def upper_bound_text(text: str) -> int:

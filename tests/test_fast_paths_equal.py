@@ -1,0 +1,102 @@
+"""The fast paths of the summarizers and the counter say what the plain ones say.
+
+Each fast path here replaced a slower way of computing the same thing (issue 18, Speed);
+the plain way is written out in the test, so a fast path that drifts from it fails:
+
+- ``scan.any_of``: a tree of the words' letters finds a word exactly where the plain
+  alternation of them (or ``word in text``) does;
+- ``salient._kins``: an output's rows grouped by shape and digits read as bytes, at once,
+  group as their ``str`` shapes and ``\\d`` (any script's digits) group them;
+- the hash trigger of an output's lines finds the places ``\\b[0-9a-f]{7,40}\\b`` finds;
+- ``TokenCounter``: a long text's remembered count is its BPE count, in a message too,
+  and ``clear()`` forgets it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from condense.summarizers import salient
+from condense.summarizers.scan import DECISION_WORDS, FINDING_WORDS, SHAPE_DELETE, any_of
+from condense.tokens.counting import TokenCounter
+from condense.tokens.encodings import get_encoding
+
+# letters the words are made of, and others: the tree must neither miss nor invent a word
+ALPHABET = "abcdeinorstu '.-\n因为決定때문é٣"
+literal = st.text(alphabet=ALPHABET, min_size=1, max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(literal, max_size=12), st.text(alphabet=ALPHABET, max_size=60))
+def test_any_of_finds_a_word_where_the_plain_search_does(words: list[str], text: str) -> None:
+    assert (any_of(words).search(text) is not None) == any(word in text for word in words)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_any_of_the_decision_and_finding_words_as_their_alternation(data: st.DataObject) -> None:
+    for words in (DECISION_WORDS, FINDING_WORDS):
+        plain = re.compile("|".join(map(re.escape, words)))
+        pieces = data.draw(st.lists(st.sampled_from([*words, *ALPHABET, " "]), max_size=8))
+        # a word cut short is not the word
+        cut = data.draw(st.sampled_from(words))[: data.draw(st.integers(1, 4))]
+        for text in ("".join(pieces), "".join(pieces) + cut):
+            assert bool(any_of(words).search(text)) == bool(plain.search(text))
+
+
+def test_any_of_nothing_finds_nothing() -> None:
+    assert any_of([]).search("anything at all") is None
+
+
+ROW = st.text(alphabet="ab_=:. 09٣7x-é中\t/", max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ROW, min_size=1, max_size=10))
+def test_rows_group_by_shape_and_digits_as_their_text_does(rows: list[str]) -> None:
+    text = "\n".join(rows)
+    kins = salient._kins(text, rows)
+    table = dict.fromkeys(SHAPE_DELETE)
+    plain = [(row.translate(table), re.search(r"\d", row) is not None) for row in rows]
+    assert len(kins) == len(plain)
+    for (a, b), (c, d) in itertools.combinations(zip(kins, plain, strict=True), 2):
+        assert (a == b) == (c == d)  # two rows are alike in both or in neither
+    assert [bool(shape) for shape, _ in kins] == [bool(shape) for shape, _ in plain]
+    assert [digit for _, digit in kins] == [digit for _, digit in plain]
+
+
+HEXISH = st.text(alphabet="0123456789abcdefg_-. \nxé٣", max_size=80)
+
+
+@settings(max_examples=500, deadline=None)
+@given(HEXISH)
+def test_the_hash_trigger_finds_what_the_plain_pattern_finds(text: str) -> None:
+    plain = re.compile(r"\b[0-9a-f]{7,40}\b")
+    (trigger,) = [pattern for _, pattern in salient._TRIGGERS if "[0-9a-f]" in pattern.pattern]
+    assert [m.span() for m in trigger.finditer(text)] == [m.span() for m in plain.finditer(text)]
+
+
+def test_a_long_texts_remembered_count_is_its_bpe_count() -> None:
+    counter = TokenCounter(encoding="o200k_base")
+    encode = get_encoding("o200k_base").encode_ordinary
+    text = "the summary of a long session, " * 200  # long enough to be remembered
+    assert counter.text(text) == len(encode(text))
+    assert counter.text(text) == len(encode(text))  # remembered: the same
+    assert counter.text(text + "!") == len(encode(text + "!"))  # another text: counted
+    alone = counter.message({"role": "assistant", "content": ""})
+    message = {"role": "assistant", "content": text}
+    assert counter.message(message) == alone + len(encode(text))
+    counter.clear()
+    assert not counter._texts
+    assert counter.text(text) == len(encode(text))
+
+
+def test_a_counter_that_caches_nothing_remembers_no_text() -> None:
+    counter = TokenCounter(encoding="o200k_base", maxsize=0)
+    text = "x = 1\n" * 400
+    assert counter.text(text) == len(get_encoding("o200k_base").encode_ordinary(text))
+    assert not counter._texts
