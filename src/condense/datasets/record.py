@@ -429,7 +429,8 @@ class RecordProcessor:
         if joined is None:
             return lambda text: count(text) + overhead
         first = placement is Placement.JOINED_TO_NEXT
-        alone = count(trajectory.texts[joined])
+        counted = parsed.counts.get(joined)  # a kept turn: counted when it was planned
+        alone = count(trajectory.texts[joined]) if counted is None else counted - overhead
 
         def added(text: str) -> int:
             turn = joined_turn(trajectory, joined, text, first=first)
