@@ -68,10 +68,11 @@ _LAZY = dict.fromkeys(
     ),
     "condense.errors",
 )
-"""Names loaded on first use, and their module: the error classifier and recovery are
-a third of the import time of everything else here, and neither the command line nor
-``compress`` needs them. (A name that is also a subpackage, as ``compress`` is, must
-stay eager: importing the subpackage would bind its name to the module.)"""
+"""Names loaded on first use, and their module: the error classifier and its recovery
+are about a third of what ``import condense`` costs, and only the proxy and callers of
+``guard`` or ``recover`` use them (``compress``, ``validate``, ``repair`` and the
+``compress-dataset`` command do not). A name that is also a subpackage, as ``compress``
+is, must stay eager: importing the subpackage would bind its name to the module."""
 
 
 def __getattr__(name: str) -> typing.Any:
