@@ -94,7 +94,7 @@ def summary_reserve(
     if user_cap:
         return user_cap
     grown = min(budget // SUMMARY_SHARE, max(budget // 5, (history_tokens - budget) // SPAN_SHARE))
-    carried = min(previous_tokens + previous_tokens // 2, budget // 4)
+    carried = min(previous_tokens + previous_tokens // 2, budget // SUMMARY_SHARE)
     return min(SUMMARY_TOKENS_CEILING, max(256, grown, carried))
 
 

@@ -251,6 +251,11 @@ def layout(digest: Digest, max_chars: int) -> str:
                 if _size(lines) > used:
                     room -= _size(lines) - used
                     blocks[name] = lines
+    if room > _MIN_BODY:  # every block had its share: the lesser facts fill what is left
+        used = _size(blocks[_FACTS])
+        lines = _facts(digest, used + room, "\n".join([said, *blocks[LAST_STATE]]), fill=True)
+        if _size(lines) > used:
+            blocks[_FACTS] = lines
     blocks[ASKS] = asks
     ordered = [blocks[LAST_STATE], blocks[_FACTS], blocks[IDS]]
     rest = [blocks[name] for name in (COMMANDS, FILES, TOOLS)]
@@ -562,15 +567,16 @@ def _ask(text: str, count: int = 1, *, more: bool = False) -> str:
     return f"- {body}{suffix}"
 
 
-def _facts(digest: Digest, room: int, said: str) -> list[str]:
+def _facts(digest: Digest, room: int, said: str, *, fill: bool = False) -> list[str]:
     """The facts that fit in ``room`` (their sections' headers included), chosen together
     by marginal worth per character (:meth:`.salient.FactPool.choose`: what ``said``, the
-    asks, holds is not news), written oldest first under their sections. When room is
-    left, the best fact that did not fit whole is shortened to it."""
+    asks, holds is not news; ``fill``: the lesser facts too), written oldest first under
+    their sections. When room is left, the best fact that did not fit whole is shortened
+    to it."""
     pool = digest.pool()
     if not pool.pool or room < _MIN_BODY + len(KEY) + 4:
         return []
-    chosen = pool.choose(room - _HEADERS, said=said)
+    chosen = pool.choose(room - _HEADERS, said=said, fill=fill)
     lines = {
         name: [fact_line(c.text, c.count) for c in chosen if c.section == name] for name in FACTS
     }

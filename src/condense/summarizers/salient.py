@@ -61,7 +61,8 @@ from condense.summarizers.worth import (
     specificity,
 )
 
-MIN_WORTH = 5.0  # a fact worth less than this is not written
+MIN_WORTH = 5.0  # a fact worth less than this is not written…
+FILL_WORTH = 1.0  # …unless the summary has room left once every section had its share
 # A previous summary's fact was the best of its span: it is worth this much more than the
 # same text found now, so that a new span's noise does not push it out.
 EARLIER_BOOST = 2.0
@@ -69,7 +70,7 @@ SAME_MESSAGE = 0.7  # each further fact of one message is worth this much less
 _NEW_WORD = 0.3  # a word this specific, not said yet, makes a fact news
 _PER_CHAR = 60  # worth is per (characters + this): a short line tells less than its size says
 _PRESELECT = 6  # snippets read in full, per fact the caller may write…
-_BYTES_PER_READ = 3_000  # …and at most one per this many bytes of the span
+_BYTES_PER_READ = 400  # …and at most one per this many bytes of the span
 _PER_PIECE = 12  # of one output, the lines with the most distinctive words, at most
 _SAME_FAILURE = 3  # a failure seen this many times is not yet routine
 _SHAPE_DISCOUNT = 0.35  # a line one of many built alike is worth less by the log of them
@@ -513,30 +514,46 @@ class FactPool:
         self.pool = sorted(pool, key=lambda c: c.position)
         self.costs = [len(fact_line(c.text, c.count)) + 1 for c in self.pool]
         self._ranking: list[int] | None = None
+        self._worthy = 0  # how many of the ranking are worth at least MIN_WORTH
         self._said: tuple[str, frozenset[bytes]] = ("", frozenset())
 
-    def ranking(self) -> list[int]:
+    def ranking(self, *, fill: bool = False) -> list[int]:
         """The facts (their indices in :attr:`pool`) in the order a greedy choice with
         no bound on room takes them, by marginal worth per character: a word a fact
         taken before holds adds nothing to a later one, a fact whose names are all said
         before is not taken, each further fact of one message is worth less
-        (:data:`SAME_MESSAGE`), a fact worth less than :data:`MIN_WORTH` is not taken."""
-        if self._ranking is not None:
-            return self._ranking
+        (:data:`SAME_MESSAGE`), a fact worth less than :data:`MIN_WORTH` is not taken.
+        ``fill``: then the rest worth at least :data:`FILL_WORTH`, ranked the same way
+        after them (they only fill room nothing else wants)."""
+        if self._ranking is None:
+            covered: set[bytes] = set()
+            per_message: Counter[tuple[int, int]] = Counter()
+            ranked = self._ranked(range(len(self.pool)), MIN_WORTH, covered, per_message)
+            self._worthy = len(ranked)
+            taken = set(ranked)
+            rest = [order for order in range(len(self.pool)) if order not in taken]
+            self._ranking = ranked + self._ranked(rest, FILL_WORTH, covered, per_message)
+        return self._ranking if fill else self._ranking[: self._worthy]
+
+    def _ranked(
+        self,
+        orders: Iterable[int],
+        least: float,
+        covered: set[bytes],
+        per_message: Counter[tuple[int, int]],
+    ) -> list[int]:
+        """Of the facts ``orders``, those worth at least ``least`` at their turn, in the
+        order the greedy choice takes them (``covered`` and ``per_message`` carry what
+        the facts taken so far said, and from which message)."""
         costs = self.costs
-        heap = [
-            (-candidate.score / (cost + _PER_CHAR), order)
-            for order, (candidate, cost) in enumerate(zip(self.pool, costs, strict=True))
-        ]
+        heap = [(-self.pool[order].score / (costs[order] + _PER_CHAR), order) for order in orders]
         heapq.heapify(heap)
-        covered: set[bytes] = set()
-        per_message: Counter[tuple[int, int]] = Counter()
         ranked: list[int] = []
         while heap:
             _, order = heapq.heappop(heap)
             candidate = self.pool[order]
             value = _marginal(candidate, covered, per_message[_owner(candidate)])
-            if value < MIN_WORTH:
+            if value < least:
                 continue
             fresh = -value / (costs[order] + _PER_CHAR)
             if heap and fresh > heap[0][0] + 1e-12:  # worth less now: back in line
@@ -545,20 +562,21 @@ class FactPool:
             ranked.append(order)
             per_message[_owner(candidate)] += 1
             covered.update(word for word, worth in candidate.words.items() if worth > 0.05)
-        self._ranking = ranked
         return ranked
 
-    def choose(self, room: int, *, said: str = "", limit: int | None = None) -> list[Candidate]:
+    def choose(
+        self, room: int, *, said: str = "", limit: int | None = None, fill: bool = False
+    ) -> list[Candidate]:
         """The facts that fit ``room`` characters (as :func:`fact_line` lines, each with
-        its newline), taken in :meth:`ranking` order; oldest first. A fact whose text
-        ``said`` (the asks) holds, or whose names are all in it, is not taken. At most
-        ``limit`` facts when given."""
+        its newline), taken in :meth:`ranking` order (``fill``: the lesser facts too,
+        after the others); oldest first. A fact whose text ``said`` (the asks) holds, or
+        whose names are all in it, is not taken. At most ``limit`` facts when given."""
         if self._said[0] != said:
             specific = (core(word) for word in words(said) if specificity(word) >= _NEW_WORD)
             self._said = (said, frozenset(specific))
         told = self._said[1]
         chosen: list[int] = []
-        for order in self.ranking():
+        for order in self.ranking(fill=fill):
             if room <= 0 or (limit is not None and len(chosen) >= limit):
                 break
             cost, candidate = self.costs[order], self.pool[order]
