@@ -5,6 +5,8 @@
     python bench/bench_dataset.py --quick    # 400 trajectories, same size distribution
     python bench/bench_dataset.py --records 300 --max-tokens 120000 --command --no-llm
                                              # 300 of 2k–120k, condense run as a command
+    python bench/bench_dataset.py --split --records 300 --max-tokens 120000
+                                             # where condense's CPU goes, part by part
 
 Both tools get the same generated ShareGPT trajectories (agent sessions with parallel
 tool calls; sizes log-uniform between 2k and 200k tokens, 1.7 GB of JSONL for 10,000),
@@ -57,6 +59,7 @@ import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -417,6 +420,122 @@ def ratios(args: argparse.Namespace) -> None:
     Console(width=140).print(table)
 
 
+# --- where condense's time goes ----------------------------------------------------------
+
+
+class _TimedTokenizer:
+    """The record processor's tokenizer, timed: CPU seconds, calls, tokens counted."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.name = inner, inner.name
+        self.seconds, self.calls, self.tokens = 0.0, 0, 0
+
+    def count(self, text: str) -> int:
+        started = time.process_time()
+        tokens = self.inner.count(text)
+        self.seconds += time.process_time() - started
+        self.calls, self.tokens = self.calls + 1, self.tokens + tokens
+        return int(tokens)
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        started = time.process_time()
+        cut = self.inner.truncate(text, max_tokens)
+        self.seconds += time.process_time() - started
+        return str(cut)
+
+
+class _TimedSummarizer:
+    """A plain summarizer (``extractive``), timed: its own counting is inside its time."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.name = inner, inner.name
+        self.seconds, self.calls = 0.0, 0
+
+    def summarize(self, messages: Any, *, previous: str | None, target_tokens: int) -> str:
+        started = time.process_time()
+        try:
+            return str(
+                self.inner.summarize(messages, previous=previous, target_tokens=target_tokens)
+            )
+        finally:
+            self.seconds += time.process_time() - started
+            self.calls += 1
+
+
+def split(args: argparse.Namespace) -> None:
+    """Where the CPU of ``condense compress-dataset`` goes on the ``--records`` set (of up
+    to ``--max-tokens``), in one process: the command's imports and the vocabulary (once
+    per run; forked workers share them), then per record the counting, the summarizer,
+    JSON parsing and the rest, next to one pass of tiktoken over every turn's text (what
+    hermes counts, and more)."""
+    data = dataset(args.data_dir, args.records or 300, args.seed, args.max_tokens)
+    probe = (
+        "import time; started = time.process_time()\n"
+        "from condense.cli.app import build_parser\n"
+        "build_parser('compress-dataset')\n"
+        "import condense.datasets.local, condense.datasets.runner\n"
+        "import condense.summarizers.extractive\n"
+        "imported = time.process_time()\n"
+        "from condense.datasets.tokenizer import load_tokenizer, resolve_tokenizer\n"
+        "load_tokenizer(resolve_tokenizer(None))\n"
+        "print(imported - started, time.process_time() - imported)\n"
+    )
+    env = command_env(args.data_dir)
+    subprocess.run([sys.executable, "-c", probe], env=env, check=True, capture_output=True)
+    done = subprocess.run([sys.executable, "-c", probe], env=env, check=True, capture_output=True)
+    imports, vocabulary = (float(x) for x in done.stdout.split())
+
+    from condense.datasets import RecordProcessor
+    from condense.datasets.summaries import build_summarizer
+    from condense.datasets.trajectory import read_trajectory
+
+    options = DatasetOptions(
+        target_tokens=args.target,
+        summary_tokens=SUMMARY_TOKENS,
+        tail_turns=TAIL_TURNS,
+        turn_overhead=0,
+    )
+    summarizer = _TimedSummarizer(build_summarizer("extractive"))
+    processor = RecordProcessor(options, summarizer)  # type: ignore[arg-type]
+    tokenizer = processor.tokenizer = _TimedTokenizer(processor.tokenizer)
+    lines = (data / "trajectories.jsonl").read_bytes().splitlines()
+    started = time.process_time()
+    for line in lines:
+        processor.process(line)
+    total = time.process_time() - started
+
+    started = time.process_time()
+    records = [json.loads(line) for line in lines]
+    parse = time.process_time() - started
+    texts = [text for record in records for text in read_trajectory(record).texts]
+    started = time.process_time()
+    once = sum(tokenizer.inner.count(text) for text in texts)
+    one_pass = time.process_time() - started
+
+    table = Table(title=f"where condense's CPU goes: {len(lines):,} records, one process")
+    for column in ("part", "CPU s", "share", "note"):
+        table.add_column(column, justify="left" if column in ("part", "note") else "right")
+    whole = imports + vocabulary + total
+    rest = total - tokenizer.seconds - summarizer.seconds - parse
+    rows = [
+        ("imports (the command's)", imports, "once per run"),
+        ("vocabulary (o200k_base)", vocabulary, "once per run; forked workers share it"),
+        (
+            "counting (tiktoken)",
+            tokenizer.seconds,
+            f"{tokenizer.calls:,} calls, {tokenizer.tokens / 1e6:.2f}M tokens "
+            f"(one pass over every turn: {once / 1e6:.2f}M tokens, {one_pass:.2f} s)",
+        ),
+        ("summarizer (extractive)", summarizer.seconds, f"{summarizer.calls:,} summaries"),
+        ("JSON parsing", parse, "the lines' json.loads, timed apart"),
+        ("rest of the record work", rest, "plan, placement, output, stats"),
+    ]
+    for part, seconds, note in rows:
+        table.add_row(part, f"{seconds:.2f}", f"{seconds / whole:.0%}", note)
+    table.add_row("total", f"{whole:.2f}", "", "")
+    Console(width=140).print(table)
+
+
 # --- main -------------------------------------------------------------------------------
 
 
@@ -446,6 +565,9 @@ def main(argv: list[str] | None = None) -> int:
         "--ratio-records", type=int, nargs="+", default=[300, 3000], metavar="N",
         help="--ratios: trajectories per run (default: 300 3000)",
     )  # fmt: skip
+    parser.add_argument(
+        "--split", action="store_true", help="where condense's CPU goes (--records, one process)"
+    )
     parser.add_argument("--runs", type=int, default=5, help="--ratios: pairs of runs")
     parser.add_argument(
         "--load", type=int, default=os.cpu_count() or 1, help="--ratios: busy processes"
@@ -453,6 +575,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.ratios:
         ratios(args)
+        return 0
+    if args.split:
+        split(args)
         return 0
     records = args.records or (400 if args.quick else 10_000)
     data = dataset(args.data_dir, records, args.seed, args.max_tokens)

@@ -18,9 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_all_is_exactly_the_public_names() -> None:
     public = {
         name
-        for name, value in vars(condense).items()
+        for name in dir(condense)  # the names loaded on first use too
         if not name.startswith("_")
-        and not inspect.ismodule(value)
+        and not inspect.ismodule(value := getattr(condense, name))
         and not isinstance(value, __future__._Feature)
     }
     assert set(condense.__all__) == public | {"__version__"}
@@ -62,6 +62,11 @@ def test_import_does_no_work() -> None:
         "from condense.tokens import encodings\n"
         "assert not encodings._loaded, 'a vocabulary was loaded at import time'\n"
         "assert 'openai' not in sys.modules, 'openai was imported at import time'\n"
+        "assert 'condense.errors' not in sys.modules, 'the classifier was imported'\n"
+        "from condense import guard, recover\n"
+        "from condense.errors import guard as g, recover as r\n"
+        "assert (guard, recover) == (g, r)\n"
+        "assert condense.compress.__module__ == 'condense.compress.api'\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -12,6 +12,8 @@ optional backends on first use.
 
 from __future__ import annotations
 
+import typing
+
 from condense.arguments import normalize_arguments, shrink_arguments
 from condense.compress import (
     BudgetError,
@@ -19,16 +21,6 @@ from condense.compress import (
     CompressionResult,
     CompressionState,
     compress,
-)
-from condense.errors import (
-    Action,
-    Category,
-    Diagnosis,
-    RecoveryResult,
-    arecover,
-    classify,
-    guard,
-    recover,
 )
 from condense.exceptions import (
     CondenseError,
@@ -49,7 +41,54 @@ from condense.tokens import count_tokens, estimate_tokens
 from condense.units import Unit, UnitKind, segment
 from condense.validate import Violation, validate
 
+if typing.TYPE_CHECKING:
+    from condense.errors import (
+        Action,
+        Category,
+        Diagnosis,
+        RecoveryResult,
+        arecover,
+        classify,
+        guard,
+        recover,
+    )
+
 __version__ = "0.1.0"  # the one place: pyproject.toml reads it from here
+
+_LAZY = dict.fromkeys(
+    (
+        "Action",
+        "Category",
+        "Diagnosis",
+        "RecoveryResult",
+        "arecover",
+        "classify",
+        "guard",
+        "recover",
+    ),
+    "condense.errors",
+)
+"""Names loaded on first use, and their module: the error classifier and its recovery
+are about a third of what ``import condense`` costs, and only the proxy and callers of
+``guard`` or ``recover`` use them (``compress``, ``validate``, ``repair`` and the
+``compress-dataset`` command do not). A name that is also a subpackage, as ``compress``
+is, must stay eager: importing the subpackage would bind its name to the module."""
+
+
+def __getattr__(name: str) -> typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'condense' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "Action",

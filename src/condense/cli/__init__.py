@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from condense.cli.app import build_parser
+from condense.cli.app import build_parser, command_of
 from condense.cli.outputs import say
 from condense.exceptions import CondenseError, InputError
 
@@ -34,7 +34,8 @@ EXIT_INTERRUPTED = 130
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI with ``argv`` (default: ``sys.argv[1:]``) and return the exit code."""
     try:
-        args = build_parser().parse_args(argv)
+        words = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(command_of(words)).parse_args(words)
         renamed = getattr(args, "renamed", None)
         if renamed is not None:
             old, new = renamed

@@ -5,6 +5,10 @@
 :func:`~condense.datasets.compress_dataset`; ``serve-fake`` runs the strict fake
 provider. The verbs of the previous release (``session``, ``check``, ``dataset``) still
 work for one release, hidden from ``--help``, with a note on stderr.
+
+A run imports only the module of the command it runs (:data:`COMMANDS`): ``condense
+compress-dataset`` does not load the proxy, the fake provider or the repair engine.
+``--help``, ``--version`` and an unknown command load them all.
 """
 
 from __future__ import annotations
@@ -25,15 +29,34 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> Parser:
-    from condense.cli import (
-        compress_cmd,
-        dataset_cmd,
-        proxy_cmd,
-        repair_cmd,
-        serve_fake,
-        validate_cmd,
-    )
+COMMANDS: dict[str, str] = {
+    "compress": "compress_cmd",
+    "session": "compress_cmd",
+    "validate": "validate_cmd",
+    "check": "validate_cmd",
+    "repair": "repair_cmd",
+    "compress-dataset": "dataset_cmd",
+    "dataset": "dataset_cmd",
+    "serve-fake": "serve_fake",
+    "proxy": "proxy_cmd",
+}
+"""Every verb (old spellings too) and the ``condense.cli`` module that registers it, in
+the order ``--help`` lists them."""
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The verb ``argv`` runs: its first word when that names a command, else ``None``
+    (the top level's own flags, ``--help`` and ``--version``, need every command)."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
+
+
+def build_parser(command: str | None = None) -> Parser:
+    """The parser with every command, or with only ``command``'s (a verb of
+    :data:`COMMANDS`), which imports nothing the other commands need."""
+    import importlib
+
+    wanted = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
+    modules = [importlib.import_module(f"condense.cli.{name}") for name in wanted]
 
     parser = Parser(
         prog="condense",
@@ -45,8 +68,8 @@ def build_parser() -> Parser:
     )
     parser.add_argument("--version", action="version", version=f"condense {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (compress_cmd, validate_cmd, repair_cmd, dataset_cmd, serve_fake, proxy_cmd):
-        command.register(commands)
+    for module in modules:
+        module.register(commands)
     return parser
 
 

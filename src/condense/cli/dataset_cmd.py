@@ -10,20 +10,11 @@ interrupted (the resume point is saved: the same command with ``--resume`` conti
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
-from typing import Any
-
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Table
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from condense.cli.app import add_command, hidden_alias, required
 from condense.cli.options import (
@@ -38,6 +29,9 @@ from condense.datasets import DEFAULT_NOTICE, ENGINES, DatasetOptions, compress_
 from condense.datasets.options import DEFAULT_TAIL_TURNS, DEFAULT_TURN_OVERHEAD, SUMMARY_ROLES
 from condense.datasets.sink import CHECKPOINT_SECONDS
 from condense.datasets.tokenizer import resolve_tokenizer
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 def register(commands: Any) -> None:
@@ -160,31 +154,7 @@ def handle(args: argparse.Namespace) -> int:
         max_attempts=args.max_attempts,
         timeout=args.timeout,
     )
-    console = Console(stderr=True)
-    bar = Progress(
-        TextColumn("[bold]condense dataset"),
-        BarColumn(),
-        TaskProgressColumn(),
-        TextColumn("{task.fields[lines]:,} lines"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        disable=args.quiet or not console.is_terminal,
-        transient=True,
-        # redrawn as lines are written, not by a thread of its own: with one thread
-        # the workers start as copies of this process (condense.datasets.local.can_fork)
-        auto_refresh=False,
-    )
-    task = bar.add_task("compress", total=None, lines=0)
-
-    def started(total: int, done: int) -> None:
-        bar.update(task, total=total or None, completed=done, refresh=True)
-
-    def advance(lines: int, size: int) -> None:
-        lines = bar.tasks[0].fields["lines"] + lines
-        bar.update(task, advance=size, lines=lines, refresh=True)
-
-    with bar:
+    with _progress_bar(shown=not args.quiet) as (started, advance):
         try:
             report = compress_dataset(
                 args.input,
@@ -210,8 +180,59 @@ def handle(args: argparse.Namespace) -> int:
         to_stdout = args.output not in (None, "-")
         print(json.dumps(report, ensure_ascii=False), file=sys.stdout if to_stdout else sys.stderr)
     elif not args.quiet:
-        console.print(summary_table(report))
+        from rich.console import Console
+
+        Console(stderr=True).print(summary_table(report))
     return 1 if report["failed"] or report["rejected"] else 0
+
+
+Started = Callable[[int, int], None]
+Advance = Callable[[int, int], None]
+
+
+@contextlib.contextmanager
+def _progress_bar(*, shown: bool) -> Iterator[tuple[Started, Advance]]:
+    """The progress bar on stderr, when ``shown`` and stderr is a terminal, and the two
+    callbacks that move it; ``--quiet`` loads nothing of rich."""
+    if not shown:
+        yield (lambda total, done: None), (lambda lines, size: None)
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console(stderr=True)
+    bar = Progress(
+        TextColumn("[bold]condense dataset"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[lines]:,} lines"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not console.is_terminal,
+        transient=True,
+        # redrawn as lines are written, not by a thread of its own: with one thread
+        # the workers start as copies of this process (condense.datasets.local.can_fork)
+        auto_refresh=False,
+    )
+    task = bar.add_task("compress", total=None, lines=0)
+
+    def started(total: int, done: int) -> None:
+        bar.update(task, total=total or None, completed=done, refresh=True)
+
+    def advance(lines: int, size: int) -> None:
+        lines = bar.tasks[0].fields["lines"] + lines
+        bar.update(task, advance=size, lines=lines, refresh=True)
+
+    with bar:
+        yield started, advance
 
 
 def _about(tokens: dict[str, Any], total: str) -> str:
@@ -221,6 +242,8 @@ def _about(tokens: dict[str, Any], total: str) -> str:
 
 def summary_table(report: dict[str, Any]) -> Table:
     """The end-of-run table: what happened to the records, tokens, ratios, time."""
+    from rich.table import Table
+
     table = Table(title="condense compress-dataset", show_header=False, title_justify="left")
     table.add_column("what", style="bold")
     table.add_column("value", justify="right")

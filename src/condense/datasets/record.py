@@ -395,7 +395,7 @@ class RecordProcessor:
         placement where it fits (cut to the room), else the notice, else nothing."""
         turns = chosen.turns
         costs = {
-            placement: self._cost(parsed, turns, placement)
+            placement: _once_per_text(self._cost(parsed, turns, placement))
             for placement in chosen.placements
             if placement is not Placement.LEFT_OUT
         }
@@ -429,7 +429,8 @@ class RecordProcessor:
         if joined is None:
             return lambda text: count(text) + overhead
         first = placement is Placement.JOINED_TO_NEXT
-        alone = count(trajectory.texts[joined])
+        counted = parsed.counts.get(joined)  # a kept turn: counted when it was planned
+        alone = count(trajectory.texts[joined]) if counted is None else counted - overhead
 
         def added(text: str) -> int:
             turn = joined_turn(trajectory, joined, text, first=first)
@@ -510,6 +511,20 @@ def _written(
         else:
             written.insert(0, summary_turn(trajectory, "system", text))
     return written
+
+
+def _once_per_text(cost: Callable[[str], int]) -> Callable[[str], int]:
+    """``cost``, counting each text once: the text that fits is costed again where it
+    is placed."""
+    known: dict[str, int] = {}
+
+    def once(text: str) -> int:
+        value = known.get(text)
+        if value is None:
+            value = known[text] = cost(text)
+        return value
+
+    return once
 
 
 def _list_key(trajectory: Trajectory) -> str:
