@@ -20,7 +20,7 @@ from profiles import examples
 @given(st.integers(-1_000, 200_000), st.none() | st.integers(1, 50_000), st.integers(1, 10**6))
 def test_summary_size_is_the_room_within_the_cap(room: int, cap: int | None, budget: int) -> None:
     size = summary_size(room, cap, budget=budget)
-    limit = cap if cap else min(32_768, budget * 3 // 4)
+    limit = cap if cap else min(32_768, budget * 2 // 3)
     assert size == min(limit, room)  # below MIN_SUMMARY_TOKENS the notice is used instead
 
 
@@ -36,8 +36,8 @@ def test_the_reserve_grows_with_the_span_within_its_bounds(
     reserve = summary_reserve(None, previous, budget=budget, history_tokens=history)
     assert reserve <= 32_768
     assert reserve >= min(32_768, max(256, budget // 5))
-    assert reserve <= max(256, budget * 3 // 4)
-    if previous + previous // 8 <= budget * 3 // 4 and previous <= 32_768:
+    assert reserve <= max(256, budget * 2 // 3)
+    if previous + previous // 8 <= budget * 2 // 3 and previous <= 32_768:
         assert reserve >= previous  # the previous summary can carry over whole
     # more to summarize never leaves the summary less room
     assert summary_reserve(None, previous, budget=budget, history_tokens=history * 2) >= reserve

@@ -264,7 +264,9 @@ def test_claude_and_gemini_budgets_are_planned_below_by_their_measured_margin(
     assert report.tokens_after * ratio <= budget
     exact = compress(history, budget=budget, model="gpt-4o").report
     assert exact.room is not None and exact.room.ratio == 1.0
-    assert report.tokens_after < exact.tokens_after <= budget
+    # planned below by the margin (what a summary then leaves unused is not planned)
+    assert report.room.messages < exact.room.messages <= budget
+    assert exact.tokens_after <= budget
     assert "planned at" in report.describe()
     plain = compress(history, budget=budget, model=model, tokenizer_margin=False).report
     assert plain.room is not None and plain.room.ratio == 1.0
