@@ -29,7 +29,8 @@ Sections come most valuable first, so a cut from the end loses the least. Room i
 out by value too (:func:`layout`): the user's asks first — every one, verbatim while they
 fit, else each by its first line — then the last state, the facts (errors, decisions and
 key facts, each chosen by worth per character, :func:`worth`), identifiers and commands,
-and what is left to the files and the tool calls. Identifiers (error codes,
+the files and the tool calls; what is left to lesser facts, then to the identifiers,
+files and tool calls again. Identifiers (error codes,
 ids, PR numbers) and files are one line each, the most mentioned first; tool calls are one
 line per tool, and the tools that get no line of their own are named on one ``also:``
 line. Items are written oldest first.
@@ -228,7 +229,9 @@ def layout(digest: Digest, max_chars: int) -> str:
     valuable first: in each, a block may grow to its share of the room the asks left for
     that round, as far as the room left allows. The facts (errors, decisions, key facts)
     are one block, chosen together (:meth:`Digest.pool`); what the asks and the facts
-    say is not said again by the identifiers.
+    say is not said again by the identifiers. Last, what room every block left goes to
+    the lesser facts (worth less than the rounds take, :data:`.salient.FILL_WORTH` at
+    least), then to the identifiers, files and tool calls.
     """
     scope = _scope(digest)
     room = max_chars + 1 - _size(scope)  # every line pays for a newline; the last has none
