@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import typing
 
+from condense._lazy import lazy_names as _lazy_names
 from condense.arguments import normalize_arguments, shrink_arguments
 from condense.compress import (
     BudgetError,
@@ -75,20 +76,7 @@ are about a third of what ``import condense`` costs, and only the proxy and call
 is, must stay eager: importing the subpackage would bind its name to the module."""
 
 
-def __getattr__(name: str) -> typing.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'condense' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
-
+__getattr__, __dir__ = _lazy_names(globals(), _LAZY)
 
 __all__ = [
     "Action",

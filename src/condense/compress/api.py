@@ -385,6 +385,10 @@ def compress(
     assembly: Assembly | None = None
     frozen = _frozen(output, plan, turn, protection, stripped)
     carried = counter.text(previous.summary) if previous and previous.summary else 0
+    # what there is to summarize: estimated only when something will be (the cheap
+    # reductions may already fit; then no summary is planned and nothing reads this)
+    over = after_cheap > budget
+    history_tokens = sum(quick_estimate(m, media=counter.media) for m in history) if over else 0
     inputs = SummaryInputs(
         original=history,
         profile=profile,
@@ -394,7 +398,7 @@ def compress(
             summary_tokens,
             carried,
             budget=budget,
-            history_tokens=sum(quick_estimate(m, media=counter.media) for m in history),
+            history_tokens=history_tokens,
         ),
         limit=summary_tokens,
         previous=previous.summary if previous is not None else None,
@@ -402,7 +406,7 @@ def compress(
         stripped=[message for message, _ in stripped.values()],
         ask=turn.ask if _graded(protection) else None,
     )
-    if after_cheap > budget and summarizing:
+    if over and summarizing:
         assembly = assemble(
             output,
             kept_tokens=kept_tokens,

@@ -8,9 +8,9 @@ are imported on first use, so importing this package costs nothing. Test doubles
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from condense._lazy import lazy_names as _lazy_names
 from condense.summarizers.base import Summarizer
 from condense.summarizers.outcome import (
     ReportingSummarizer,
@@ -45,14 +45,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = _lazy_names(globals(), _LAZY)
