@@ -47,6 +47,10 @@ images and documents as the media policy (``media=``) bills them.
 so a text never has more tokens than UTF-8 bytes, opaque base64 never more tokens than
 characters, and the bound adds the same framing, image and document tokens as
 ``count_message``. It is ≥ the exact count for every encoding and the same media policy.
+
+``lower_bound_*`` is the other guarantee, ≤ the exact count for every shipped encoding
+(``o200k_base``, ``cl100k_base``), for deciding without BPE that a text is larger than
+something (a placeholder that replaces it): see :func:`lower_bound_text`.
 """
 
 from __future__ import annotations
@@ -71,6 +75,8 @@ __all__ = [
     "estimate_message",
     "estimate_text",
     "estimate_tokens",
+    "lower_bound_message",
+    "lower_bound_text",
     "quick_estimate",
     "upper_bound_message",
     "upper_bound_text",
@@ -249,6 +255,78 @@ def upper_bound_tokens(
     return REPLY_PRIMING_TOKENS + sum(_upper_bound(m, rules) for m in message_list(messages))
 
 
+def lower_bound_text(text: str, *, above: int | None = None) -> int:
+    r"""Return a number of tokens ``text`` always has, in every shipped encoding: the more
+    of two counts of its ASCII characters (the others are left out, joining what is
+    around them) — its words (runs of characters other than whitespace and ``/``), and its
+    runs of letters plus its runs of digits (``'`` left out too).
+
+    Why they hold: BPE encodes each piece of the encoding's pre-tokenizer split apart, so
+    a text has at least as many tokens as pieces. In the split patterns of ``o200k_base``
+    and ``cl100k_base`` (``condense.tokens.encodings``):
+
+    - a piece holds whitespace (``\s``) only at its start (``[^\r\n\p{L}\p{N}]?`` before
+      letters, `` ?`` before punctuation), at its end (punctuation then ``[\r\n/]*``: the
+      one place where ``/``, not whitespace, follows whitespace in a piece) or throughout,
+      so no piece holds characters of two words;
+    - letters are only in the letter pieces (``[^\r\n\p{L}\p{N}]?`` then letters and marks,
+      then maybe ``'s``, ``'t``…; in ``cl100k_base`` the ``'s`` is a piece of its own) and
+      digits only in pieces of one to three digits, so no piece holds letters of two runs
+      of letters, or digits of two runs of digits, or both.
+
+    So the first characters of the words (of the runs) lie in as many different pieces.
+    ASCII whitespace (space, ``\t \n \v \f \r``) is ``\s``; no other ASCII character is.
+
+    A prefix has no more words or runs than the whole text: with ``above``, a long text
+    is read from its start in growing parts, and the bound of the first part that holds
+    more than ``above`` tokens is returned (still a bound, not the largest).
+    """
+    if above is not None:
+        size = _FIRST_READ
+        while size < len(text):
+            found = _runs(text[:size])
+            if found > above:
+                return found
+            size *= 4
+    return _runs(text)
+
+
+def _runs(text: str) -> int:
+    data = _utf8(text)
+    words = data.translate(_WORDS, _NOT_IN_WORDS)
+    runs = data.translate(_ALNUM, _NOT_IN_ALNUM)
+    return max(
+        words.count(b" x") + words.startswith(b"x"),
+        runs.count(b" a") + runs.count(b"0a") + runs.count(b" 0") + runs.count(b"a0")
+        + (runs[:1] in (b"a", b"0")),
+    )  # fmt: skip
+
+
+def lower_bound_message(
+    message: Mapping[str, Any], *, media: Media = DEFAULT_MEDIA, above: int | None = None
+) -> int:
+    """Return a number ≤ ``count_message(message, media=media)`` for every shipped encoding,
+    without BPE: the framing, media and opaque tokens as counted, the texts as
+    :func:`lower_bound_text` bounds them (with ``above``, read only until the bound
+    passes it)."""
+    rules = _BILLINGS.get(media) if type(media) is str else None
+    fixed, texts, opaque = message_pieces(message, rules or billing(media))
+    total = fixed
+    if opaque:  # at the lower of the encodings' rates (``condense.tokens.opaque``)
+        total += min(opaque_tokens(opaque, name) for name in _COEFFICIENTS)
+    for text in texts:
+        if above is not None and total > above:
+            break
+        total += lower_bound_text(text, above=None if above is None else above - total)
+    return total
+
+
+_FIRST_READ = 2_048  # characters a bound with ``above`` reads first
+_NOT_ASCII = bytes(range(0x80, 0x100))
+_WORDS = _table(lambda b: " " if b in b" \t\n\r\x0b\x0c" else "x")
+_NOT_IN_WORDS = b"/" + _NOT_ASCII
+_ALNUM = _table(lambda b: "a" if chr(b).isalpha() else "0" if chr(b).isdigit() else " ")
+_NOT_IN_ALNUM = b"'" + _NOT_ASCII
 _BILLINGS = {media: billing(media) for media in MEDIA_POLICIES}
 
 
