@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +28,7 @@ from condense.reduce.base import (
     other_parts,
     replace_oldest_first,
 )
+from condense.summarizers._text import remember
 from condense.summarizers.salient import key_lines
 from condense.types import RawMessage
 
@@ -43,6 +46,19 @@ _QUERY_KEYS = ("pattern", "query", "regex", "search", "q", "keyword", "glob")
 _SUBCOMMAND = re.compile(r"[a-z_]{2,24}")  # "view", "str_replace": an editor's sub-command
 # An output longer than this is read at its head and tail only.
 _SCAN = 4_000
+# Placeholders remembered, by the hash of what they are made of: the same output is
+# masked again by the next request of a session, and by more than one stage of a call.
+_REMEMBERED = 4_096
+_placeholders: OrderedDict[int, str] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _forget_placeholders() -> None:
+    with _lock:
+        _placeholders.clear()
+
+
+remember(_forget_placeholders)
 
 
 def mask_tool_outputs(
@@ -93,7 +109,33 @@ def placeholder(
     call: dict[str, Any] | None, output: str, others: dict[str, int] | None = None
 ) -> str:
     """A one-line stand-in for ``output``, naming what produced it and what it held
-    (``others``: the blocks beside its text, by type: documents, search results, …)."""
+    (``others``: the blocks beside its text, by type: documents, search results, …).
+
+    Remembered by the hash of the call's name and arguments, the output and ``others``
+    (as the token counter remembers counts; strings cache their hash, so a known output
+    costs a lookup): ``summarizers._text.forget`` clears it."""
+    key = hash(
+        (
+            output,
+            call_name(call) if call is not None else None,
+            function_arguments(call) if call is not None else None,
+            tuple(sorted(others.items())) if others else (),
+        )
+    )
+    with _lock:
+        found = _placeholders.get(key)
+        if found is not None:
+            _placeholders.move_to_end(key)
+            return found
+    made = _placeholder(call, output, others)
+    with _lock:
+        _placeholders[key] = made
+        if len(_placeholders) > _REMEMBERED:
+            _placeholders.popitem(last=False)
+    return made
+
+
+def _placeholder(call: dict[str, Any] | None, output: str, others: dict[str, int] | None) -> str:
     name = "tool"
     arguments: dict[str, Any] = {}
     if call is not None:
