@@ -548,7 +548,7 @@ def _reduce(
     counter: TokenCounter,
     history: list[RawMessage],
 ) -> _Stage2:
-    """Stage 2: when everything was counted, the reductions cheapest first, in order;
+    """Stage 2: when the walk found no summary needed, the reductions cheapest first;
     else the oldest units must be summarized, the kept ones as ``measure`` reduced them."""
     if measured.first_kept is not None:
         suffix, fixed = measured.suffix, measured.fixed
@@ -561,14 +561,10 @@ def _reduce(
             first=measured.first_kept,
         )
     # a message the walk left uncounted (its reduced copy was counted instead) is
-    # counted now: the reductions start from what the history really costs
-    counts = [
-        n if n is not None else counter.message(message)
-        for n, message in zip(measured.counts, current, strict=True)
-    ]
+    # counted only where its count decides (what a reduction replaces is not)
     reduced = run_reductions(
         current,
-        counts,
+        measured.counts,
         plan=plan,
         rungs=ladder(plan, reductions),
         budget=budget,

@@ -114,7 +114,17 @@ def measure(
         low = max(0, position - CHUNK)
         chunk = order[low:position]
         counted = not (summarize and proven)  # once proven, originals are not tokenized
-        raw = [count(plan.units[u].start, plan.units[u].stop) if counted else 0 for u in chunk]
+        if summarize and not proven:  # newest first, no unit past the one that proves it
+            raw = [0] * len(chunk)
+            so_far = raw_fixed + raw_suffix
+            for offset in range(len(chunk) - 1, -1, -1):
+                unit = plan.units[chunk[offset]]
+                raw[offset] = count(unit.start, unit.stop)
+                so_far += raw[offset]
+                if so_far > budget:
+                    break
+        else:
+            raw = [count(plan.units[u].start, plan.units[u].stop) if counted else 0 for u in chunk]
         if not proven and raw_fixed + raw_suffix + sum(raw) > budget:
             proven = True
             if summarize:

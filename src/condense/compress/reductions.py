@@ -29,9 +29,9 @@ at an earlier point of the same sequence and never keeps less.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from condense.compress.plan import Plan, shrinkable_calls, tool_results
 from condense.message import carries_replay
@@ -47,6 +47,7 @@ from condense.reduce.shrink import (
     shrink_tool_arguments,
 )
 from condense.tokens import TokenCounter
+from condense.tokens.estimate import lower_bound_message, upper_bound_message
 from condense.tokens.pieces import REPLY_PRIMING_TOKENS
 from condense.types import RawMessage
 from condense.units import Unit
@@ -187,7 +188,7 @@ class Reduced:
 
 def run_reductions(
     messages: Sequence[RawMessage],
-    counts: Sequence[int],
+    counts: Sequence[int | None],
     *,
     plan: Plan,
     rungs: Sequence[Rung],
@@ -199,33 +200,173 @@ def run_reductions(
     until the exact count is within ``budget``.
 
     Targets are chosen on ``original`` (default ``messages``): a turn whose thinking was
-    stripped before planning was a replay turn and is still never edited."""
+    stripped before planning was a replay turn and is still never edited.
+
+    ``counts`` holds each message's exact tokens, or ``None`` where it was not counted
+    yet: such a message is counted only where its count decides (:class:`_Tally`), so
+    that what a reduction replaces is never tokenized. The result is the one the fully
+    counted run gives (``tests/test_lazy_reductions.py``)."""
     source = messages if original is None else original
-    current = list(messages)
-    exact = list(counts)
-    total = sum(exact) + REPLY_PRIMING_TOKENS
+    tally = _Tally(messages, counts, counter)
     actions: dict[int, str] = {}
     short: set[int] = set()
     for rung in rungs:
-        if total <= budget:
+        if not tally.over(budget):
             break
         step = rung.step
         candidates = [i for u in rung.units for i in step.targets(source, plan.units[u])]
         if not candidates:
             continue
-        reduction = step.strategy(current, candidates, need=total - budget, cost=counter.message)
-        for index in reduction.changed:
-            after = counter.message(reduction.messages[index])
-            if after >= exact[index]:  # not smaller: undo, whatever the strategy thought
-                continue
-            current[index] = reduction.messages[index]
-            total -= exact[index] - after
-            exact[index] = after
+        if step.strategy in _OLDEST_FIRST:
+            changed, found = _oldest_first(step.strategy, candidates, tally, budget)
+        else:
+            tally.count_all()  # the strategy reads the need and the costs: exact ones
+            reduction = step.strategy(
+                tally.current, candidates, need=tally.known - budget, cost=counter.message
+            )
+            changed = [i for i in reduction.changed if tally.replace(i, reduction.messages[i])]
+            found = set(reduction.short_of_target)
+        for index in changed:
             actions.setdefault(plan.unit_of(index), step.action)
-        short.update(i for i in reduction.short_of_target if current[i] is not messages[i])
+        short.update(i for i in found if tally.current[i] is not messages[i])
     return Reduced(
-        messages=tuple(current),
-        counts=tuple(exact),
+        messages=tuple(tally.current),
+        counts=tuple(tally.counts()),
         actions=actions,
         short_of_target=tuple(sorted(short)),
     )
+
+
+_OLDEST_FIRST: frozenset[Strategy] = frozenset(
+    {dedupe_tool_outputs, strip_images, mask_tool_outputs, shrink_tool_arguments}
+)
+"""The strategies that replace each candidate, oldest first, by what it alone (and the
+messages after it) make of it, keep a replacement when it costs less, and stop once
+``need`` is saved (``condense.reduce.base.replace_oldest_first``): run on a part of the
+candidates they replace that part as run on all of them, and only "is the replacement
+smaller" reads a cost."""
+_FIRST_PART = 16
+"""Candidates an oldest-first strategy is run on at first; the parts then double."""
+
+
+def _oldest_first(
+    strategy: Strategy, candidates: Sequence[int], tally: _Tally, budget: int
+) -> tuple[list[int], set[int]]:
+    """Run an :data:`_OLDEST_FIRST` strategy as ``replace_oldest_first`` runs it with the
+    exact need and costs, without counting what it replaces where a bound decides: on
+    growing parts of the candidates, with costs that may only overstate a message not
+    counted yet (so it proposes every replacement the exact run makes, and more), each
+    proposal then checked exactly smaller (``_Tally.replace``), stopping before the first
+    candidate met with the total within ``budget``. Returns the changed indices and the
+    strategy's ``short_of_target`` among the candidates it looked at."""
+    ordered = sorted(candidates)
+    changed: list[int] = []
+    short: set[int] = set()
+    start, size = 0, _FIRST_PART
+    while start < len(ordered):
+        part = ordered[start : start + size]
+        reduction = strategy(tally.current, part, need=1 << 62, cost=tally.ceiling)
+        proposed = set(reduction.changed)
+        over_target = set(reduction.short_of_target)
+        for index in part:
+            if not tally.over(budget):
+                return changed, short
+            if index in over_target:
+                short.add(index)
+            if index in proposed and tally.replace(index, reduction.messages[index]):
+                changed.append(index)
+        start, size = start + size, size * 2
+    return changed, short
+
+
+class _Tally:
+    """The current messages and their exact total, where some were not counted yet.
+
+    ``known`` is the exact tokens of the counted messages (reply priming included); a
+    message not counted adds at least its guaranteed lower bound
+    (``condense.tokens.estimate.lower_bound_message``). It is counted only when the total
+    is within reach of the budget, or to tell whether a replacement is smaller than it
+    where its lower bound does not."""
+
+    def __init__(
+        self, messages: Sequence[RawMessage], counts: Sequence[int | None], counter: TokenCounter
+    ) -> None:
+        self.current = list(messages)
+        self.counter = counter
+        self._counts = list(counts)
+        self.known = REPLY_PRIMING_TOKENS + sum(n for n in counts if n is not None)
+        self._missing = {i for i, n in enumerate(counts) if n is None}
+        # held by ``messages`` for the whole run, so no id here is reused by a replacement
+        self._uncounted = {id(messages[i]) for i in self._missing}
+        self._floors: dict[int, int] = {}  # a lower bound of a message not counted
+        self._floor = 0  # their sum
+        self._unbounded = sorted(self._missing)  # not counted and not bounded yet
+
+    def over(self, budget: int) -> bool:
+        """Whether the current messages exceed ``budget``, exactly: the messages not
+        counted are bounded from below (each once) until their bounds tell, else counted."""
+        if self.known > budget:
+            return True
+        room = budget - self.known
+        media = self.counter.media
+        while self._unbounded and self._floor <= room:
+            index = self._unbounded.pop()
+            if index in self._missing:
+                above = room - self._floor
+                floor = lower_bound_message(self.current[index], media=media, above=above)
+                self._floors[index] = floor
+                self._floor += floor
+        if self._floor > room:
+            return True
+        self.count_all()
+        return self.known > budget
+
+    def ceiling(self, message: Mapping[str, Any]) -> int:
+        """The exact tokens of ``message``; of an input message that was not counted a
+        guaranteed upper bound (``upper_bound_message``), which never hides a saving."""
+        if id(message) in self._uncounted:
+            return upper_bound_message(message, media=self.counter.media)
+        return self.counter.message(message)
+
+    def replace(self, index: int, new: RawMessage) -> bool:
+        """Put ``new`` at ``index`` if it costs fewer tokens than the message there (that
+        one counted only if its lower bound does not tell); whether it was put."""
+        after = self.counter.message(new)
+        before = self._counts[index]
+        if before is None:
+            media = self.counter.media
+            if lower_bound_message(self.current[index], media=media, above=after) <= after:
+                before = self._count(index)
+        if before is not None:
+            if after >= before:
+                return False
+            self.known -= before
+        self._counted(index, after)
+        self.current[index] = new
+        return True
+
+    def count_all(self) -> None:
+        """Count every message not counted yet."""
+        missing = sorted(self._missing)
+        for index, tokens in zip(
+            missing, self.counter.counts([self.current[i] for i in missing]), strict=True
+        ):
+            self._counted(index, tokens)
+
+    def counts(self) -> list[int]:
+        """Every message's exact tokens (what is kept is sent: all counted now)."""
+        self.count_all()
+        return [n or 0 for n in self._counts]
+
+    def _count(self, index: int) -> int:
+        tokens = self.counter.message(self.current[index])
+        self._counted(index, tokens)
+        return tokens
+
+    def _counted(self, index: int, tokens: int) -> None:
+        """``index`` now holds a message of ``tokens``, counted."""
+        if index in self._missing:
+            self._missing.discard(index)
+            self._floor -= self._floors.pop(index, 0)
+        self._counts[index] = tokens
+        self.known += tokens
