@@ -7,7 +7,9 @@
   result it returns with every count exact — messages, counts, actions, short of target —
   on generated and real sessions, at budgets from tight to loose, whichever messages
   were left uncounted;
-- the mask's remembered placeholder is the placeholder made afresh.
+- the mask's remembered placeholder is the placeholder made afresh;
+- the walk that proves a history fits once reduced, from its oldest units on, gives what
+  the plain walk gives.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condense.compress import DEFAULT_REDUCTIONS, SessionProtection
+from condense.compress import DEFAULT_REDUCTIONS, SessionProtection, compress
+from condense.compress import measure as measure_module
 from condense.compress.plan import make_plan
 from condense.compress.reductions import ladder, run_reductions
 from condense.formats.sharegpt import from_sharegpt
@@ -184,3 +187,44 @@ def test_the_remembered_placeholder_is_the_one_made_afresh() -> None:
         assert other == mask._placeholder(call, output + "\nexit code 3", None)
     forget()
     assert not mask._placeholders
+
+
+WALKED = [
+    *SESSIONS[:4],
+    synthetic_session(150, seed=11, output_chars=1200),
+    synthetic_session(40, seed=12, output_chars=9000),
+]
+
+
+def test_the_walk_proven_oldest_first_gives_what_the_newest_first_walk_gives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where every unit reduced fits, the walk proves it from the oldest units on and
+    stops there (``measure._fits_reduced``); the plain walk reduces every unit newest
+    first. Both give the same output and report, at every budget."""
+    proven: list[bool] = []
+    fits_reduced = measure_module._fits_reduced
+
+    def recorded(*args: Any) -> bool:
+        proven.append(fits_reduced(*args))
+        return proven[-1]
+
+    fast, plain = [], []
+    for history in WALKED:
+        total = sum(TokenCounter().counts(history))
+        for share in (0.03, 0.08, 0.15, 0.3, 0.6):
+            budget = max(50, int(total * share))
+            with monkeypatch.context() as patch:
+                patch.setattr(measure_module, "_fits_reduced", recorded)
+                fast.append(compress(history, budget=budget))
+            with monkeypatch.context() as patch:
+                patch.setattr(measure_module, "_likely_fits", lambda *args: False)
+                forget()
+                plain.append(compress(history, budget=budget))
+    assert True in proven  # the proof ended walks
+    for one, other in zip(fast, plain, strict=True):
+        assert one.messages == other.messages
+        assert one.summary == other.summary
+        assert one.report.units == other.report.units
+        assert one.report.tokens_after == other.report.tokens_after
+        assert one.report.short_of_target == other.report.short_of_target

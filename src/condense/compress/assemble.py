@@ -43,6 +43,7 @@ from condense.summarizers import (
     summarize_with_report,
 )
 from condense.tokens import TokenCounter
+from condense.tokens.estimate import lower_bound_message
 from condense.types import RawMessage
 from condense.validate import check
 
@@ -313,7 +314,13 @@ def _after(covered: range, ask: int | None) -> bool:
 
 def _more_than(messages: Sequence[RawMessage], limit: int, counter: TokenCounter) -> bool:
     """Whether ``messages`` hold more than ``limit`` tokens, counting only as far as it
-    takes to tell."""
+    takes to tell: first by a guaranteed lower bound (no BPE; a span is most often far
+    larger than its summary), exactly only where that does not tell."""
+    bound = 0
+    for message in messages:
+        bound += lower_bound_message(message, media=counter.media, above=limit - bound)
+        if bound > limit:
+            return True
     total = 0
     for message in messages:
         total += counter.message(message)

@@ -17,7 +17,7 @@ history fits without a summary).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,6 +110,58 @@ def measure(
         estimates[id(message)] = (message, value)
         return value
 
+    walked: dict[int, list[int]] = {}  # a step of the walk (its first unit) -> its units'
+
+    def cheap_of(low: int, position: int) -> list[int]:
+        """The exact tokens of the units ``order[low:position]`` (one step of the walk)
+        with every cheap reduction applied: the replacements counted, the originals that
+        stay as they are counted, the originals replaced only estimated (what is
+        masked is never tokenized). Each step once: the walk may meet it twice."""
+        if low in walked:
+            return walked[low]
+        chunk = order[low:position]
+        _cheap(
+            current,
+            chunk,
+            plan,
+            steps,
+            counter,
+            original,
+            (reduced, reduced_counts),
+            actions,
+            short,
+            estimate,
+        )
+        unchanged = [
+            i
+            for u in chunk
+            for i in range(plan.units[u].start, plan.units[u].stop)
+            if i not in reduced and counts[i] is None
+        ]
+        for i, n in zip(unchanged, counter.counts([current[i] for i in unchanged]), strict=True):
+            counts[i] = n
+        found = walked[low] = [
+            sum(
+                reduced_counts[i] if i in reduced else counts[i] or 0
+                for i in range(plan.units[u].start, plan.units[u].stop)
+            )
+            for u in chunk
+        ]
+        return found
+
+    def walk_reduced() -> bool:
+        """The history is over the budget: the kept units gently reduced, then whether
+        every reducible unit reduced fits (the walk then ends without summarizing),
+        where that is likely, proven oldest first (:func:`_fits_reduced`)."""
+        nonlocal fixed
+        if plan.kept_order:
+            fixed -= _gentle(current, plan, steps, counter, original, reduced, actions, short)
+            for i in reduced.keys() - reduced_counts.keys():
+                reduced_counts[i] = counter.message(reduced[i])
+        return _likely_fits(plan, current, fixed, budget, estimate) and _fits_reduced(
+            plan, current, counts, fixed, budget, estimate, cheap_of
+        )
+
     while position > 0:
         low = max(0, position - CHUNK)
         chunk = order[low:position]
@@ -128,50 +180,15 @@ def measure(
         if not proven and raw_fixed + raw_suffix + sum(raw) > budget:
             proven = True
             if summarize:
-                if plan.kept_order:
-                    fixed -= _gentle(
-                        current, plan, steps, counter, original, reduced, actions, short
-                    )
-                    for i in reduced.keys() - reduced_counts.keys():
-                        reduced_counts[i] = counter.message(reduced[i])
                 # the newer units were walked as they are: walk them again, reduced, so
                 # that what is kept is measured as it will be sent (counts are cached)
                 raw_suffix += sum(raw)
                 cheap_suffix = 0
                 position = len(order)
+                if walk_reduced():
+                    break  # every reducible unit reduced fits: the walk would end so
                 continue
-        cheap = raw
-        if summarize and proven:
-            cost = counter.message if counted else estimate
-            _cheap(
-                current,
-                chunk,
-                plan,
-                steps,
-                counter,
-                original,
-                (reduced, reduced_counts),
-                actions,
-                short,
-                cost,
-            )
-            unchanged = [
-                i
-                for u in chunk
-                for i in range(plan.units[u].start, plan.units[u].stop)
-                if i not in reduced and counts[i] is None
-            ]
-            for i, n in zip(
-                unchanged, counter.counts([current[i] for i in unchanged]), strict=True
-            ):
-                counts[i] = n
-            cheap = [
-                sum(
-                    reduced_counts[i] if i in reduced else counts[i] or 0
-                    for i in range(plan.units[u].start, plan.units[u].stop)
-                )
-                for u in chunk
-            ]
+        cheap = cheap_of(low, position) if summarize and proven else raw
         for offset in range(len(chunk) - 1, -1, -1):
             j = low + offset
             raw_suffix += raw[offset]
@@ -208,6 +225,77 @@ def measure(
         actions={},
         short_of_target=(),
     )
+
+
+_PLACEHOLDER_GUESS = 100
+"""About what a masked output costs (its placeholder), to guess whether a history fits
+once every cheap reduction is applied."""
+
+
+def _likely_fits(
+    plan: Plan,
+    messages: Sequence[RawMessage],
+    fixed: int,
+    budget: int,
+    estimate: Cost,
+) -> bool:
+    """A guess, without BPE or reductions: whether every reducible unit with every cheap
+    reduction applied fits with a notice (tool outputs guessed masked, the rest
+    estimated). It only chooses which way the walk goes first (:func:`_fits_reduced`,
+    for a history that fits so, else newest first), never what it finds."""
+    total = fixed + NOTICE_TOKENS
+    for u in plan.order:
+        unit = plan.units[u]
+        for i in range(unit.start, unit.stop):
+            guess = estimate(messages[i])
+            if messages[i].get("role") == "tool":
+                guess = min(guess, _PLACEHOLDER_GUESS)
+            total += guess
+            if total > budget:
+                return False
+    return True
+
+
+def _fits_reduced(
+    plan: Plan,
+    messages: Sequence[RawMessage],
+    counts: Sequence[int | None],
+    fixed: int,
+    budget: int,
+    estimate: Cost,
+    cheap_of: Callable[[int, int], list[int]],
+) -> bool:
+    """Whether every reducible unit with every cheap reduction applied fits with a notice
+    — the walk would then end without summarizing —, proven from the oldest step of the
+    walk on (``cheap_of``), so that only as many units are reduced as it takes to tell:
+    the units reduced so far as they are, the newer ones at most what the walk could
+    leave of them (a message stays as it is, at its exact count, or is replaced by one
+    that costs less than its estimate). False as soon as the units reduced alone do not
+    fit (then a summary is needed, and the walk goes on newest first, each step reduced
+    once)."""
+    order = plan.order
+    ceiling = [0] * (len(order) + 1)  # ceiling[j]: at most what units order[j:] cost
+    counted_from = len(order)  # units order[counted_from:] are counted, every message
+    for j in range(len(order) - 1, -1, -1):
+        unit = plan.units[order[j]]
+        found = [counts[i] for i in range(unit.start, unit.stop)]
+        if any(n is None for n in found):
+            break
+        most = sum(
+            max(n or 0, estimate(messages[i]) - 1)
+            for n, i in zip(found, range(unit.start, unit.stop), strict=True)
+        )
+        ceiling[j] = ceiling[j + 1] + most
+        counted_from = j
+    steps = [(max(0, p - CHUNK), p) for p in range(len(order), 0, -CHUNK)]
+    reduced = fixed + NOTICE_TOKENS
+    for low, position in reversed(steps):  # oldest first, the walk's own steps
+        reduced += sum(cheap_of(low, position))
+        if reduced > budget:
+            return False
+        if position >= counted_from and reduced + ceiling[position] <= budget:
+            return True
+    return reduced <= budget
 
 
 def _cheap(

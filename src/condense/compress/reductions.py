@@ -304,22 +304,22 @@ class _Tally:
 
     def over(self, budget: int) -> bool:
         """Whether the current messages exceed ``budget``, exactly: the messages not
-        counted are bounded from below (each once) until their bounds tell, else counted."""
-        if self.known > budget:
-            return True
-        room = budget - self.known
+        counted are bounded from below (each once) until their bounds tell; while they do
+        not, the newest of them (what the oldest-first reductions keep) are counted."""
         media = self.counter.media
-        while self._unbounded and self._floor <= room:
-            index = self._unbounded.pop()
-            if index in self._missing:
-                above = room - self._floor
-                floor = lower_bound_message(self.current[index], media=media, above=above)
-                self._floors[index] = floor
-                self._floor += floor
-        if self._floor > room:
-            return True
-        self.count_all()
-        return self.known > budget
+        while self.known + self._floor <= budget:
+            if self._unbounded:  # newest first: bound one more
+                index = self._unbounded.pop()
+                if index in self._missing:
+                    above = budget - self.known - self._floor
+                    floor = lower_bound_message(self.current[index], media=media, above=above)
+                    self._floors[index] = floor
+                    self._floor += floor
+            elif self._missing:  # every one bounded, and not enough: count the newest
+                self._count(max(self._missing))
+            else:
+                return False
+        return True
 
     def ceiling(self, message: Mapping[str, Any]) -> int:
         """The exact tokens of ``message``; of an input message that was not counted a
