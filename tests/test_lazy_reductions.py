@@ -205,8 +205,8 @@ def test_the_walk_proven_oldest_first_gives_what_the_newest_first_walk_gives(
     proven: list[bool] = []
     fits_reduced = measure_module._fits_reduced
 
-    def recorded(*args: Any) -> bool:
-        proven.append(fits_reduced(*args))
+    def recorded(*args: Any, **kwargs: Any) -> bool:
+        proven.append(fits_reduced(*args, **kwargs))
         return proven[-1]
 
     fast, plain = [], []

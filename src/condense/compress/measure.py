@@ -110,44 +110,43 @@ def measure(
         estimates[id(message)] = (message, value)
         return value
 
-    walked: dict[int, list[int]] = {}  # a step of the walk (its first unit) -> its units'
+    walked: dict[int, int] = {}  # a reducible unit -> its tokens, cheaply reduced
 
-    def cheap_of(low: int, position: int) -> list[int]:
-        """The exact tokens of the units ``order[low:position]`` (one step of the walk)
-        with every cheap reduction applied: the replacements counted, the originals that
-        stay as they are counted, the originals replaced only estimated (what is
-        masked is never tokenized). Each step once: the walk may meet it twice."""
-        if low in walked:
-            return walked[low]
-        chunk = order[low:position]
-        _cheap(
-            current,
-            chunk,
-            plan,
-            steps,
-            counter,
-            original,
-            (reduced, reduced_counts),
-            actions,
-            short,
-            estimate,
-        )
-        unchanged = [
-            i
-            for u in chunk
-            for i in range(plan.units[u].start, plan.units[u].stop)
-            if i not in reduced and counts[i] is None
-        ]
-        for i, n in zip(unchanged, counter.counts([current[i] for i in unchanged]), strict=True):
-            counts[i] = n
-        found = walked[low] = [
-            sum(
-                reduced_counts[i] if i in reduced else counts[i] or 0
-                for i in range(plan.units[u].start, plan.units[u].stop)
+    def cheap_of(units: Sequence[int]) -> list[int]:
+        """The exact tokens of ``units`` (of ``order``, a step of the walk) with every
+        cheap reduction applied: the replacements counted, the originals that stay as
+        they are counted, the originals replaced only estimated (what is masked is never
+        tokenized). Each unit once: the walk may meet it twice."""
+        todo = [u for u in units if u not in walked]
+        if todo:
+            _cheap(
+                current,
+                todo,
+                plan,
+                steps,
+                counter,
+                original,
+                (reduced, reduced_counts),
+                actions,
+                short,
+                estimate,
             )
-            for u in chunk
-        ]
-        return found
+            unchanged = [
+                i
+                for u in todo
+                for i in range(plan.units[u].start, plan.units[u].stop)
+                if i not in reduced and counts[i] is None
+            ]
+            for i, n in zip(
+                unchanged, counter.counts([current[i] for i in unchanged]), strict=True
+            ):
+                counts[i] = n
+            for u in todo:
+                walked[u] = sum(
+                    reduced_counts[i] if i in reduced else counts[i] or 0
+                    for i in range(plan.units[u].start, plan.units[u].stop)
+                )
+        return [walked[u] for u in units]
 
     def walk_reduced() -> bool:
         """The history is over the budget: the kept units gently reduced, then whether
@@ -188,7 +187,7 @@ def measure(
                 if walk_reduced():
                     break  # every reducible unit reduced fits: the walk would end so
                 continue
-        cheap = cheap_of(low, position) if summarize and proven else raw
+        cheap = cheap_of(chunk) if summarize and proven else raw
         for offset in range(len(chunk) - 1, -1, -1):
             j = low + offset
             raw_suffix += raw[offset]
@@ -263,7 +262,7 @@ def _fits_reduced(
     fixed: int,
     budget: int,
     estimate: Cost,
-    cheap_of: Callable[[int, int], list[int]],
+    cheap_of: Callable[[Sequence[int]], list[int]],
 ) -> bool:
     """Whether every reducible unit with every cheap reduction applied fits with a notice
     — the walk would then end without summarizing —, proven from the oldest step of the
@@ -290,7 +289,7 @@ def _fits_reduced(
     steps = [(max(0, p - CHUNK), p) for p in range(len(order), 0, -CHUNK)]
     reduced = fixed + NOTICE_TOKENS
     for low, position in reversed(steps):  # oldest first, the walk's own steps
-        reduced += sum(cheap_of(low, position))
+        reduced += sum(cheap_of(order[low:position]))
         if reduced > budget:
             return False
         if position >= counted_from and reduced + ceiling[position] <= budget:
