@@ -7,7 +7,13 @@ counting stops as soon as it proves that the oldest units must be summarized: ev
 every cheap reduction applied to what it has seen, plus a one-line notice, it does not
 fit. The units older than that point are replaced in stage 3 without ever being
 tokenized, so the cost of compressing a long session grows with the budget, not with the
-session.
+session. Counting is by unit: no unit past the one that proves the history over is
+counted, and an original a cheap reduction replaces is estimated, never tokenized.
+
+Where the history is likely to fit once every reducible unit is reduced (an estimate
+says so), that is proven first from the oldest unit on, the newer units bounded by what
+the walk could leave of them: the walk then ends as it would have, having reduced only
+the units it took to tell (the stage-2 reductions, oldest first, need about those).
 
 The result is the one the plain sequence would give: when summarizing is needed at all,
 every cheap reduction has been applied to every kept reducible unit first, and every

@@ -21,7 +21,10 @@ Forbidding a step forbids it everywhere.
 Every change is counted with the real tokenizer (per-message counts are cached and add
 up: ``counter.messages(ms) == sum(counter.counts(ms)) + REPLY_PRIMING_TOKENS``), so the
 run knows exactly when the history fits and stops there; a replacement that is not
-smaller than what it replaces is undone, so no reduction ever grows the history. The
+smaller than what it replaces is undone, so no reduction ever grows the history. A
+message the caller did not count is counted only where its count decides (what is kept
+always is): whether a replacement is smaller than it, a guaranteed lower bound tells
+first (``_Tally``). The
 rungs run in a fixed order that does not depend on the budget, so a larger budget stops
 at an earlier point of the same sequence and never keeps less.
 """
