@@ -304,6 +304,7 @@ class _Tally:
         self._floors: dict[int, int] = {}  # a lower bound of a message not counted
         self._floor = 0  # their sum
         self._unbounded = sorted(self._missing)  # not counted and not bounded yet
+        self._newest = sorted(self._missing)  # not counted (and some counted since)
 
     def over(self, budget: int) -> bool:
         """Whether the current messages exceed ``budget``, exactly: the messages not
@@ -319,7 +320,9 @@ class _Tally:
                     self._floors[index] = floor
                     self._floor += floor
             elif self._missing:  # every one bounded, and not enough: count the newest
-                self._count(max(self._missing))
+                while self._newest[-1] not in self._missing:
+                    self._newest.pop()
+                self._count(self._newest.pop())
             else:
                 return False
         return True
