@@ -21,6 +21,9 @@ each run at C speed over the whole of it; Python only looks at what they single 
   the buffer, in the order the split gave them;
 - **line shapes** (:func:`shape`, a line's punctuation): the lines of a log that differ
   only by their ids share one; the count of each is a line's family;
+- **rows that stand out of their column** (:func:`column_outliers`): among rows built
+  alike, the one whose state is not the state of all the others (``suspended`` among
+  ``active``, ``RERUN`` among ``PASSED``, exit code ``137`` among ``0``);
 - **failure words** in the outputs (``error``, ``exception``, ``fail`` everywhere;
   ``fatal``, ``denied``, ``not found``… near the two ends of each output) and **decision
   and finding words** in what the assistant wrote ("because", "instead of", "root cause",
@@ -66,9 +69,16 @@ EDGES = b".:-_/=#+~%$&"  # punctuation at a word's ends is not part of its build
 _CLASS_DELETE = bytes(c for c in range(256) if chr(c).isalpha() or c >= 0x80)
 _HEX = b"0123456789abcdefABCDEF"
 _HASH_FROM = 7  # a run of hex digits and letters this long is a hash (a commit, an id)
+# A quantity: a number and its unit (``640Mi``, ``4.2GB``, ``30s``).
+_UNIT = re.compile(rb"[\d.,]*\d([A-Za-z]{1,3})")
+_DIGIT_BYTES = tuple(bytes([c]) for c in b"0123456789")
+_LETTER_BYTES = tuple(bytes([c]) for c in range(128) if chr(c).isalpha())
 _NOT_DIGITS = bytes(c for c in range(256) if c not in b"0123456789\n")
-_DUMP_LINES = 8  # an output of this many lines may be a dump (a log, a table, a config)
-_ODD_PER_DUMP = 8  # of one dump, at most this many odd lines lead
+DUMP_LINES = 8  # an output of this many lines may be a dump (a log, a table, a config)
+_ODD_PER_DUMP = 8  # of one dump, at most this many odd lines lead (of each kind)
+_COLUMN_ROWS = 5  # rows built alike, at least this many, are compared column by column…
+_COLUMN_COMMON = 0.6  # …where a column this share of whose cells say one thing is read
+_ALONE_PER = 10  # …and at most one cell in this many says a thing no other cell says
 # What a shape leaves out: letters, digits, the underscore and spaces (not newlines and
 # commas: they cut segments).
 SHAPE_DELETE = bytes(
@@ -173,12 +183,23 @@ def word_class(word: bytes) -> bytes:
     """How a word is built: look-alikes share a class (``req=3f9a2c1b`` → ``=9999``,
     ``OPS-4127`` → ``-9999``, ``retry_backoff_ms`` → ``__``; a word of letters only has
     none); a hash (hex digits and letters, :data:`_HASH_FROM` or more of them) is one
-    of the hashes of its length, whatever its digits (``5ce97d78c4`` → ``#10``). The
-    punctuation at its ends is not its build (``Error:``, ``gateway.``)."""
+    of the hashes of its length, whatever its digits (``5ce97d78c4`` → ``#10``); a
+    quantity keeps its unit (``640Mi`` → ``999Mi``, ``4.2GB`` → ``9.9GB``: it is not one
+    of the span's plain numbers). The punctuation at its ends is not its build
+    (``Error:``, ``gateway.``)."""
     key = word.strip(EDGES)
-    built = key.translate(_CLASS, _CLASS_DELETE)
-    if len(key) >= _HASH_FROM and built and len(built) < len(key) and not key.translate(None, _HEX):
+    return _built(key, key.translate(_CLASS, _CLASS_DELETE))
+
+
+def _built(key: bytes, built: bytes) -> bytes:
+    """The class of ``key`` from ``built`` (its digits 9, its letters left out): a hash
+    or a quantity told apart (:func:`word_class`)."""
+    if not built or len(built) == len(key):
+        return built
+    if len(key) >= _HASH_FROM and not key.translate(None, _HEX):
         return b"#%d" % len(key)
+    if key[:1].isdigit() and (unit := _UNIT.fullmatch(key)) is not None:
+        return built + unit[1]
     return built
 
 
@@ -286,8 +307,10 @@ class Scan:
     """What one linear read of a span found: how often each word occurs (:attr:`counts`),
     and in what people wrote (:attr:`said`); the families of rare look-alikes; the
     distinctive words and where they are (:attr:`places`); how many lines share each
-    shape (:attr:`shapes`); the failure words in outputs (:attr:`errors`); the decision
-    and finding words in what the assistant wrote (:attr:`decisions`)."""
+    shape (:attr:`shapes`), the odd lines of dumps (:attr:`odd`) and the rows that stand
+    out of their column (:attr:`standing_out`); the failure words in outputs
+    (:attr:`errors`); the decision and finding words in what the assistant wrote
+    (:attr:`decisions`)."""
 
     def __init__(self, span: SpanText) -> None:
         self.span = span
@@ -338,7 +361,7 @@ class Scan:
         decisions = [at for at, token in placed if token in deciding]
         line_shapes = shape(blob).split(b"\n")
         self.shapes: Counter[bytes] = Counter(line_shapes)
-        self.odd = _odd_lines(span, line_shapes, self.shapes)
+        self.odd, self.standing_out = _odd_lines(span, line_shapes, self.shapes)
         self.errors = _error_places(span, failures)
         self.decisions = _decision_places(span, decisions)
 
@@ -352,13 +375,17 @@ class Scan:
         rare = [token for token, count in counts.items() if count <= RARE_UPTO]
         cores = list(map(bytes.strip, rare, repeat(EDGES)))
         classes = list(map(bytes.translate, cores, repeat(_CLASS), repeat(_CLASS_DELETE)))
-        # the hashes: each of the hashes of its length (word_class, for all rare words at once)
+        # the hashes and the quantities (word_class, for all rare words at once): a hash
+        # is long and all hex; a quantity starts with a digit and ends with a letter
         long = map(operator.ge, map(len, cores), repeat(_HASH_FROM))
         hexless = map(bytes.translate, cores, repeat(None), repeat(_HEX))
-        for i in compress(range(len(cores)), map(operator.and_, long, map(operator.not_, hexless))):
-            core, built = cores[i], classes[i]
-            if built and len(built) < len(core):
-                classes[i] = b"#%d" % len(core)
+        heads = map(bytes.startswith, cores, repeat(_DIGIT_BYTES))
+        tails = map(bytes.endswith, cores, repeat(_LETTER_BYTES))
+        hashes = map(operator.and_, long, map(operator.not_, hexless))
+        for i in compress(
+            range(len(cores)), map(operator.or_, hashes, map(operator.and_, heads, tails))
+        ):
+            classes[i] = _built(cores[i], classes[i])
         family = Counter(classes)
         family.pop(b"", None)
         small = map(operator.gt, repeat(_FAMILY_CUT), map(family.get, classes, repeat(_FAMILY_CUT)))
@@ -424,25 +451,38 @@ def _whole(text: bytes, start: int, end: int) -> bool:
     return (start == 0 or before.isspace()) and (not after or after.isspace())
 
 
-def _odd_lines(span: SpanText, shapes: list[bytes], counted: Counter[bytes]) -> list[int]:
-    """Where the odd lines of the dumps are: in an output of many lines most of which are
-    built alike (a log, a table, a config), each line built like at most one other line
-    of the span (``counted``: how many lines of the span have each shape), and each line
-    built like most but alone with (or without) digits (``timeout_ms = 3471`` among
-    ``x_enabled = true``). At most :data:`_ODD_PER_DUMP` of each, the first ones."""
+def _odd_lines(
+    span: SpanText, shapes: list[bytes], counted: Counter[bytes]
+) -> tuple[list[int], list[int]]:
+    """Where the odd lines of the outputs of many lines are, and where the rows that stand
+    out of their column are.
+
+    Odd: in an output most of whose lines are built alike (a log, a table, a config),
+    each line built like at most one other line of the span (``counted``: how many lines
+    of the span have each shape), and each line built like most but alone with (or
+    without) digits (``timeout_ms = 3471`` among ``x_enabled = true``). Standing out:
+    each row with a cell no other row of its column holds, in a column most of whose
+    cells say one thing (:func:`column_outliers`: ``suspended`` among ``active``). At
+    most :data:`_ODD_PER_DUMP` of each per output, the first ones."""
     blob, starts, firsts = span.blob, span.starts, span.first_lines
-    found: list[int] = []
+    odd: list[int] = []
+    standing_out: list[int] = []
     for piece, kind in enumerate(span.kinds):
         first, last = firsts[piece], firsts[piece + 1]
         size = last - first
-        if kind != OUTPUT or size < _DUMP_LINES:
+        if kind != OUTPUT or size < DUMP_LINES:
             continue
         built = shapes[first:last]
+        text = blob[starts[piece] : starts[piece + 1] - 1]
+        rows = text.split(b"\n")
+        sizes = list(itertools.accumulate(map(len, rows), initial=0))
+        outliers = column_outliers(rows, built)[:_ODD_PER_DUMP]
+        standing_out.extend(starts[piece] + sizes[i] + i for i in outliers)
         # a dump is mostly lines built alike: one of them is at its start, middle or end
         common = max((built[0], built[size // 2], built[-1]), key=built.count)
         if built.count(common) * 5 < size * 2:
             continue  # not a dump (a source file, prose)
-        odd = [
+        alone = [
             i
             for i in compress(
                 range(size), map(operator.ge, repeat(2), map(counted.get, built, repeat(0)))
@@ -450,18 +490,64 @@ def _odd_lines(span: SpanText, shapes: list[bytes], counted: Counter[bytes]) -> 
             if built[i]
         ]
         alike = list(compress(range(size), map(operator.eq, built, repeat(common))))
-        text = blob[starts[piece] : starts[piece + 1] - 1]
         digits = list(map(bool, text.translate(None, _NOT_DIGITS).split(b"\n")))
         with_digits = [i for i in alike if digits[i]]
         if 0 < len(with_digits) <= 2:
-            odd.extend(with_digits)
+            alone.extend(with_digits)
         elif 0 < len(alike) - len(with_digits) <= 2:
-            odd.extend(i for i in alike if not digits[i])
-        if odd:
-            odd = sorted(odd)[:_ODD_PER_DUMP]
-            sizes = list(itertools.accumulate(map(len, text.split(b"\n")), initial=0))
-            found.extend(starts[piece] + sizes[i] + i for i in odd)
-    return sorted(found)
+            alone.extend(i for i in alike if not digits[i])
+        odd.extend(starts[piece] + sizes[i] + i for i in sorted(alone)[:_ODD_PER_DUMP])
+    return sorted(odd), standing_out
+
+
+def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
+    """The rows of a dump holding a cell that stands out of its column, in order: among
+    rows built alike (the same punctuation, :func:`shape`) and cut into as many cells
+    (:func:`normalize`: at spaces, pipes, commas, quotes), a column most of whose cells
+    (:data:`_COLUMN_COMMON`) say one thing, and a cell that says another thing that no
+    other cell of it says — ``suspended`` among ``active``, ``RERUN`` among ``PASSED``,
+    ``failed`` among ``succeeded``, exit code ``1`` among ``0`` — while few cells
+    (:data:`_ALONE_PER`) are alone in it. The rows of a record
+    dump (pretty JSON, YAML lists) are also compared by their first cell, the key
+    (``"status": "failed"`` among the other ``"status"`` lines)."""
+    groups: dict[bytes, list[int]] = {}
+    for i, row_shape in enumerate(built):
+        groups.setdefault(row_shape, []).append(i)
+    found: list[int] = []
+    for members in groups.values():
+        if len(members) < _COLUMN_ROWS:
+            continue
+        cells = [normalize(rows[i]).split() for i in members]
+        found.extend(_outliers_of(members, cells))
+        by_key: dict[bytes, list[int]] = {}
+        for k, row_cells in enumerate(cells):
+            if len(row_cells) > 1:
+                by_key.setdefault(row_cells[0], []).append(k)
+        for keyed in by_key.values():
+            if _COLUMN_ROWS <= len(keyed) < len(members):
+                found.extend(_outliers_of([members[k] for k in keyed], [cells[k] for k in keyed]))
+    return sorted(set(found))
+
+
+def _outliers_of(members: list[int], cells: list[list[bytes]]) -> list[int]:
+    """Of rows ``members`` (their ``cells``), those with a cell alone against its
+    column's common value (:func:`column_outliers`); rows cut into another number of
+    cells than most are not compared."""
+    width = Counter(map(len, cells)).most_common(1)[0][0]
+    kept = [k for k, row_cells in enumerate(cells) if len(row_cells) == width]
+    if len(kept) < _COLUMN_ROWS:
+        return []
+    found: list[int] = []
+    for column in zip(*(cells[k] for k in kept), strict=True):
+        tally = Counter(column)
+        ((_, most),) = tally.most_common(1)
+        if most < len(column) * _COLUMN_COMMON or most == len(column):
+            continue
+        alone = {value for value, times in tally.items() if times == 1}
+        if len(alone) > max(1, len(column) // _ALONE_PER):
+            continue  # a column of many values (a service name per line): none is news
+        found.extend(members[kept[k]] for k, value in enumerate(column) if value in alone)
+    return found
 
 
 def _holding(keys: list[bytes], stems: Iterable[bytes]) -> frozenset[bytes]:
