@@ -40,7 +40,7 @@ import itertools
 import operator
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 
@@ -502,29 +502,37 @@ def _odd_lines(
 
 def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
     """The rows of a dump holding a cell that stands out of its column, in order: among
-    rows built alike (the same punctuation, :func:`shape`) and cut into as many cells
-    (:func:`normalize`: at spaces, pipes, commas, quotes), a column most of whose cells
-    (:data:`_COLUMN_COMMON`) say one thing, and a cell that says another thing that no
-    other cell of it says — ``suspended`` among ``active``, ``RERUN`` among ``PASSED``,
-    ``failed`` among ``succeeded``, exit code ``1`` among ``0`` — while few cells
-    (:data:`_ALONE_PER`) are alone in it. The rows of a record
+    rows built alike (the same punctuation, ``built``: each row's :func:`shape`) and cut
+    into as many cells (:func:`normalize`: at spaces, pipes, commas, quotes), a column
+    most of whose cells (:data:`_COLUMN_COMMON`) say one thing, and a cell that says
+    another thing that no other cell of it says — ``suspended`` among ``active``,
+    ``RERUN`` among ``PASSED``, ``failed`` among ``succeeded``, exit code ``1`` among
+    ``0`` — while few cells (:data:`_ALONE_PER`) are alone in it (what most cells say
+    is looked for among the cells at its start, middle and end). The rows of a record
     dump (pretty JSON, YAML lists) are also compared by their first cell, the key
     (``"status": "failed"`` among the other ``"status"`` lines)."""
-    groups: dict[bytes, list[int]] = {}
-    for i, row_shape in enumerate(built):
-        groups.setdefault(row_shape, []).append(i)
+    tally = Counter(built)
+    if max(tally.values(), default=0) < _COLUMN_ROWS:
+        return []
+    # the rows of each shape, grouped at C speed: sorted by shape (stable), then cut
+    order = sorted(range(len(built)), key=built.__getitem__)
     found: list[int] = []
-    for members in groups.values():
-        if len(members) < _COLUMN_ROWS:
+    at = 0
+    for row_shape in sorted(tally):
+        size = tally[row_shape]
+        members, at = order[at : at + size], at + size
+        if size < _COLUMN_ROWS:
             continue
-        cells = [normalize(rows[i]).split() for i in members]
+        cells = list(
+            map(bytes.split, map(bytes.translate, map(rows.__getitem__, members), repeat(_NORMAL)))
+        )
         found.extend(_outliers_of(members, cells))
-        by_key: dict[bytes, list[int]] = {}
-        for k, row_cells in enumerate(cells):
-            if len(row_cells) > 1:
-                by_key.setdefault(row_cells[0], []).append(k)
-        for keyed in by_key.values():
-            if _COLUMN_ROWS <= len(keyed) < len(members):
+        keys = Counter(map(operator.itemgetter(0), filter(None, cells)))
+        for key, times in keys.items():
+            if _COLUMN_ROWS <= times < size:
+                keyed = [
+                    k for k, row_cells in enumerate(cells) if row_cells and row_cells[0] == key
+                ]
                 found.extend(_outliers_of([members[k] for k in keyed], [cells[k] for k in keyed]))
     return sorted(set(found))
 
@@ -533,20 +541,33 @@ def _outliers_of(members: list[int], cells: list[list[bytes]]) -> list[int]:
     """Of rows ``members`` (their ``cells``), those with a cell alone against its
     column's common value (:func:`column_outliers`); rows cut into another number of
     cells than most are not compared."""
-    width = Counter(map(len, cells)).most_common(1)[0][0]
-    kept = [k for k, row_cells in enumerate(cells) if len(row_cells) == width]
-    if len(kept) < _COLUMN_ROWS:
+    widths = list(map(len, cells))
+    width = max(set(widths), key=widths.count)
+    rows = widths.count(width)
+    if rows < _COLUMN_ROWS or width < 2:
         return []
+    kept: Sequence[int] = range(rows)
+    if rows == len(cells):
+        table = zip(*cells, strict=True)
+    else:
+        kept = list(compress(range(len(cells)), map(operator.eq, widths, repeat(width))))
+        table = zip(*map(cells.__getitem__, kept), strict=True)
     found: list[int] = []
-    for column in zip(*(cells[k] for k in kept), strict=True):
-        tally = Counter(column)
-        ((_, most),) = tally.most_common(1)
-        if most < len(column) * _COLUMN_COMMON or most == len(column):
+    least = rows * _COLUMN_COMMON
+    for column in table:
+        # what most of its cells say is one of the cells at its start, middle or end (a
+        # column of ids or times is left there, without counting all of it)
+        first = column.count(column[0])
+        if first == rows:
             continue
-        alone = {value for value, times in tally.items() if times == 1}
-        if len(alone) > max(1, len(column) // _ALONE_PER):
+        most = max(first, column.count(column[rows // 2]), column.count(column[-1]))
+        if most < least:
+            continue
+        tally = Counter(column)
+        alone = [value for value, times in tally.items() if times == 1]
+        if not alone or len(alone) > max(1, len(column) // _ALONE_PER):
             continue  # a column of many values (a service name per line): none is news
-        found.extend(members[kept[k]] for k, value in enumerate(column) if value in alone)
+        found.extend(members[kept[column.index(value)]] for value in alone)
     return found
 
 
