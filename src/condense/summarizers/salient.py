@@ -29,6 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from condense.summarizers._text import content_ends, content_text, one_line, remember
@@ -37,6 +38,7 @@ from condense.summarizers.scan import (
     ARGS,
     ASK,
     DUMP_LINES,
+    EDGES,
     OUTPUT,
     PROSE,
     SNIPPET_BYTES,
@@ -47,6 +49,7 @@ from condense.summarizers.scan import (
     column_outliers,
     shape,
     words,
+    words_of_each,
 )
 from condense.summarizers.sections import DECISIONS, ERRORS, KEY
 from condense.summarizers.worth import (
@@ -456,10 +459,16 @@ def trimmed(text: str, found: Mapping[bytes, float]) -> str:
     id, a row's filler), and with a long run of such words inside it left out (``…``):
     the part from its first telling word (or failure word) to its last."""
     chunks = text.split()
-    values = []
-    for chunk in chunks:
-        worth = max((found.get(core(word), 0.0) for word in words(chunk)), default=0.0)
-        values.append(1.0 if _ERROR_WORD.search(chunk) else worth)
+    get = found.get
+    values = [
+        max(map(get, map(bytes.strip, chunk_words, repeat(EDGES)), repeat(0.0)), default=0.0)
+        for chunk_words in words_of_each(chunks)
+    ]
+    if _ERROR_WORD.search(text):  # a failure word tells, whatever its worth
+        values = [
+            1.0 if _ERROR_WORD.search(chunk) else value
+            for chunk, value in zip(chunks, values, strict=True)
+        ]
     best = max(values, default=0.0)
     if best <= 0:
         return text

@@ -40,7 +40,7 @@ import itertools
 import operator
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 
@@ -177,6 +177,14 @@ def words(text: str | bytes) -> list[bytes]:
     if _ELLIPSIS in data:
         data = data.replace(_ELLIPSIS, b" ")
     return normalize(data).split()
+
+
+def words_of_each(texts: Iterable[str]) -> Iterator[list[bytes]]:
+    """:func:`words` of each of ``texts``, in order, each step run over all of them at
+    once."""
+    encoded = map(str.encode, texts, repeat("utf-8"), repeat("replace"))
+    unmarked = map(bytes.replace, encoded, repeat(_ELLIPSIS), repeat(b" "))
+    return map(bytes.split, map(bytes.translate, unmarked, repeat(_NORMAL)))
 
 
 def word_class(word: bytes) -> bytes:
