@@ -84,7 +84,11 @@ _WINDOW = SNIPPET_WINDOW  # a long line's leads are told apart by which window t
 _BEFORE = 60  # about where a window around a lead in a long line starts and ends
 _NEAR = 2.0  # a line right after a failure (a frame, a cause) signals this much
 _ODD = 3.0  # a line of a dump built like no other of it (:func:`.scan._odd_lines`)
-_STANDING_OUT = MIN_WORTH  # a row with a cell no other row of its column holds
+# A row that stands out of its look-alikes (a cell no other row of its column holds, a
+# value among flags) is worth writing by itself (in what a read showed, with what it
+# names). Measured with the held-out probe: as much again as a read's role takes away
+# (MIN_WORTH / READ_ROLE) crowded other facts out at 8k.
+_STANDING_OUT = MIN_WORTH
 _NUMBERED = re.compile(r"^\s*\d+\t")
 # Trimming a long line of output: from its first telling word to its last, a run of more
 # than _DULL_RUN words worth less than _DULL inside it left out.

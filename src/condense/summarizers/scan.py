@@ -467,11 +467,11 @@ def _odd_lines(
 
     Odd: in an output most of whose lines are built alike (a log, a table, a config),
     each line built like at most one other line of the span (``counted``: how many lines
-    of the span have each shape), and each line built like most but alone with (or
-    without) digits (``timeout_ms = 3471`` among ``x_enabled = true``). Standing out:
-    each row with a cell no other row of its column holds, in a column most of whose
-    cells say one thing (:func:`column_outliers`: ``suspended`` among ``active``). At
-    most :data:`_ODD_PER_DUMP` of each per output, the first ones."""
+    of the span have each shape). Standing out: each row with a cell no other row of its
+    column holds, in a column most of whose cells say one thing (:func:`column_outliers`:
+    ``suspended`` among ``active``); and in such a dump, each line built like most but
+    alone with (or without) digits (``timeout_ms = 3471`` among ``x_enabled = true``).
+    At most :data:`_ODD_PER_DUMP` of each per output, the first ones."""
     blob, starts, firsts = span.blob, span.starts, span.first_lines
     odd: list[int] = []
     standing_out: list[int] = []
@@ -484,12 +484,12 @@ def _odd_lines(
         text = blob[starts[piece] : starts[piece + 1] - 1]
         rows = text.split(b"\n")
         sizes = list(itertools.accumulate(map(len, rows), initial=0))
-        outliers = column_outliers(rows, built)[:_ODD_PER_DUMP]
-        standing_out.extend(starts[piece] + sizes[i] + i for i in outliers)
+        outliers = column_outliers(rows, built)
         # a dump is mostly lines built alike: one of them is at its start, middle or end
         common = max((built[0], built[size // 2], built[-1]), key=built.count)
-        if built.count(common) * 5 < size * 2:
-            continue  # not a dump (a source file, prose)
+        if built.count(common) * 5 < size * 2:  # not a dump (a source file, prose)
+            standing_out.extend(starts[piece] + sizes[i] + i for i in outliers[:_ODD_PER_DUMP])
+            continue
         alone = [
             i
             for i in compress(
@@ -499,13 +499,17 @@ def _odd_lines(
         ]
         alike = list(compress(range(size), map(operator.eq, built, repeat(common))))
         digits = list(map(bool, text.translate(None, _NOT_DIGITS).split(b"\n")))
+        # built like most, but alone with digits (or without): a value among flags
         with_digits = [i for i in alike if digits[i]]
         if 0 < len(with_digits) <= 2:
-            alone.extend(with_digits)
+            outliers.extend(with_digits)
         elif 0 < len(alike) - len(with_digits) <= 2:
-            alone.extend(i for i in alike if not digits[i])
-        odd.extend(starts[piece] + sizes[i] + i for i in sorted(alone)[:_ODD_PER_DUMP])
-    return sorted(odd), standing_out
+            outliers.extend(i for i in alike if not digits[i])
+        standing_out.extend(
+            starts[piece] + sizes[i] + i for i in sorted(set(outliers))[:_ODD_PER_DUMP]
+        )
+        odd.extend(starts[piece] + sizes[i] + i for i in alone[:_ODD_PER_DUMP])
+    return sorted(odd), sorted(standing_out)
 
 
 def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
