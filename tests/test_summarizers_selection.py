@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 
 from condense.summarizers import ExtractiveSummarizer
 from condense.summarizers.salient import key_lines
-from condense.summarizers.scan import column_outliers, shape
+from condense.summarizers.scan import FAMILY_FROM, OUTPUT, Scan, SpanText, column_outliers, shape
+from condense.summarizers.worth import Measure, specificity
 from condense.tokens import count_text
 
 Message = dict[str, Any]
@@ -484,3 +485,24 @@ def test_an_exception_is_kept_with_the_frame_it_was_raised_in(
     text = summarize(calls_and_outputs(texts), target=500)
     line = next(line for line in text.split("\n") if error in line)
     assert frame in line
+
+
+def test_a_name_is_no_look_alike_of_other_names_but_an_id_is_of_other_ids() -> None:
+    """Among hundreds of rare snake_case names (a code session's functions and tests), a
+    test's name keeps its worth: names are not generated values. Among hundreds of
+    request ids, one id tells little."""
+    rng = random.Random(3)
+    names = [f"def {a}_{b}_{c}():" for a in WORDS for b in WORDS for c in ("load", "save")]
+    ids = [f"req={hexid(rng, 12)} status=200" for _ in range(300)]
+    texts = [
+        "\n".join(names),
+        "\n".join(ids),
+        "FAILED tests/test_refunds.py::test_refund_idempotency",
+    ]
+    scan = Scan(SpanText((i, OUTPUT, text) for i, text in enumerate(texts)))
+    measure = Measure(scan)
+    assert scan.family_of(b"test_refund_idempotency") == 1
+    assert measure.word(b"test_refund_idempotency") == specificity(b"test_refund_idempotency")
+    request = ids[5].split()[0].encode()
+    assert scan.family_of(request) >= FAMILY_FROM
+    assert measure.word(request) < specificity(request) / 3

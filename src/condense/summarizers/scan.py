@@ -16,7 +16,10 @@ each run at C speed over the whole of it; Python only looks at what they single 
   with many distinct rare members is a family of look-alikes (the request id of every log
   line, the hashes of a lockfile, the timestamps): each member tells little. A rare word
   in a small family is **distinctive** (:attr:`Scan.distinct`), and so is a rare word the
-  user or the assistant wrote that an output holds too (they *referred* to it);
+  user or the assistant wrote that an output holds too (they *referred* to it). Only
+  generated values (a class with digits, a hash) are look-alikes when a word is valued
+  (:meth:`Scan.family_of`): a name (``test_refund_idempotency``) keeps its worth however
+  many other names the span holds — though among many, it does not lead by itself;
 - where each distinctive word is (:attr:`Scan.places`), found in one forward walk over
   the buffer, in the order the split gave them;
 - **line shapes** (:func:`shape`, a line's punctuation): the lines of a log that differ
@@ -411,9 +414,15 @@ class Scan:
         return family, frozenset(chosen)
 
     def family_of(self, word: bytes) -> int:
-        """How many distinct rare look-alikes ``word`` has in the span (itself included;
-        1 for a word of letters only: it is in no family)."""
-        return self.family.get(word_class(word), 1)
+        """How many distinct rare look-alikes ``word`` has in the span (itself included).
+        Look-alikes are generated values — ids, hashes, times, numbers: a word whose
+        class holds no digit (a name: ``test_refund_idempotency``, ``payouts-worker``,
+        ``ledger.window``, or letters only) is in no family, however many other names
+        the span holds (1)."""
+        built = word_class(word)
+        if b"9" not in built and not built.startswith(b"#"):
+            return 1
+        return self.family.get(built, 1)
 
     def referred(self, word: bytes) -> bool:
         """Whether ``word`` is in what people wrote and in what the tools gave, whatever
