@@ -506,3 +506,27 @@ def test_a_name_is_no_look_alike_of_other_names_but_an_id_is_of_other_ids() -> N
     request = ids[5].split()[0].encode()
     assert scan.family_of(request) >= FAMILY_FROM
     assert measure.word(request) < specificity(request) / 3
+
+
+def test_a_masked_output_keeps_the_line_in_the_middle_of_a_long_log() -> None:
+    """The line a masked output keeps is read from all of it: a 503 among twenty thousand
+    200s, in the middle of the log, is the one kept (not a line of its head or tail)."""
+    rng = random.Random(5)
+    lines = logfmt(rng, 20_000).split("\n")
+    lines[10_017] = lines[10_017].replace("status=200", "status=503")
+    kept = key_lines("\n".join(lines))
+    assert any("status=503" in line for line in kept)
+
+
+def test_records_are_compared_by_their_key_in_one_pass() -> None:
+    """Pretty JSON records: the one ``"status": "failed"`` among the ``"succeeded"`` ones
+    stands out, whatever else the records hold; and thousands of rows keyed by a repeated
+    first cell (a log's timestamps) are grouped once, not once per key."""
+    rng = random.Random(2)
+    records = [{"id": hexid(rng, 16), "status": "succeeded", "amount": i} for i in range(40)]
+    records[23]["status"] = "failed"
+    rows = [line.encode() for line in json.dumps(records, indent=2).split("\n")]
+    found = column_outliers(rows, [shape(row) for row in rows])
+    assert [rows[i] for i in found] == [b'    "status": "failed",']
+    stamps = [f"t{i % 1500} level=info svc=a n={i}".encode() for i in range(30_000)]
+    assert column_outliers(stamps, [shape(row) for row in stamps]) == []

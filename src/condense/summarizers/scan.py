@@ -549,12 +549,15 @@ def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
         )
         found.extend(_outliers_of(members, cells))
         keys = Counter(map(operator.itemgetter(0), filter(None, cells)))
-        for key, times in keys.items():
-            if _COLUMN_ROWS <= times < size:
-                keyed = [
-                    k for k, row_cells in enumerate(cells) if row_cells and row_cells[0] == key
-                ]
-                found.extend(_outliers_of([members[k] for k in keyed], [cells[k] for k in keyed]))
+        keyed = {key for key, times in keys.items() if _COLUMN_ROWS <= times < size}
+        if not keyed:
+            continue
+        groups: dict[bytes, list[int]] = {}  # the rows of each key, in one pass
+        for k, row_cells in enumerate(cells):
+            if row_cells and row_cells[0] in keyed:
+                groups.setdefault(row_cells[0], []).append(k)
+        for group in groups.values():
+            found.extend(_outliers_of([members[k] for k in group], [cells[k] for k in group]))
     return sorted(set(found))
 
 
@@ -585,10 +588,13 @@ def _outliers_of(members: list[int], cells: list[list[bytes]]) -> list[int]:
         if most < least:
             continue
         tally = Counter(column)
-        alone = [value for value, times in tally.items() if times == 1]
+        alone = {value for value, times in tally.items() if times == 1}
         if not alone or len(alone) > max(1, len(column) // _ALONE_PER):
             continue  # a column of many values (a service name per line): none is news
-        found.extend(members[kept[column.index(value)]] for value in alone)
+        if len(alone) == 1:
+            found.append(members[kept[column.index(next(iter(alone)))]])
+        else:  # each row once, in one pass
+            found.extend(members[kept[k]] for k, value in enumerate(column) if value in alone)
     return found
 
 
