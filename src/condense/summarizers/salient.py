@@ -756,8 +756,8 @@ def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
     # a line's look-alikes make its words the backdrop; the cell that stands out of its
     # column is news of its own
     scored = [
-        (-(score / (1 + math.log2(others)) + _STANDING_OUT * odd), number, line)
-        for line, (number, others, odd) in hinted.items()
+        (-(score / (1 + math.log2(others)) + _STANDING_OUT * stands_out), number, line)
+        for line, (number, others, stands_out) in hinted.items()
         if (score := info_score(_window(line))) >= MIN_WORTH
     ]
     # the best line has the room first; the lines are written in their order
