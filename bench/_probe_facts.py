@@ -1,4 +1,4 @@
-"""Facts to plant in a session for ``bench_probe.py``: two sets, and how to plant them.
+"""Facts to plant in a session for ``bench_probe.py``: four sets, and how to plant them.
 
 ``team_facts`` are the ten kinds the team planted while the summarizer was being built
 (an error code with its file and line buried in a log, a decision with its reason, a
@@ -12,6 +12,10 @@ commit named in French, an account in a Spanish ask, a ticket inside minified JS
 test failure called flaky in Japanese, a URL without digits, a size in Japanese, an id at
 the very end of a 2,000-character line, a secret's name in the middle of an ask, a date,
 an owner's name. Each kind has several templates; values are fresh per seed.
+
+``heldout2_facts`` were written after the summarizer's last change and never used to tune
+it; ``dump_facts`` are facts inside what tools print (tables, CSV, JSON, source, YAML,
+psql, tracebacks, test reruns, git log, ``kubectl``) and in a call's arguments.
 
 A fact is kept when every one of its ``probes`` is in the compressed history's text.
 """
@@ -793,3 +797,310 @@ def heldout2_facts(rng: random.Random) -> list[Fact]:
             ),
         ),
     ]
+
+
+# -- facts inside dumps -----------------------------------------------------------------------
+
+_OWNERS = ("Ines Okafor", "Tomasz Wrona", "Priya Raman", "Lea Brandt", "Kenji Mori")
+_CUSTOMERS = ("Globex GmbH", "Initech SARL", "Umbrella KK", "Hooli BV")
+
+
+def dump_facts(rng: random.Random) -> list[Fact]:
+    """Facts inside what tools print — a markdown table, a CSV export, pretty JSON, a
+    source file, a Kubernetes manifest, an environment, a psql result, a traceback, a
+    test run with a rerun, a git log, ``kubectl describe`` — and a value the assistant
+    set in a call's arguments. Written when the summarizer's weakest facts were those in
+    tool outputs; the rows that stand out of their column, quantities with their unit
+    and exceptions with their frame were built while it was looked at (not held out)."""
+    pick = rng.choice
+    facts: list[Fact] = []
+
+    service = f"{pick(('ledger', 'payout', 'invoice', 'refund', 'quota'))}-api"
+    owner = pick(_OWNERS)
+    rows = [
+        f"| {w}-svc | team-{pick(_WORDS)} | {rng.randint(8000, 8999)} | "
+        f"{pick(('green', 'amber'))} |"
+        for w in rng.sample(_WORDS, 14)
+    ]
+    rows.insert(rng.randint(3, 11), f"| {service} | {owner} | {rng.randint(8000, 8999)} | red |")
+    table = "| service | owner | port | health |\n|---|---|---|---|\n" + "\n".join(rows)
+    facts.append(
+        Fact(
+            "table row, status red",
+            (service, owner),
+            unit(
+                rng,
+                "Which services are unhealthy?",
+                "bash",
+                {"command": "svcctl status"},
+                table,
+                "Only one service is red.",
+            ),
+        )
+    )
+
+    invoice = f"INV-{rng.randint(20000, 29999)}"
+    amount = f"{rng.randint(1000, 20000)}.{rng.randint(10, 99)}"
+    csv = [
+        f"INV-{rng.randint(10000, 19999)},{pick(('Acme Ltd', 'Stark Inc', 'Wonka AG'))},"
+        f"{rng.randint(10, 900)}.00,EUR,paid"
+        for _ in range(30)
+    ]
+    csv.insert(rng.randint(5, 25), f"{invoice},{pick(_CUSTOMERS)},{amount},EUR,disputed")
+    facts.append(
+        Fact(
+            "csv row, disputed",
+            (invoice, amount),
+            unit(
+                rng,
+                "Export last month's invoices.",
+                "run_sql",
+                {"query": "select * from invoices where month = '2025-05'"},
+                "invoice_id,customer,amount,currency,status\n" + "\n".join(csv),
+                "The export has 31 invoices.",
+            ),
+        )
+    )
+
+    refund = f"re_{_hex(rng, 16)}"
+    records: list[dict[str, Any]] = [
+        {"id": f"re_{_hex(rng, 16)}", "amount": rng.randint(100, 9999), "status": "succeeded"}
+        for _ in range(6)
+    ]
+    records.insert(
+        rng.randint(1, 5),
+        {
+            "id": refund,
+            "amount": rng.randint(100, 9999),
+            "status": "failed",
+            "failure_reason": "expired_or_canceled_card",
+        },
+    )
+    facts.append(
+        Fact(
+            "json record, failed",
+            (refund,),
+            unit(
+                rng,
+                "Did all the refunds go through?",
+                "http_get",
+                {"url": "https://api.example.com/v1/refunds?limit=7"},
+                json.dumps({"object": "list", "data": records}, indent=2),
+                "Most refunds succeeded.",
+            ),
+        )
+    )
+
+    constant = pick(("MAX_BATCH_SIZE", "LEDGER_FLUSH_EVERY", "PAYOUT_CHUNK_ROWS"))
+    value = rng.randint(300, 2000)
+    code = ["import logging", "", "log = logging.getLogger(__name__)", ""]
+    code += [f"{w.upper()}_TIMEOUT = {rng.randint(5, 60)}" for w in rng.sample(_WORDS, 6)]
+    code.insert(6, f"{constant} = {value}  # larger batches time out on the replica")
+    code += [
+        "",
+        "",
+        "def flush(rows):",
+        f"    for chunk in chunks(rows, {constant}):",
+        "        write(chunk)",
+    ]
+    facts.append(
+        Fact(
+            "code constant",
+            (f"{constant} = {value}",),
+            unit(
+                rng,
+                "How big are the ledger batches?",
+                "read_file",
+                {"path": "src/ledger/flush.py"},
+                "\n".join(f"{i + 1:6}\t{line}" for i, line in enumerate(code)),
+                "The batch size is set at the top of the file.",
+            ),
+        )
+    )
+
+    memory = f"{rng.randint(3, 15) * 128}Mi"
+    manifest = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: payouts-worker\n"
+        f"spec:\n  replicas: {rng.randint(3, 19)}\n  template:\n    spec:\n      containers:\n"
+        "        - name: worker\n          image: registry.example.com/payouts:2025.06.3\n"
+        f"          resources:\n            limits:\n              memory: {memory}\n"
+        "              cpu: 500m"
+    )
+    facts.append(
+        Fact(
+            "yaml memory limit",
+            (f"memory: {memory}",),
+            unit(
+                rng,
+                "What limits does the payouts worker have?",
+                "bash",
+                {"command": "kubectl get deploy payouts-worker -o yaml"},
+                manifest,
+                "Here is the deployment.",
+            ),
+        )
+    )
+
+    redis = (
+        f"redis://cache-{rng.randint(2, 9)}.internal:{rng.randint(6380, 6399)}/{rng.randint(1, 9)}"
+    )
+    env = [f"{w.upper()}_ENABLED={pick(('true', 'false'))}" for w in _WORDS]
+    env.insert(rng.randint(3, 17), f"SESSION_REDIS_URL={redis}")
+    facts.append(
+        Fact(
+            "env url",
+            (redis,),
+            unit(
+                rng,
+                "Where do sessions live?",
+                "bash",
+                {"command": "printenv | sort"},
+                "\n".join(env),
+                "Sessions are in Redis.",
+            ),
+        )
+    )
+
+    account = rng.randint(40000, 49999)
+    lines = [
+        f" {rng.randint(10000, 39999)} | {pick(_WORDS)}-corp | active    | "
+        f"2024-1{rng.randint(0, 2)}-{rng.randint(10, 28)}"
+        for _ in range(18)
+    ]
+    lines.insert(
+        rng.randint(3, 15),
+        f" {account} | {pick(_WORDS)}-corp | suspended | "
+        f"2025-0{rng.randint(1, 9)}-{rng.randint(10, 28)}",
+    )
+    psql = (
+        " account_id |  name  |  status   |   since\n------------+--------+-----------+---\n"
+        + "\n".join(lines)
+        + f"\n({len(lines)} rows)"
+    )
+    facts.append(
+        Fact(
+            "psql row, suspended",
+            (str(account), "suspended"),
+            unit(
+                rng,
+                "List the accounts and their states.",
+                "psql",
+                {"sql": "select account_id, name, status, since from accounts"},
+                psql,
+                "That is every account.",
+            ),
+        )
+    )
+
+    function = pick(("compute_vat", "apply_discount", "round_cents"))
+    line = rng.randint(100, 400)
+    key = f"vat_rate_{pick(('AT', 'BE', 'PT', 'FI'))}"
+    run = [
+        "============================= test session starts ==============================",
+        *(f"tests/test_{w}.py ....." for w in rng.sample(_WORDS, 8)),
+        "tests/test_tax.py F",
+        "=================================== FAILURES ===================================",
+        "Traceback (most recent call last):",
+        '  File "/app/billing/api.py", line 41, in handle',
+        "    return compute(order)",
+        f'  File "/app/billing/tax.py", line {line}, in {function}',
+        "    rate = RATES[country]",
+        f"KeyError: '{key}'",
+        "FAILED tests/test_tax.py::test_eu_orders - KeyError",
+        "1 failed, 40 passed in 3.21s",
+    ]
+    facts.append(
+        Fact(
+            "exception and its frame",
+            (f'tax.py", line {line}', key),
+            unit(
+                rng,
+                "Run the tax tests.",
+                "bash",
+                {"command": "pytest tests -q"},
+                "\n".join(run),
+                "One test fails.",
+            ),
+        )
+    )
+
+    test = f"test_{pick(_WORDS)}_{pick(('retry', 'timeout', 'ordering'))}_{rng.randint(2, 9)}"
+    results = [f"tests/e2e/test_{w}.py::test_{w}_flow PASSED" for w in rng.sample(_WORDS, 10)]
+    results.insert(rng.randint(2, 8), f"tests/e2e/test_webhooks.py::{test} RERUN")
+    results.insert(rng.randint(2, 9), f"tests/e2e/test_webhooks.py::{test} PASSED")
+    results.append("========== 11 passed, 1 rerun in 48.20s ==========")
+    facts.append(
+        Fact(
+            "flaky, passed on a rerun",
+            (test, "RERUN"),
+            unit(
+                rng,
+                "Run the e2e suite.",
+                "bash",
+                {"command": "pytest tests/e2e --reruns 2"},
+                "\n".join(results),
+                "All green.",
+            ),
+        )
+    )
+
+    sha = _hex(rng, 7)
+    flag = pick(("batch_writes", "async_ledger", "parallel_payouts"))
+    log = [
+        f"{_hex(rng, 7)} {pick(('fix typo', 'bump deps', 'update docs', 'refactor tests'))}"
+        for _ in range(15)
+    ]
+    log.insert(rng.randint(3, 12), f'{sha} Revert "enable {flag}" (it double-posts ledger entries)')
+    facts.append(
+        Fact(
+            "git log revert",
+            (sha, flag),
+            unit(
+                rng,
+                "What changed this week?",
+                "bash",
+                {"command": "git log --oneline -16"},
+                "\n".join(log),
+                "Mostly small changes.",
+            ),
+        )
+    )
+
+    pod = f"payouts-worker-{_hex(rng, 5)}"
+    described = (
+        f"Name:         {pod}\nNamespace:    payments\nStatus:       Running\nContainers:\n"
+        "  worker:\n    State:          Running\n    Last State:     Terminated\n"
+        "      Reason:       OOMKilled\n      Exit Code:    137\n"
+        f"    Restart Count:  {rng.randint(5, 40)}\n    Limits:\n      memory:  256Mi"
+    )
+    facts.append(
+        Fact(
+            "pod OOMKilled",
+            (pod, "OOMKilled"),
+            unit(
+                rng,
+                "Why does the worker restart?",
+                "bash",
+                {"command": "kubectl describe pod -l app=payouts-worker"},
+                described,
+                "Let me check the limits.",
+            ),
+        )
+    )
+
+    window = rng.randint(20, 90)
+    facts.append(
+        Fact(
+            "value set in a call's arguments",
+            ("ledger.reconcile.window_minutes", str(window)),
+            unit(
+                rng,
+                "Widen the reconcile window.",
+                "config_set",
+                {"key": "ledger.reconcile.window_minutes", "value": window, "env": "prod"},
+                "ok",
+                "Done.",
+            ),
+        )
+    )
+    return facts

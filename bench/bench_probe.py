@@ -9,12 +9,13 @@ Facts are planted at every depth of a session — early (a tenth in), in the mid
 (three quarters in) — in sessions of 100k to 1M tokens: generated ones (the team's coding
 sessions, and held-out operations sessions full of rare-looking ids) and real third-party
 conversations from the corpus joined end to end (each file alone at 100k; all of them in
-turn at every size). Three fact sets (``_probe_facts.py``): the ten kinds the team tuned
+turn at every size). Fact sets (``_probe_facts.py``): the ten kinds the team tuned
 on; a held-out set of other shapes, wordings, languages and places in a line (its failures
 were looked at while the scanner was built); and a second held-out set, written after the
 summarizer's last change and never used to tune it. The ``dense`` sessions hold all three
 (36 facts, a dozen at each depth): there the summary's room, not the ranking alone,
-decides.
+decides. A fourth set, ``dumps``, puts its facts inside what tools print (a table, CSV,
+JSON, source, YAML, psql, a traceback, a test rerun, a git log) and in a call's arguments.
 
 Each session is compressed to each budget; the share of planted facts whose every probe
 string is in the output is printed by session, by depth, by kind and by budget. A next
@@ -41,7 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from _probe_facts import Fact, heldout2_facts, heldout_facts, team_facts
+from _probe_facts import Fact, dump_facts, heldout2_facts, heldout_facts, team_facts
 from _probe_sessions import (
     SOURCES,
     corpus_dir,
@@ -64,6 +65,7 @@ FACT_SETS: dict[str, Callable[[random.Random], list[Fact]]] = {
     "team": team_facts,
     "held-out": heldout_facts,
     "held-out-2": heldout2_facts,
+    "dumps": dump_facts,
     # all three in one session (36 facts, a dozen at each depth): room is what limits
     "dense": lambda rng: [*team_facts(rng), *heldout_facts(rng), *heldout2_facts(rng)],
 }
@@ -102,6 +104,9 @@ def cases(sizes: Sequence[int], *, quick: bool) -> list[Case]:
             Case("generated", size, "dense", lambda s=size: team_session(s, seed=s + 3)),
             Case("generated-ops", size, "dense", lambda s=size: ops_session(s, seed=s + 3)),
             Case("real-mixed", size, "dense", lambda s=size: real_session(SOURCES[1:], s)),
+            Case("generated", size, "dumps", lambda s=size: team_session(s, seed=s + 5)),
+            Case("generated-ops", size, "dumps", lambda s=size: ops_session(s, seed=s + 5)),
+            Case("real-mixed", size, "dumps", lambda s=size: real_session(SOURCES[2:], s)),
         ]
     if min(sizes) <= 100_000:
         for number, source in enumerate(SOURCES[: 3 if quick else None]):

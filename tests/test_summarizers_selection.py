@@ -20,11 +20,14 @@ import random
 import re
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from condense.summarizers import ExtractiveSummarizer
 from condense.summarizers.salient import key_lines
+from condense.summarizers.scan import FAMILY_FROM, OUTPUT, Scan, SpanText, column_outliers, shape
+from condense.summarizers.worth import Measure, specificity
 from condense.tokens import count_text
 
 Message = dict[str, Any]
@@ -350,3 +353,180 @@ def test_of_user_messages_too_many_to_keep_answers_and_thanks_go_first(
     kept_replies = sum(f"- {reply}" in listed for reply in replies)
     # (a short answer may still fill what room no ask fits in)
     assert kept_asks > 0 and kept_replies <= kept_asks
+
+
+# -- a row that stands out of its column ----------------------------------------------------
+
+# How tools print rows: a markdown table, CSV, psql, pytest's verbose lines.
+TABLES = {
+    "markdown": lambda cells: "| " + " | ".join(cells) + " |",
+    "csv": ",".join,
+    "psql": lambda cells: " " + " | ".join(cells),
+    "pytest": lambda cells: f"tests/test_{cells[1]}.py::test_{cells[0]} {cells[2].upper()}",
+}
+STATES = (("active", "suspended"), ("paid", "disputed"), ("passed", "rerun"), ("0", "137"))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    table=st.sampled_from(sorted(TABLES)),
+    states=st.sampled_from(STATES),
+    rows=st.integers(8, 80),
+    at=st.floats(0, 1, exclude_max=True),
+    seed=st.integers(0, 10**6),
+)
+def test_a_row_that_stands_out_of_its_column_is_kept(
+    table: str, states: tuple[str, str], rows: int, at: float, seed: int
+) -> None:
+    """Of rows built alike with their own ids, the one whose state is not the state of
+    all the others (``suspended`` among ``active``, exit code ``137`` among ``0``) is the
+    news: a masked output keeps it, and so does a summary of a long span of such dumps,
+    wherever it is. Its id is no more distinctive than any other row's."""
+    rng = random.Random(seed)
+    common, odd = states
+
+    def row(state: str) -> str:
+        return TABLES[table](
+            [f"{rng.choice(WORDS)}_{rng.randint(10**5, 10**6 - 1)}", rng.choice(WORDS), state]
+        )
+
+    lines = [row(common) for _ in range(rows)]
+    news = row(odd)
+    lines.insert(int(at * rows), news)
+    dump = "\n".join(lines)
+    assert news.strip() in key_lines(dump, count=2, max_chars=400)
+    texts = ["\n".join(row(common) for _ in range(rng.randint(8, 40))) for _ in range(30)]
+    texts.insert(int(at * len(texts)), dump)
+    text = summarize(calls_and_outputs(texts), target=600)
+    assert count_text(text) <= 600
+    assert news.strip().split(" ")[0].strip("|, ") in text or news.strip() in text
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["ok", "FAIL", "7", "x-1", "y"]), min_size=3, max_size=3),
+        min_size=5,
+        max_size=40,
+    )
+)
+def test_a_row_stands_out_only_by_a_cell_no_other_row_of_its_column_holds(
+    cells: list[list[str]],
+) -> None:
+    """``column_outliers`` names a row only for a cell that no other row built like it
+    holds in its column (of all such rows, or of those with the same first cell, a
+    key), in a column most of whose cells say one thing; rows each of which is said
+    twice name none."""
+    rows = [" | ".join(row).encode() for row in cells]
+    shapes = [shape(row) for row in rows]
+    for index in column_outliers(rows, shapes):
+        alike = [
+            other for other, built in zip(cells, shapes, strict=True) if built == shapes[index]
+        ]
+        keyed = [other for other in alike if other[0] == cells[index][0]]
+        assert any(
+            sum(other[column] == cells[index][column] for other in group) == 1
+            and max(sum(o[column] == c[column] for o in group) for c in group) >= 0.6 * len(group)
+            for group in (alike, keyed)
+            for column in range(3)
+        )
+    doubled = rows + rows
+    assert column_outliers(doubled, shapes + shapes) == []
+
+
+def test_a_varied_column_has_no_news() -> None:
+    """A column of many values each said once or twice (a service per log line) is not a
+    column with one value out of place: no row of it stands out."""
+    services = ["payments"] * 12 + ["risk", "ledger", "notifier"]
+    rows = [f"level=info svc={service} status=200".encode() for service in services]
+    assert column_outliers(rows, [shape(row) for row in rows]) == []
+    rows[4] = b"level=info svc=payments status=500"
+    assert column_outliers(rows, [shape(row) for row in rows]) == [4]
+
+
+# -- an exception and where it was raised ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("trace", "error", "frame"),
+    [
+        (
+            "Traceback (most recent call last):\n"
+            '  File "/app/billing/api.py", line 41, in handle\n    return compute(order)\n'
+            '  File "/app/billing/tax.py", line 218, in compute_vat\n    rate = RATES[country]\n'
+            "KeyError: 'vat_rate_AT'",
+            "KeyError: 'vat_rate_AT'",
+            'File "/app/billing/tax.py", line 218, in compute_vat',
+        ),
+        (
+            'Exception in thread "main" java.lang.IllegalStateException: reconcile failed\n'
+            "\tat com.acme.billing.Reconciler.apply(Reconciler.java:432)\n"
+            "\tat com.acme.core.Worker.run(Worker.java:88)",
+            "java.lang.IllegalStateException: reconcile failed",
+            "at com.acme.billing.Reconciler.apply(Reconciler.java:432)",
+        ),
+        (
+            "TypeError: Cannot read properties of undefined (reading 'id')\n"
+            "    at handler (/srv/app/routes/refund.js:57:19)\n"
+            "    at Layer.handle (/srv/app/node_modules/express/lib/router/layer.js:95:5)",
+            "TypeError: Cannot read properties of undefined (reading 'id')",
+            "at handler (/srv/app/routes/refund.js:57:19)",
+        ),
+    ],
+)
+def test_an_exception_is_kept_with_the_frame_it_was_raised_in(
+    trace: str, error: str, frame: str
+) -> None:
+    """A summary's error says where it was raised, as its traceback tells it: Python's
+    last frame comes before the exception, Java's and JavaScript's first ``at`` after."""
+    rng = random.Random(7)
+    texts = [logfmt(rng, 30) for _ in range(20)]
+    texts.insert(10, "\n".join([logfmt(rng, 10), trace, logfmt(rng, 10)]))
+    text = summarize(calls_and_outputs(texts), target=500)
+    line = next(line for line in text.split("\n") if error in line)
+    assert frame in line
+
+
+def test_a_name_is_no_look_alike_of_other_names_but_an_id_is_of_other_ids() -> None:
+    """Among hundreds of rare snake_case names (a code session's functions and tests), a
+    test's name keeps its worth: names are not generated values. Among hundreds of
+    request ids, one id tells little."""
+    rng = random.Random(3)
+    names = [f"def {a}_{b}_{c}():" for a in WORDS for b in WORDS for c in ("load", "save")]
+    ids = [f"req={hexid(rng, 12)} status=200" for _ in range(300)]
+    texts = [
+        "\n".join(names),
+        "\n".join(ids),
+        "FAILED tests/test_refunds.py::test_refund_idempotency",
+    ]
+    scan = Scan(SpanText((i, OUTPUT, text) for i, text in enumerate(texts)))
+    measure = Measure(scan)
+    assert scan.family_of(b"test_refund_idempotency") == 1
+    assert measure.word(b"test_refund_idempotency") == specificity(b"test_refund_idempotency")
+    request = ids[5].split()[0].encode()
+    assert scan.family_of(request) >= FAMILY_FROM
+    assert measure.word(request) < specificity(request) / 3
+
+
+def test_a_masked_output_keeps_the_line_in_the_middle_of_a_long_log() -> None:
+    """The line a masked output keeps is read from all of it: a 503 among twenty thousand
+    200s, in the middle of the log, is the one kept (not a line of its head or tail)."""
+    rng = random.Random(5)
+    lines = logfmt(rng, 20_000).split("\n")
+    lines[10_017] = lines[10_017].replace("status=200", "status=503")
+    kept = key_lines("\n".join(lines))
+    assert any("status=503" in line for line in kept)
+
+
+def test_records_are_compared_by_their_key_in_one_pass() -> None:
+    """Pretty JSON records: the one ``"status": "failed"`` among the ``"succeeded"`` ones
+    stands out, whatever else the records hold; and thousands of rows keyed by a repeated
+    first cell (a log's timestamps) are grouped once, not once per key."""
+    rng = random.Random(2)
+    records = [{"id": hexid(rng, 16), "status": "succeeded", "amount": i} for i in range(40)]
+    records[23]["status"] = "failed"
+    rows = [line.encode() for line in json.dumps(records, indent=2).split("\n")]
+    found = column_outliers(rows, [shape(row) for row in rows])
+    assert [rows[i] for i in found] == [b'    "status": "failed",']
+    stamps = [f"t{i % 1500} level=info svc=a n={i}".encode() for i in range(30_000)]
+    assert column_outliers(stamps, [shape(row) for row in stamps]) == []

@@ -3,10 +3,11 @@
 The placeholder keeps what an agent needs to remember that the call happened and what it
 found — the command and its exit code, the file path (an editor's sub-command and the
 file it worked on) and its size, the match count, and the output's one or two most
-informative lines (an error line, an id, a ``host:port``, a ``key = value``; chosen by
-:func:`condense.summarizers.salient.key_lines`, about 220 characters at most) — and drops
-the bulk. Research backs it as the cheapest reduction that does not hurt the
-solve rate (JetBrains, "The Complexity Trap", NeurIPS'25 DL4C).
+informative lines (an error line, an id, a ``host:port``, a ``key = value``, a row that
+stands out of its table; chosen by :func:`condense.summarizers.salient.key_lines` from the
+whole output, about 220 characters at most) — and drops the bulk. Research backs it as
+the cheapest reduction that does not hurt the solve rate (JetBrains, "The Complexity
+Trap", NeurIPS'25 DL4C).
 """
 
 from __future__ import annotations
@@ -44,8 +45,6 @@ _PATH_KEYS = ("path", "file_path", "filepath", "file", "filename", "target_file"
 _COMMAND_KEYS = ("command", "cmd", "script", "code", "shell")
 _QUERY_KEYS = ("pattern", "query", "regex", "search", "q", "keyword", "glob")
 _SUBCOMMAND = re.compile(r"[a-z_]{2,24}")  # "view", "str_replace": an editor's sub-command
-# An output longer than this is read at its head and tail only.
-_SCAN = 4_000
 # Placeholders remembered, by the hash of what they are made of: the same output is
 # masked again by the next request of a session, and by more than one stage of a call.
 _REMEMBERED = 4_096
@@ -152,12 +151,9 @@ def _placeholder(call: dict[str, Any] | None, output: str, others: dict[str, int
     exit_code = _exit_code(tail) or _exit_code(head[:500])
     if exit_code is not None:
         facts.insert(0, f"exit code {exit_code}")
-    scan = (
-        output if len(output) <= _SCAN else f"{output[: _SCAN * 2 // 3]}\n{output[-_SCAN // 3 :]}"
-    )
     if others:
         facts.append("with " + ", ".join(f"{n} {kind}" for kind, n in sorted(others.items())))
-    telling = key_lines(scan)
+    telling = key_lines(output)  # read whole: the telling line may be in its middle
     if telling:
         facts.append("kept: " + " | ".join(telling))
     subject = _subject(name, arguments, output)

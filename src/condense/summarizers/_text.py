@@ -83,7 +83,8 @@ def fit_exact(render: Callable[[int], str], target_tokens: int) -> str:
     most ``target_tokens`` by the estimate. ``render`` must return at most ``max_chars``
     characters, ``""`` for 0, and more text (as a rule) for more characters. A few
     renders suffice: each one rescales ``max_chars`` by how full the last text was, and
-    when that overshoots, the room is halved between what fitted and what did not.
+    when that overshoots, the room is halved between what fitted and what did not; a
+    render that writes no more with more room ends it.
     """
     limit = target_tokens - target_tokens // 32
 
@@ -100,6 +101,8 @@ def fit_exact(render: Callable[[int], str], target_tokens: int) -> str:
             return best
         full = load(text)
         if full <= 1:
+            if text == best:  # more room wrote nothing more: everything there is fits
+                return best
             best = max(best, text, key=len)
             fits = max(fits, max_chars)
             # Close enough, or far from the room given (everything there is fits).

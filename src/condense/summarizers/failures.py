@@ -29,6 +29,7 @@ _ERROR_LINE = re.compile(
     | .*\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?:\ code)?)[\s:=]{1,3}[45]\d\d\b.*
     | .*(?:No\ replacement\ was\ performed|[Cc]ould\ not\ |[Cc]annot\ |[Uu]nable\ to\ ).*
     | .*\blevel=(?:error|fatal|crit\w*)\b.*
+    | Exception\ in\ thread\ .*                                       # Java's uncaught
     """
 )
 # How a read itself fails: its output starts like this.
@@ -39,6 +40,12 @@ _READ_FAILURE = re.compile(
 )
 _READ_ERROR_CHARS = 600  # a read's output this short may be the tool's own complaint
 _PYTEST_SUMMARY = re.compile(r"=+ (.*\b\d+ (?:failed|errors?)\b.*?)(?: in [\d.]+s.*?)? =+")
+# The frame an exception was raised in: Python's (before it), and the ``at`` frames of
+# Java, JavaScript and C# (after it); read from this many bytes around the error's line.
+_PYTHON_FRAME = re.compile(r'\s*File "[^"]+", line \d+')
+_AT_FRAME = re.compile(r"\s+at \S.*[(:\s][^\s()]+:\d+")
+_FRAME_READ = 600
+_FRAME_CHARS = 160
 # A source listing (cat -n, an editor's view): its lines are code, not errors.
 _LISTING = re.compile(r"\s*\d+\t")
 _LEAD = re.compile(
@@ -70,7 +77,8 @@ remember(error_text.cache_clear)
 
 def line_error(span: SpanText, start: int, end: int) -> str:
     """The error the line ``start``–``end`` of the buffer states, or ``""``; a bare
-    ``ERROR:`` label takes the next line with it."""
+    ``ERROR:`` label takes the next line with it, and an exception the frame it was
+    raised in (:func:`raised_at`)."""
     line = span.decode(start, min(end, start + 4 * ITEM_CHARS))
     text = error_text(line)
     if text is None:
@@ -78,7 +86,25 @@ def line_error(span: SpanText, start: int, end: int) -> str:
     if text.rstrip(":").upper() == "ERROR":
         following = span.decode(end + 1, end + 1 + 4 * ITEM_CHARS).lstrip("\n").split("\n", 1)
         text = f"{text} {following[0].strip()}"
-    return clip(one_line(text), ITEM_CHARS)
+    text = clip(one_line(text), ITEM_CHARS)
+    frame = raised_at(span, start, end)
+    return f"{text} ({clip(frame, _FRAME_CHARS)})" if frame else text
+
+
+def raised_at(span: SpanText, start: int, end: int) -> str:
+    """The frame the exception stated on the line ``start``–``end`` was raised in, as its
+    traceback tells it: in Python's, the last ``File "…", line N, in f`` before the line
+    (the frame's code line between them); in Java's, JavaScript's and C#'s, the first
+    ``at …`` line after it. ``""`` when no frame is there."""
+    piece = span.piece_of(start)
+    first, last = span.starts[piece], span.piece_end(piece)
+    before = span.decode(max(first, start - _FRAME_READ), start).split("\n")[-3:-1]
+    for line in reversed(before):
+        if _PYTHON_FRAME.match(line):
+            return line.strip()
+    following = span.decode(min(end + 1, last), min(last, end + 1 + _FRAME_READ))
+    line = following.split("\n", 1)[0]
+    return line.strip() if _AT_FRAME.match(line) else ""
 
 
 def failed_read(span: SpanText, piece: int, line_start: int) -> bool:

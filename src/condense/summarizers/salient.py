@@ -29,6 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from condense.summarizers._text import content_ends, content_text, one_line, remember
@@ -36,6 +37,8 @@ from condense.summarizers.failures import failed_read, line_error
 from condense.summarizers.scan import (
     ARGS,
     ASK,
+    DUMP_LINES,
+    EDGES,
     OUTPUT,
     PROSE,
     SNIPPET_BYTES,
@@ -43,8 +46,10 @@ from condense.summarizers.scan import (
     Scan,
     Snippet,
     SpanText,
+    column_outliers,
     shape,
     words,
+    words_of_each,
 )
 from condense.summarizers.sections import DECISIONS, ERRORS, KEY
 from condense.summarizers.worth import (
@@ -69,7 +74,7 @@ EARLIER_BOOST = 2.0
 SAME_MESSAGE = 0.7  # each further fact of one message is worth this much less
 _NEW_WORD = 0.3  # a word this specific, not said yet, makes a fact news
 _PER_CHAR = 60  # worth is per (characters + this): a short line tells less than its size says
-_PRESELECT = 6  # snippets read in full, per fact the caller may write…
+_PRESELECT = 4  # snippets read in full, per fact the caller may write (6 kept no more)…
 _BYTES_PER_READ = 400  # …and at most one per this many bytes of the span
 _PER_PIECE = 12  # of one output, the lines with the most distinctive words, at most
 _SAME_FAILURE = 3  # a failure seen this many times is not yet routine
@@ -79,6 +84,11 @@ _WINDOW = SNIPPET_WINDOW  # a long line's leads are told apart by which window t
 _BEFORE = 60  # about where a window around a lead in a long line starts and ends
 _NEAR = 2.0  # a line right after a failure (a frame, a cause) signals this much
 _ODD = 3.0  # a line of a dump built like no other of it (:func:`.scan._odd_lines`)
+# A row that stands out of its look-alikes (a cell no other row of its column holds, a
+# value among flags) is worth writing by itself (in what a read showed, with what it
+# names). Measured with the held-out probe: as much again as a read's role takes away
+# (MIN_WORTH / READ_ROLE) crowded other facts out at 8k.
+_STANDING_OUT = MIN_WORTH
 _NUMBERED = re.compile(r"^\s*\d+\t")
 # Trimming a long line of output: from its first telling word to its last, a run of more
 # than _DULL_RUN words worth less than _DULL inside it left out.
@@ -184,7 +194,8 @@ def span_pieces(
 class _Lead:
     """A place the span points at (``at``, in ``piece``; ``start``–``end``: about the
     line or window around it, until its snippet is read), and why: its distinctive
-    words, a failure word (or the line after one), a decision word, an odd line."""
+    words, a failure word (or the line after one), a decision word, an odd line, a row
+    that stands out of its column."""
 
     __slots__ = (
         "at",
@@ -196,6 +207,7 @@ class _Lead:
         "odd",
         "piece",
         "scale",
+        "standing_out",
         "start",
     )
 
@@ -206,11 +218,13 @@ class _Lead:
         self.near = False
         self.decision = False
         self.odd = False
+        self.standing_out = False
         self.found: dict[bytes, float] = {}
 
     def hint(self) -> float:
         """What the lead promises before its text is read."""
         flags = 4.0 * self.error + 3.0 * self.decision + _NEAR * self.near + _ODD * self.odd
+        flags += _STANDING_OUT * self.standing_out
         return (WORD * combine(self.found.values()) + flags) * self.scale
 
 
@@ -266,6 +280,8 @@ def candidates(
             lead(at, piece).decision = True
     for at in scan.odd:
         lead(at, span.piece_of(at)).odd = True
+    for at in scan.standing_out:
+        lead(at, span.piece_of(at)).standing_out = True
     # the same text led to in many places is read once, and counted
     same: dict[bytes, list[_Lead]] = {}
     for item in leads.values():
@@ -315,7 +331,7 @@ def _likely(leads: list[tuple[_Lead, int]], size: int) -> list[tuple[_Lead, int]
         return (-lead.hint() / (lead.end - lead.start + _PER_CHAR), lead.start)
 
     chosen = {id(item): item for item in sorted(leads, key=promise)[:size]}
-    for kind in ("error", "decision", "odd"):
+    for kind in ("error", "decision", "odd", "standing_out"):
         of_kind = [item for item in leads if getattr(item[0], kind)]
         chosen.update((id(item), item) for item in sorted(of_kind, key=promise)[: size // 4])
     return list(chosen.values())
@@ -329,6 +345,7 @@ def _merged(leads: list[_Lead]) -> tuple[_Lead, int]:
         newest.near |= item.near
         newest.decision |= item.decision
         newest.odd |= item.odd
+        newest.standing_out |= item.standing_out
         newest.found.update(item.found)
     return newest, len(leads)
 
@@ -418,8 +435,12 @@ def _candidate(
     # an odd line (or the one after a failure) tells something when it names something
     signal = signals.value + (_NEAR * lead.near + _ODD * lead.odd) * specific
     signal *= backed(combine(found.values()))
+    # a row that stands out of its column is news by its cell that does, named or not
+    signal += _STANDING_OUT * lead.standing_out
     scale = lead.scale  # by its role: what a file or a search showed is data, not an outcome
-    if kind == OUTPUT and not (lead.odd or snippet.cut_before or snippet.cut_after):
+    if kind == OUTPUT and not (
+        lead.odd or lead.standing_out or snippet.cut_before or snippet.cut_after
+    ):
         built = shape(span.blob[snippet.start : snippet.end])
         # a failure is one of the failures built alike (a FAIL among PASS lines is news)
         family = failing if section == ERRORS else scan.shapes
@@ -442,10 +463,16 @@ def trimmed(text: str, found: Mapping[bytes, float]) -> str:
     id, a row's filler), and with a long run of such words inside it left out (``…``):
     the part from its first telling word (or failure word) to its last."""
     chunks = text.split()
-    values = []
-    for chunk in chunks:
-        worth = max((found.get(core(word), 0.0) for word in words(chunk)), default=0.0)
-        values.append(1.0 if _ERROR_WORD.search(chunk) else worth)
+    get = found.get
+    values = [
+        max(map(get, map(bytes.strip, chunk_words, repeat(EDGES)), repeat(0.0)), default=0.0)
+        for chunk_words in words_of_each(chunks)
+    ]
+    if _ERROR_WORD.search(text):  # a failure word tells, whatever its worth
+        values = [
+            1.0 if _ERROR_WORD.search(chunk) else value
+            for chunk, value in zip(chunks, values, strict=True)
+        ]
     best = max(values, default=0.0)
     if best <= 0:
         return text
@@ -713,14 +740,24 @@ def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
     # (``timeout_ms = 3471`` is not one of the ``x_enabled = true`` around it)
     kins = _kins(text, rows)
     alike = Counter(kins)
-    hinted: dict[str, tuple[int, int]] = {}  # each line once: its position, its look-alikes
-    for number, index in enumerate(_hinted_lines(text, rows, kins, alike, max(4, 2 * count))):
+    # a row whose cell stands out of its column is not one of its look-alikes
+    outliers: frozenset[int] = frozenset()
+    if len(rows) >= DUMP_LINES:
+        cells = text.encode("utf-8", "surrogatepass").split(b"\n")
+        outliers = frozenset(column_outliers(cells, [kin[0] for kin in kins]))
+    # each line once: its position, its look-alikes, whether it stands out of them
+    hinted: dict[str, tuple[int, int, bool]] = {}
+    keep = max(4, 2 * count)
+    for number, index in enumerate(_hinted_lines(text, rows, kins, alike, outliers, keep)):
         line = one_line(rows[index])
         if len(line) >= 8 and line not in hinted and not _LISTING.match(line):
-            hinted[line] = (number, alike[kins[index]] if kins[index][0] else 1)
+            others = alike[kins[index]] if kins[index][0] else 1
+            hinted[line] = (number, others, index in outliers)
+    # a line's look-alikes make its words the backdrop; the cell that stands out of its
+    # column is news of its own
     scored = [
-        (-score / (1 + math.log2(others)), number, line)
-        for line, (number, others) in hinted.items()
+        (-(score / (1 + math.log2(others)) + _STANDING_OUT * stands_out), number, line)
+        for line, (number, others, stands_out) in hinted.items()
         if (score := info_score(_window(line))) >= MIN_WORTH
     ]
     # the best line has the room first; the lines are written in their order
@@ -762,15 +799,18 @@ def _hinted_lines(
     rows: list[str],
     kins: list[tuple[bytes, bool]],
     alike: Counter[tuple[bytes, bool]],
+    outliers: Collection[int],
     keep: int,
 ) -> list[int]:
     """The indices of the ``keep`` rows of ``text`` that the triggers (``_TRIGGERS``)
     rate best, in order (``kins``: each row's shape and whether it holds digits,
-    ``alike``: how many rows share each).
+    ``alike``: how many rows share each; ``outliers``: the rows with a cell that stands
+    out of its column, :func:`.scan.column_outliers`).
 
     A row's rating is the weight of the triggers found in it, less when many rows are
-    built like it, and more when it is built like no other and holds digits: among sixty
-    log lines that differ only by their ids, the one that is built otherwise is the news.
+    built like it, and more when it is built like no other and holds digits, or stands
+    out of its column: among sixty log lines that differ only by their ids, the one that
+    is built otherwise, or says ``FAILED`` where the others say ``ok``, is the news.
     Ties go to the earlier row. This bounds the full scoring of a long output to a few
     rows.
     """
@@ -784,7 +824,7 @@ def _hinted_lines(
             rating[index] = rating.get(index, 0.0) + weight
     for index, kin in enumerate(kins):
         others = alike[kin]
-        if others == 1 and kin[1]:
+        if (others == 1 and kin[1]) or index in outliers:
             rating[index] = rating.get(index, 0.0) + _OWN_SHAPE
         elif index in rating and kin[0]:
             rating[index] /= 1 + math.log2(others)

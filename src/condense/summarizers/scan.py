@@ -16,11 +16,17 @@ each run at C speed over the whole of it; Python only looks at what they single 
   with many distinct rare members is a family of look-alikes (the request id of every log
   line, the hashes of a lockfile, the timestamps): each member tells little. A rare word
   in a small family is **distinctive** (:attr:`Scan.distinct`), and so is a rare word the
-  user or the assistant wrote that an output holds too (they *referred* to it);
+  user or the assistant wrote that an output holds too (they *referred* to it). Only
+  generated values (a class with digits, a hash) are look-alikes when a word is valued
+  (:meth:`Scan.family_of`): a name (``test_refund_idempotency``) keeps its worth however
+  many other names the span holds — though among many, it does not lead by itself;
 - where each distinctive word is (:attr:`Scan.places`), found in one forward walk over
   the buffer, in the order the split gave them;
 - **line shapes** (:func:`shape`, a line's punctuation): the lines of a log that differ
   only by their ids share one; the count of each is a line's family;
+- **rows that stand out of their column** (:func:`column_outliers`): among rows built
+  alike, the one whose state is not the state of all the others (``suspended`` among
+  ``active``, ``RERUN`` among ``PASSED``, exit code ``137`` among ``0``);
 - **failure words** in the outputs (``error``, ``exception``, ``fail`` everywhere;
   ``fatal``, ``denied``, ``not found``… near the two ends of each output) and **decision
   and finding words** in what the assistant wrote ("because", "instead of", "root cause",
@@ -37,7 +43,7 @@ import itertools
 import operator
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 
@@ -66,9 +72,16 @@ EDGES = b".:-_/=#+~%$&"  # punctuation at a word's ends is not part of its build
 _CLASS_DELETE = bytes(c for c in range(256) if chr(c).isalpha() or c >= 0x80)
 _HEX = b"0123456789abcdefABCDEF"
 _HASH_FROM = 7  # a run of hex digits and letters this long is a hash (a commit, an id)
+# A quantity: a number and its unit (``640Mi``, ``4.2GB``, ``30s``).
+_UNIT = re.compile(rb"[\d.,]*\d([A-Za-z]{1,3})")
+_DIGIT_BYTES = tuple(bytes([c]) for c in b"0123456789")
+_LETTER_BYTES = tuple(bytes([c]) for c in range(128) if chr(c).isalpha())
 _NOT_DIGITS = bytes(c for c in range(256) if c not in b"0123456789\n")
-_DUMP_LINES = 8  # an output of this many lines may be a dump (a log, a table, a config)
-_ODD_PER_DUMP = 8  # of one dump, at most this many odd lines lead
+DUMP_LINES = 8  # an output of this many lines may be a dump (a log, a table, a config)
+_ODD_PER_DUMP = 8  # of one dump, at most this many odd lines lead (of each kind)
+_COLUMN_ROWS = 5  # rows built alike, at least this many, are compared column by column…
+_COLUMN_COMMON = 0.6  # …where a column this share of whose cells say one thing is read
+_ALONE_PER = 10  # …and at most one cell in this many says a thing no other cell says
 # What a shape leaves out: letters, digits, the underscore and spaces (not newlines and
 # commas: they cut segments).
 SHAPE_DELETE = bytes(
@@ -169,16 +182,35 @@ def words(text: str | bytes) -> list[bytes]:
     return normalize(data).split()
 
 
+def words_of_each(texts: Iterable[str]) -> Iterator[list[bytes]]:
+    """:func:`words` of each of ``texts``, in order, each step run over all of them at
+    once."""
+    encoded = map(str.encode, texts, repeat("utf-8"), repeat("replace"))
+    unmarked = map(bytes.replace, encoded, repeat(_ELLIPSIS), repeat(b" "))
+    return map(bytes.split, map(bytes.translate, unmarked, repeat(_NORMAL)))
+
+
 def word_class(word: bytes) -> bytes:
     """How a word is built: look-alikes share a class (``req=3f9a2c1b`` → ``=9999``,
     ``OPS-4127`` → ``-9999``, ``retry_backoff_ms`` → ``__``; a word of letters only has
     none); a hash (hex digits and letters, :data:`_HASH_FROM` or more of them) is one
-    of the hashes of its length, whatever its digits (``5ce97d78c4`` → ``#10``). The
-    punctuation at its ends is not its build (``Error:``, ``gateway.``)."""
+    of the hashes of its length, whatever its digits (``5ce97d78c4`` → ``#10``); a
+    quantity keeps its unit (``640Mi`` → ``999Mi``, ``4.2GB`` → ``9.9GB``: it is not one
+    of the span's plain numbers). The punctuation at its ends is not its build
+    (``Error:``, ``gateway.``)."""
     key = word.strip(EDGES)
-    built = key.translate(_CLASS, _CLASS_DELETE)
-    if len(key) >= _HASH_FROM and built and len(built) < len(key) and not key.translate(None, _HEX):
+    return _built(key, key.translate(_CLASS, _CLASS_DELETE))
+
+
+def _built(key: bytes, built: bytes) -> bytes:
+    """The class of ``key`` from ``built`` (its digits 9, its letters left out): a hash
+    or a quantity told apart (:func:`word_class`)."""
+    if not built or len(built) == len(key):
+        return built
+    if len(key) >= _HASH_FROM and not key.translate(None, _HEX):
         return b"#%d" % len(key)
+    if key[:1].isdigit() and (unit := _UNIT.fullmatch(key)) is not None:
+        return built + unit[1]
     return built
 
 
@@ -286,8 +318,10 @@ class Scan:
     """What one linear read of a span found: how often each word occurs (:attr:`counts`),
     and in what people wrote (:attr:`said`); the families of rare look-alikes; the
     distinctive words and where they are (:attr:`places`); how many lines share each
-    shape (:attr:`shapes`); the failure words in outputs (:attr:`errors`); the decision
-    and finding words in what the assistant wrote (:attr:`decisions`)."""
+    shape (:attr:`shapes`), the odd lines of dumps (:attr:`odd`) and the rows that stand
+    out of their column (:attr:`standing_out`); the failure words in outputs
+    (:attr:`errors`); the decision and finding words in what the assistant wrote
+    (:attr:`decisions`)."""
 
     def __init__(self, span: SpanText) -> None:
         self.span = span
@@ -338,7 +372,7 @@ class Scan:
         decisions = [at for at, token in placed if token in deciding]
         line_shapes = shape(blob).split(b"\n")
         self.shapes: Counter[bytes] = Counter(line_shapes)
-        self.odd = _odd_lines(span, line_shapes, self.shapes)
+        self.odd, self.standing_out = _odd_lines(span, line_shapes, self.shapes)
         self.errors = _error_places(span, failures)
         self.decisions = _decision_places(span, decisions)
 
@@ -352,13 +386,17 @@ class Scan:
         rare = [token for token, count in counts.items() if count <= RARE_UPTO]
         cores = list(map(bytes.strip, rare, repeat(EDGES)))
         classes = list(map(bytes.translate, cores, repeat(_CLASS), repeat(_CLASS_DELETE)))
-        # the hashes: each of the hashes of its length (word_class, for all rare words at once)
+        # the hashes and the quantities (word_class, for all rare words at once): a hash
+        # is long and all hex; a quantity starts with a digit and ends with a letter
         long = map(operator.ge, map(len, cores), repeat(_HASH_FROM))
         hexless = map(bytes.translate, cores, repeat(None), repeat(_HEX))
-        for i in compress(range(len(cores)), map(operator.and_, long, map(operator.not_, hexless))):
-            core, built = cores[i], classes[i]
-            if built and len(built) < len(core):
-                classes[i] = b"#%d" % len(core)
+        heads = map(bytes.startswith, cores, repeat(_DIGIT_BYTES))
+        tails = map(bytes.endswith, cores, repeat(_LETTER_BYTES))
+        hashes = map(operator.and_, long, map(operator.not_, hexless))
+        for i in compress(
+            range(len(cores)), map(operator.or_, hashes, map(operator.and_, heads, tails))
+        ):
+            classes[i] = _built(cores[i], classes[i])
         family = Counter(classes)
         family.pop(b"", None)
         small = map(operator.gt, repeat(_FAMILY_CUT), map(family.get, classes, repeat(_FAMILY_CUT)))
@@ -376,9 +414,15 @@ class Scan:
         return family, frozenset(chosen)
 
     def family_of(self, word: bytes) -> int:
-        """How many distinct rare look-alikes ``word`` has in the span (itself included;
-        1 for a word of letters only: it is in no family)."""
-        return self.family.get(word_class(word), 1)
+        """How many distinct rare look-alikes ``word`` has in the span (itself included).
+        Look-alikes are generated values — ids, hashes, times, numbers: a word whose
+        class holds no digit (a name: ``test_refund_idempotency``, ``payouts-worker``,
+        ``ledger.window``, or letters only) is in no family, however many other names
+        the span holds (1)."""
+        built = word_class(word)
+        if b"9" not in built and not built.startswith(b"#"):
+            return 1
+        return self.family.get(built, 1)
 
     def referred(self, word: bytes) -> bool:
         """Whether ``word`` is in what people wrote and in what the tools gave, whatever
@@ -424,25 +468,38 @@ def _whole(text: bytes, start: int, end: int) -> bool:
     return (start == 0 or before.isspace()) and (not after or after.isspace())
 
 
-def _odd_lines(span: SpanText, shapes: list[bytes], counted: Counter[bytes]) -> list[int]:
-    """Where the odd lines of the dumps are: in an output of many lines most of which are
-    built alike (a log, a table, a config), each line built like at most one other line
-    of the span (``counted``: how many lines of the span have each shape), and each line
-    built like most but alone with (or without) digits (``timeout_ms = 3471`` among
-    ``x_enabled = true``). At most :data:`_ODD_PER_DUMP` of each, the first ones."""
+def _odd_lines(
+    span: SpanText, shapes: list[bytes], counted: Counter[bytes]
+) -> tuple[list[int], list[int]]:
+    """Where the odd lines of the outputs of many lines are, and where the rows that stand
+    out of their column are.
+
+    Odd: in an output most of whose lines are built alike (a log, a table, a config),
+    each line built like at most one other line of the span (``counted``: how many lines
+    of the span have each shape). Standing out: each row with a cell no other row of its
+    column holds, in a column most of whose cells say one thing (:func:`column_outliers`:
+    ``suspended`` among ``active``); and in such a dump, each line built like most but
+    alone with (or without) digits (``timeout_ms = 3471`` among ``x_enabled = true``).
+    At most :data:`_ODD_PER_DUMP` of each per output, the first ones."""
     blob, starts, firsts = span.blob, span.starts, span.first_lines
-    found: list[int] = []
+    odd: list[int] = []
+    standing_out: list[int] = []
     for piece, kind in enumerate(span.kinds):
         first, last = firsts[piece], firsts[piece + 1]
         size = last - first
-        if kind != OUTPUT or size < _DUMP_LINES:
+        if kind != OUTPUT or size < DUMP_LINES:
             continue
         built = shapes[first:last]
+        text = blob[starts[piece] : starts[piece + 1] - 1]
+        rows = text.split(b"\n")
+        sizes = list(itertools.accumulate(map(len, rows), initial=0))
+        outliers = column_outliers(rows, built)
         # a dump is mostly lines built alike: one of them is at its start, middle or end
         common = max((built[0], built[size // 2], built[-1]), key=built.count)
-        if built.count(common) * 5 < size * 2:
-            continue  # not a dump (a source file, prose)
-        odd = [
+        if built.count(common) * 5 < size * 2:  # not a dump (a source file, prose)
+            standing_out.extend(starts[piece] + sizes[i] + i for i in outliers[:_ODD_PER_DUMP])
+            continue
+        alone = [
             i
             for i in compress(
                 range(size), map(operator.ge, repeat(2), map(counted.get, built, repeat(0)))
@@ -450,18 +507,95 @@ def _odd_lines(span: SpanText, shapes: list[bytes], counted: Counter[bytes]) -> 
             if built[i]
         ]
         alike = list(compress(range(size), map(operator.eq, built, repeat(common))))
-        text = blob[starts[piece] : starts[piece + 1] - 1]
         digits = list(map(bool, text.translate(None, _NOT_DIGITS).split(b"\n")))
+        # built like most, but alone with digits (or without): a value among flags
         with_digits = [i for i in alike if digits[i]]
         if 0 < len(with_digits) <= 2:
-            odd.extend(with_digits)
+            outliers.extend(with_digits)
         elif 0 < len(alike) - len(with_digits) <= 2:
-            odd.extend(i for i in alike if not digits[i])
-        if odd:
-            odd = sorted(odd)[:_ODD_PER_DUMP]
-            sizes = list(itertools.accumulate(map(len, text.split(b"\n")), initial=0))
-            found.extend(starts[piece] + sizes[i] + i for i in odd)
-    return sorted(found)
+            outliers.extend(i for i in alike if not digits[i])
+        standing_out.extend(
+            starts[piece] + sizes[i] + i for i in sorted(set(outliers))[:_ODD_PER_DUMP]
+        )
+        odd.extend(starts[piece] + sizes[i] + i for i in alone[:_ODD_PER_DUMP])
+    return sorted(odd), sorted(standing_out)
+
+
+def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
+    """The rows of a dump holding a cell that stands out of its column, in order: among
+    rows built alike (the same punctuation, ``built``: each row's :func:`shape`) and cut
+    into as many cells (:func:`normalize`: at spaces, pipes, commas, quotes), a column
+    most of whose cells (:data:`_COLUMN_COMMON`) say one thing, and a cell that says
+    another thing that no other cell of it says — ``suspended`` among ``active``,
+    ``RERUN`` among ``PASSED``, ``failed`` among ``succeeded``, exit code ``1`` among
+    ``0`` — while few cells (:data:`_ALONE_PER`) are alone in it (what most cells say
+    is looked for among the cells at its start, middle and end). The rows of a record
+    dump (pretty JSON, YAML lists) are also compared by their first cell, the key
+    (``"status": "failed"`` among the other ``"status"`` lines)."""
+    tally = Counter(built)
+    if max(tally.values(), default=0) < _COLUMN_ROWS:
+        return []
+    # the rows of each shape, grouped at C speed: sorted by shape (stable), then cut
+    order = sorted(range(len(built)), key=built.__getitem__)
+    found: list[int] = []
+    at = 0
+    for row_shape in sorted(tally):
+        size = tally[row_shape]
+        members, at = order[at : at + size], at + size
+        if size < _COLUMN_ROWS:
+            continue
+        cells = list(
+            map(bytes.split, map(bytes.translate, map(rows.__getitem__, members), repeat(_NORMAL)))
+        )
+        found.extend(_outliers_of(members, cells))
+        keys = Counter(map(operator.itemgetter(0), filter(None, cells)))
+        keyed = {key for key, times in keys.items() if _COLUMN_ROWS <= times < size}
+        if not keyed:
+            continue
+        groups: dict[bytes, list[int]] = {}  # the rows of each key, in one pass
+        for k, row_cells in enumerate(cells):
+            if row_cells and row_cells[0] in keyed:
+                groups.setdefault(row_cells[0], []).append(k)
+        for group in groups.values():
+            found.extend(_outliers_of([members[k] for k in group], [cells[k] for k in group]))
+    return sorted(set(found))
+
+
+def _outliers_of(members: list[int], cells: list[list[bytes]]) -> list[int]:
+    """Of rows ``members`` (their ``cells``), those with a cell alone against its
+    column's common value (:func:`column_outliers`); rows cut into another number of
+    cells than most are not compared."""
+    widths = list(map(len, cells))
+    width = max(set(widths), key=widths.count)
+    rows = widths.count(width)
+    if rows < _COLUMN_ROWS or width < 2:
+        return []
+    kept: Sequence[int] = range(rows)
+    if rows == len(cells):
+        table = zip(*cells, strict=True)
+    else:
+        kept = list(compress(range(len(cells)), map(operator.eq, widths, repeat(width))))
+        table = zip(*map(cells.__getitem__, kept), strict=True)
+    found: list[int] = []
+    least = rows * _COLUMN_COMMON
+    for column in table:
+        # what most of its cells say is one of the cells at its start, middle or end (a
+        # column of ids or times is left there, without counting all of it)
+        first = column.count(column[0])
+        if first == rows:
+            continue
+        most = max(first, column.count(column[rows // 2]), column.count(column[-1]))
+        if most < least:
+            continue
+        tally = Counter(column)
+        alone = {value for value, times in tally.items() if times == 1}
+        if not alone or len(alone) > max(1, len(column) // _ALONE_PER):
+            continue  # a column of many values (a service name per line): none is news
+        if len(alone) == 1:
+            found.append(members[kept[column.index(next(iter(alone)))]])
+        else:  # each row once, in one pass
+            found.extend(members[kept[k]] for k, value in enumerate(column) if value in alone)
+    return found
 
 
 def _holding(keys: list[bytes], stems: Iterable[bytes]) -> frozenset[bytes]:

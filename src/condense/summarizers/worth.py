@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import repeat
+from typing import cast
 
 from condense.summarizers._text import remember
 from condense.summarizers.scan import (
@@ -55,6 +58,7 @@ _RUNS = re.compile(rb"[A-Za-z0-9+=]+")
 _DECAY = 0.6
 _BEST_WORDS = 6
 WORD = 10.0
+_RANK_WEIGHTS = tuple(_DECAY**rank for rank in range(_BEST_WORDS))
 _REFERRED = 1.5  # a word people referred to is worth this much more
 
 # What a line signals (its kind's own words): a failure in an output, a decision, a
@@ -208,11 +212,24 @@ class Measure:
 
     def words(self, text: str | bytes) -> dict[bytes, float]:
         """The words of ``text`` (each by its core: without the punctuation at its ends,
-        :func:`core`) and the worth of each."""
-        found: dict[bytes, float] = {}
-        for word in words(text):
-            key = core(word)
-            if key and (worth := self.word(word)) >= found.get(key, -1.0):
+        :func:`core`) and the worth of each (a core written several ways: the most)."""
+        tokens = words(text)
+        keys = list(map(bytes.strip, tokens, repeat(EDGES)))
+        known = self._worth
+        valued = list(map(known.get, tokens))
+        worths = cast("list[float]", valued)
+        if None in valued:  # the words not valued yet, valued once each
+            worths = [
+                self.word(token) if worth is None else worth
+                for token, worth in zip(tokens, valued, strict=True)
+            ]
+        if len(set(keys)) == len(keys):  # each core once (most lines): as they come
+            found = dict(zip(keys, worths, strict=True))
+            found.pop(b"", None)
+            return found
+        found = {}
+        for key, worth in zip(keys, worths, strict=True):
+            if key and worth >= found.get(key, -1.0):
                 found[key] = worth
         return found
 
@@ -241,7 +258,8 @@ def backed(content: float) -> float:
 def combine(worths: Iterable[float]) -> float:
     """The worth of a line's words: the best counts whole, each next one ``_DECAY`` less."""
     best = sorted(worths, reverse=True)[:_BEST_WORDS]
-    return sum(worth * _DECAY**rank for rank, worth in enumerate(best))
+    total: float = sum(map(operator.mul, best, _RANK_WEIGHTS))
+    return total
 
 
 @dataclass(frozen=True, slots=True)
