@@ -170,7 +170,10 @@ def same_but_cut(sent: list[Any], tail: list[Any], cut: set[str]) -> list[str]:
     return found
 
 
-_MARKER = re.compile(r"\n?\[condense: ([\d,]+) of ([\d,]+) chars cut from the middle of .*?\]\n?")
+# The marker is one line; it may say what the middle held ("…; it held: a | b]").
+_MARKER = re.compile(
+    r"\n?\[condense: ([\d,]+) of ([\d,]+) chars cut from the middle of [^\n]*\]\n?"
+)
 
 
 def _cut_from(content: Any, original: Any) -> bool:

@@ -8,6 +8,7 @@ from typing import Any
 
 from condense import validate
 from condense.reduce import dedupe_tool_outputs, mask_tool_outputs, shrink_tool_arguments
+from condense.reduce.cut import HELD_FROM, cut_text
 from condense.tokens import quick_estimate
 
 LOG = "\n".join(f"line {i}: collecting tests ... ok" for i in range(200))
@@ -112,3 +113,46 @@ def test_mask_names_a_call_answered_through_its_call_id_alias() -> None:
     ]
     masked = mask_tool_outputs(messages, [1], need=1, cost=quick_estimate).messages[1]
     assert "bash `make test`" in masked["content"]
+
+
+# -- a cut says what the middle it cut held ----------------------------------------------
+
+
+def _log_with(line: str, at: int, size: int = 4_000) -> str:
+    rows = [
+        f"2025-06-01T10:{i % 60:02d}:07Z INFO svc=payments status=200 n={i}" for i in range(size)
+    ]
+    rows[at] = line
+    return "\n".join(rows)
+
+
+def test_a_gentle_cut_says_what_the_middle_it_cut_held() -> None:
+    """Cut to a few thousand characters, a long log keeps its head and tail, and its
+    marker names the telling line of the middle (the one 503 among 200s)."""
+    news = "2025-06-01T10:17:07Z ERROR svc=payments status=503 upstream=ledger-7 n=2017"
+    text = _log_with(news, 2_017)
+    cut = cut_text(text, 4_000, "bash")
+    marker = next(line for line in cut.split("\n") if line.startswith("[condense:"))
+    assert "; it held: " in marker and news in marker
+    head, tail = cut.split(marker)
+    assert text.startswith(head.rstrip("\n")) and text.endswith(tail.lstrip("\n"))
+
+
+def test_a_cut_again_keeps_what_the_first_cut_said_the_middle_held() -> None:
+    """An output cut twice has one marker counting both cuts, and the telling line the
+    first cut found is still named (it was in neither the head nor the tail)."""
+    news = "2025-06-01T10:17:07Z ERROR svc=payments status=503 upstream=ledger-7 n=2017"
+    text = _log_with(news, 2_017)
+    twice = cut_text(cut_text(text, 8_000, "bash"), 3_000, "bash")
+    assert twice.count("[condense:") == 1
+    assert news in twice
+    removed = len(text) - len(twice.split("\n[condense:")[0]) - len(twice.split("]\n", 1)[1])
+    assert f"{removed:,} of {len(text):,} chars cut" in twice
+
+
+def test_a_last_resort_cut_only_says_how_much_it_cut() -> None:
+    """Cut below HELD_FROM characters (the running turn's last resort), the marker says
+    how much was cut and no more: it must stay small."""
+    cut = cut_text(_log_with("x status=503", 2_017), HELD_FROM - 1, "bash")
+    assert "; it held:" not in cut
+    assert len(cut) < HELD_FROM + 120

@@ -34,6 +34,7 @@ from condense.message import is_text_part
 from condense.reduce.base import MARKER, Cost, Reduction, replace_to_a_cap
 from condense.reduce.images import image_placeholder, is_image
 from condense.reduce.mask import calls_answered
+from condense.summarizers.salient import key_lines
 from condense.types import RawMessage
 
 SHORT_CHARS = 120
@@ -45,15 +46,27 @@ GENTLE_CHARS = 4_000
 """The least text a gentle cut keeps of an output kept if at all possible (about a
 thousand tokens), before older units are summarized."""
 
+HELD_FROM = 1_000
+"""A cut that keeps at least this many characters of an output says in its marker what
+the middle it cut held: its most telling lines (:func:`.salient.key_lines`), in at most a
+tenth of what it keeps. A shorter cut (the last resort's) says only how much it cut."""
+_HELD_CHARS = 220
+
 _CUT = re.compile(
     r"\n?" + re.escape(MARKER) + r" ([\d,]+) of ([\d,]+) chars cut from the middle of this "
-    r"(.{1,80}?) output\]\n?"
+    r"(.{1,80}?) output(?:; it held: ([^\n]*))?\]\n?"
 )
+_HELD_SEPARATOR = " | "
 
 
-def cut_marker(removed: int, total: int, tool: str) -> str:
-    """The line put where an output's middle was cut."""
-    return f"\n{MARKER} {removed:,} of {total:,} chars cut from the middle of this {tool} output]\n"
+def cut_marker(removed: int, total: int, tool: str, held: Sequence[str] = ()) -> str:
+    """The line put where an output's middle was cut (``held``: the lines it held that
+    tell the most)."""
+    said = f"; it held: {_HELD_SEPARATOR.join(held)}" if held else ""
+    return (
+        f"\n{MARKER} {removed:,} of {total:,} chars cut from the middle of this {tool} output"
+        f"{said}]\n"
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,6 +78,7 @@ class _Text:
     tail: str
     removed: int
     total: int
+    held: tuple[str, ...] = ()
 
     @property
     def kept(self) -> int:
@@ -77,14 +91,22 @@ def _read(text: str) -> _Text:
         return _Text(head=text, tail="", removed=0, total=len(text))
     removed = int(match.group(1).replace(",", ""))
     total = int(match.group(2).replace(",", ""))
-    return _Text(head=text[: match.start()], tail=text[match.end() :], removed=removed, total=total)
+    held = tuple(match.group(4).split(_HELD_SEPARATOR)) if match.group(4) else ()
+    return _Text(
+        head=text[: match.start()],
+        tail=text[match.end() :],
+        removed=removed,
+        total=total,
+        held=held,
+    )
 
 
 def cut_text(text: str, keep: int, tool: str) -> str:
     """``text`` with its middle cut so that about ``keep`` characters of it are left (two
     thirds from the head, one third from the tail, ending on a line break near the cut
-    where there is one), and :func:`cut_marker` in their place. Unchanged when it holds
-    no more than ``keep`` characters."""
+    where there is one), and :func:`cut_marker` in their place, saying what the middle
+    held when ``keep`` is at least :data:`HELD_FROM`. Unchanged when it holds no more
+    than ``keep`` characters."""
     read = _read(text)
     if read.kept <= keep:
         return text
@@ -99,7 +121,11 @@ def cut_text(text: str, keep: int, tool: str) -> str:
     tail_start = max(head_end, _line_break(whole, tail_start, backward=False))
     head, tail = whole[:head_end].rstrip("\n"), whole[tail_start:].lstrip("\n")
     removed = read.removed + len(whole) - len(head) - len(tail)
-    return f"{head}{cut_marker(removed, read.total, tool)}{tail}"
+    held: Sequence[str] = ()
+    if keep >= HELD_FROM:  # what the middle held: this cut's and what earlier cuts kept
+        middle = "\n".join([*read.held, whole[head_end:tail_start]])
+        held = key_lines(middle, count=2, max_chars=min(_HELD_CHARS, keep // 10))
+    return f"{head}{cut_marker(removed, read.total, tool, held)}{tail}"
 
 
 def _line_break(text: str, at: int, *, backward: bool) -> int:
