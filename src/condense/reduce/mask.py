@@ -45,10 +45,10 @@ _PATH_KEYS = ("path", "file_path", "filepath", "file", "filename", "target_file"
 _COMMAND_KEYS = ("command", "cmd", "script", "code", "shell")
 _QUERY_KEYS = ("pattern", "query", "regex", "search", "q", "keyword", "glob")
 _SUBCOMMAND = re.compile(r"[a-z_]{2,24}")  # "view", "str_replace": an editor's sub-command
-# Placeholders remembered, by the hash of what they are made of: the same output is
-# masked again by the next request of a session, and by more than one stage of a call.
+# Placeholders remembered, by what they are made of: the same output is masked again by
+# the next request of a session, and by more than one stage of a call.
 _REMEMBERED = 4_096
-_placeholders: OrderedDict[int, str] = OrderedDict()
+_placeholders: OrderedDict[tuple[Any, ...], str] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -110,16 +110,14 @@ def placeholder(
     """A one-line stand-in for ``output``, naming what produced it and what it held
     (``others``: the blocks beside its text, by type: documents, search results, …).
 
-    Remembered by the hash of the call's name and arguments, the output and ``others``
-    (as the token counter remembers counts; strings cache their hash, so a known output
-    costs a lookup): ``summarizers._text.forget`` clears it."""
-    key = hash(
-        (
-            output,
-            call_name(call) if call is not None else None,
-            function_arguments(call) if call is not None else None,
-            tuple(sorted(others.items())) if others else (),
-        )
+    Remembered by the call's name and arguments, the output and ``others`` (as the token
+    counter remembers counts; strings cache their hash, so a known output costs a
+    lookup): ``summarizers._text.forget`` clears it."""
+    key = (
+        output,
+        call_name(call) if call is not None else None,
+        function_arguments(call) if call is not None else None,
+        tuple(sorted(others.items())) if others else (),
     )
     with _lock:
         found = _placeholders.get(key)
