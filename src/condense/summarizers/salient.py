@@ -738,13 +738,13 @@ def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
     rows = text.split("\n")
     # look-alikes: lines built alike (their punctuation), holding digits or not
     # (``timeout_ms = 3471`` is not one of the ``x_enabled = true`` around it)
-    kins = _kins(text, rows)
+    data = text.encode("utf-8", "surrogatepass")
+    kins = _kins(text, rows, data)
     alike = Counter(kins)
     # a row whose cell stands out of its column is not one of its look-alikes
     outliers: frozenset[int] = frozenset()
     if len(rows) >= DUMP_LINES:
-        cells = text.encode("utf-8", "surrogatepass").split(b"\n")
-        outliers = frozenset(column_outliers(cells, [kin[0] for kin in kins]))
+        outliers = frozenset(column_outliers(data.split(b"\n"), [kin[0] for kin in kins]))
     # each line once: its position, its look-alikes, whether it stands out of them
     hinted: dict[str, tuple[int, int, bool]] = {}
     keep = max(4, 2 * count)
@@ -783,10 +783,11 @@ def _has_digit(line: str) -> bool:
 _NOT_DIGITS = bytes(c for c in range(256) if c not in b"0123456789\n")
 
 
-def _kins(text: str, rows: list[str]) -> list[tuple[bytes, bool]]:
-    """Each row's shape (:func:`.scan.shape` of its UTF-8) and whether it holds a digit;
-    an ASCII text (most outputs) is read for digits at once, where a digit is ``0``–``9``."""
-    data = text.encode("utf-8", "surrogatepass")
+def _kins(text: str, rows: list[str], data: bytes | None = None) -> list[tuple[bytes, bool]]:
+    """Each row's shape (:func:`.scan.shape` of its UTF-8, ``data`` when the caller has
+    it) and whether it holds a digit; an ASCII text (most outputs) is read for digits at
+    once, where a digit is ``0``–``9``."""
+    data = text.encode("utf-8", "surrogatepass") if data is None else data
     shapes = shape(data).split(b"\n")
     if len(data) == len(text):  # ASCII
         digits = data.translate(None, _NOT_DIGITS).split(b"\n")
