@@ -82,7 +82,6 @@ _ODD_PER_DUMP = 8  # of one dump, at most this many odd lines lead (of each kind
 _COLUMN_ROWS = 5  # rows built alike, at least this many, are compared column by column…
 _COLUMN_COMMON = 0.6  # …where a column this share of whose cells say one thing is read
 _ALONE_PER = 10  # …and at most one cell in this many says a thing no other cell says
-_PICKED_SHAPES = 4  # so many shapes' rows are picked out one shape at a time, more sorted
 # What a shape leaves out: letters, digits, the underscore and spaces (not newlines and
 # commas: they cut segments).
 SHAPE_DELETE = bytes(
@@ -536,41 +535,30 @@ def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
     tally = Counter(built)
     if max(tally.values(), default=0) < _COLUMN_ROWS:
         return []
-    found: list[int] = []
-    for members in _rows_of_shapes(built, tally):
-        size = len(members)
-        # cut into cells: the rows normalized at once (no row holds a newline)
-        normal = b"\n".join(map(rows.__getitem__, members)).translate(_NORMAL)
-        cells = list(map(bytes.split, normal.split(b"\n")))
-        found.extend(_outliers_of(members, cells))
-        keys = Counter(map(operator.itemgetter(0), filter(None, cells)))
-        keyed = [key for key, times in keys.items() if _COLUMN_ROWS <= times < size]
-        if not keyed:
-            continue
-        firsts = [row_cells[0] if row_cells else b"" for row_cells in cells]
-        for key in keyed:  # the rows of each key, in order, found at C speed
-            group = list(compress(range(size), map(operator.eq, firsts, repeat(key))))
-            found.extend(_outliers_of([members[k] for k in group], [cells[k] for k in group]))
-    return sorted(set(found))
-
-
-def _rows_of_shapes(built: list[bytes], tally: Counter[bytes]) -> Iterator[list[int]]:
-    """The indices of the rows of each shape ``built`` holds at least :data:`_COLUMN_ROWS`
-    times (``tally``: how many times it holds each), in order: each such shape's rows
-    picked out at C speed when there are few of them, else all rows sorted by shape
-    (stable) and cut."""
-    common = [row_shape for row_shape, size in tally.items() if size >= _COLUMN_ROWS]
-    if len(common) <= _PICKED_SHAPES:
-        for row_shape in common:
-            yield list(compress(range(len(built)), map(operator.eq, built, repeat(row_shape))))
-        return
+    # the rows of each shape, grouped at C speed: sorted by shape (stable), then cut
     order = sorted(range(len(built)), key=built.__getitem__)
+    found: list[int] = []
     at = 0
     for row_shape in sorted(tally):
         size = tally[row_shape]
-        if size >= _COLUMN_ROWS:
-            yield order[at : at + size]
-        at += size
+        members, at = order[at : at + size], at + size
+        if size < _COLUMN_ROWS:
+            continue
+        cells = list(
+            map(bytes.split, map(bytes.translate, map(rows.__getitem__, members), repeat(_NORMAL)))
+        )
+        found.extend(_outliers_of(members, cells))
+        keys = Counter(map(operator.itemgetter(0), filter(None, cells)))
+        keyed = {key for key, times in keys.items() if _COLUMN_ROWS <= times < size}
+        if not keyed:
+            continue
+        groups: dict[bytes, list[int]] = {}  # the rows of each key, in one pass
+        for k, row_cells in enumerate(cells):
+            if row_cells and row_cells[0] in keyed:
+                groups.setdefault(row_cells[0], []).append(k)
+        for group in groups.values():
+            found.extend(_outliers_of([members[k] for k in group], [cells[k] for k in group]))
+    return sorted(set(found))
 
 
 def _outliers_of(members: list[int], cells: list[list[bytes]]) -> list[int]:
@@ -578,8 +566,7 @@ def _outliers_of(members: list[int], cells: list[list[bytes]]) -> list[int]:
     column's common value (:func:`column_outliers`); rows cut into another number of
     cells than most are not compared."""
     widths = list(map(len, cells))
-    rows = widths.count(widths[0])
-    width = widths[0] if rows == len(widths) else max(set(widths), key=widths.count)
+    width = max(set(widths), key=widths.count)
     rows = widths.count(width)
     if rows < _COLUMN_ROWS or width < 2:
         return []
