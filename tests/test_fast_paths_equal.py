@@ -93,8 +93,11 @@ HEXISH = st.text(alphabet="0123456789abcdefg_-. \nxé٣", max_size=80)
 @given(HEXISH)
 def test_the_hash_trigger_finds_what_the_plain_pattern_finds(text: str) -> None:
     plain = re.compile(r"\b[0-9a-f]{7,40}\b")
-    (trigger,) = [pattern for _, pattern in salient._TRIGGERS if "[0-9a-f]" in pattern.pattern]
+    trigger = salient.HASH_TRIGGER
     assert [m.span() for m in trigger.finditer(text)] == [m.span() for m in plain.finditer(text)]
+    # and key_lines' scanner of the UTF-8 finds where they start
+    starts = [len(text[: m.start()].encode()) for m in plain.finditer(text)]
+    assert salient._hash_places(text.encode(), len(text)) == starts
 
 
 def test_a_long_texts_remembered_count_is_its_bpe_count() -> None:
