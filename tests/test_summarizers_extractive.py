@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from condense.exceptions import InputError
 from condense.summarizers import ExtractiveSummarizer
-from condense.summarizers._text import estimate_tokens
 from condense.testing.sessions import synthetic_session
 from condense.tokens import count_text
 from profiles import examples
@@ -170,8 +169,7 @@ def test_input_is_not_mutated() -> None:
 def test_stays_within_target(target: int) -> None:
     long_session = session() * 200
     text = summarize(long_session, target=target, previous="## Errors\n- old error (×3)")
-    assert count_text(text) <= target
-    assert estimate_tokens(text) <= target
+    assert count_text(text) <= target  # o200k_base: what compress counts the summary with
 
 
 @pytest.mark.parametrize("target", [64, 100, 250, 600, 1_000, 4_096])
@@ -644,8 +642,7 @@ def test_any_span_gives_a_bounded_deterministic_digest(
     before = copy.deepcopy(messages)
     text = ExtractiveSummarizer().summarize(messages, previous=previous, target_tokens=target)
     assert isinstance(text, str)
-    assert count_text(text) <= target
-    assert estimate_tokens(text) <= target
+    assert count_text(text) <= target  # o200k_base: what compress counts the summary with
     assert messages == before
     assert (
         ExtractiveSummarizer().summarize(messages, previous=previous, target_tokens=target) == text

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from condense.summarizers._text import clip, condense, one_line, remember
@@ -181,6 +182,7 @@ class Digest:
     id_worth: dict[str, float] = field(default_factory=dict)
     _pool: FactPool | None = field(default=None, repr=False, compare=False)
     _ids: list[tuple[str, int]] | None = field(default=None, repr=False, compare=False)
+    _told: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, section: str, item: str, count: int = 1) -> None:
         """Append ``item`` to ``section``; a repeat moves to the end and adds its count."""
@@ -203,6 +205,15 @@ class Digest:
             ]
             self._pool = FactPool([*earlier, *self.candidates])
         return self._pool
+
+    def asked(self, text: str) -> float:
+        """What an ask (or its first line) tells, by :attr:`measure` (:func:`_asked`):
+        once per text, since a digest is laid out several times while it is fitted (a
+        chat of 25,000 asks is valued once, not once per layout)."""
+        told = self._told.get(text)
+        if told is None:
+            told = self._told[text] = _asked(text, self.measure)
+        return told
 
     def identifiers(self) -> list[tuple[str, int]]:
         """The identifiers, most telling first (the newest first among equals)."""
@@ -237,7 +248,7 @@ def layout(digest: Digest, max_chars: int) -> str:
     room = max_chars + 1 - _size(scope)  # every line pays for a newline; the last has none
     if room <= 0:
         return clip("\n".join(scope), max_chars)
-    asks = _asks(digest.sections[ASKS], room, digest.measure)
+    asks = _asks(digest.sections[ASKS], room, digest.asked)
     room -= _size(asks)
     said = "\n".join(asks)
     left = room
@@ -438,13 +449,13 @@ def _text(text: str, room: int, *, favor_end: bool) -> list[str]:
     return [kept] if kept else []
 
 
-def _asks(items: dict[str, int], room: int, measure: Measure) -> list[str]:
+def _asks(items: dict[str, int], room: int, asked: Callable[[str], float]) -> list[str]:
     """Every ask, oldest first, under its header, within :data:`ASKS_SHARE` of ``room``:
     verbatim while they fit; else each by its first line at least, and the most telling
     ones whole (or their first line and most telling sentences) while room remains; when
     not even every first line fits, the most telling asks by their first line, and how
-    many more there were. What an ask tells is its worth per character by ``measure``
-    (the first ask, the task, a step up)."""
+    many more there were. What an ask tells is its worth per character by ``asked``
+    (:meth:`Digest.asked`; the first ask, the task, a step up)."""
     if not items or room < len(ASKS) + 4 + _MIN_BODY:
         return []
     header = [f"## {ASKS}"]
@@ -463,12 +474,12 @@ def _asks(items: dict[str, int], room: int, measure: Measure) -> list[str]:
     ]
     if _size(short) <= room:
         whole = whole or [_ask(text, count) for text, count in asks]
-        return header + _upgraded(asks, short, whole, room - _size(short), measure)
+        return header + _upgraded(asks, short, whole, room - _size(short), asked)
     # Not every ask fits, not even by its first line: the most telling ones do, each by
     # its first line (cut when that alone is long), in a smaller share (the facts are
     # what is left of the rest), and a line says how many are left out.
     room = int(room * ASKS_OVERFLOW_SHARE / ASKS_SHARE)
-    values = [_ask_worth(first, i, measure) for i, first in enumerate(firsts)]
+    values = [_ask_worth(first, i, asked) for i, first in enumerate(firsts)]
     longest = max(_MIN_ASK * 3, room // 4)
     lines = [
         _ask(clip(first, longest), count, more=len(first) < len(text) and first != text.strip())
@@ -487,7 +498,11 @@ def _asks(items: dict[str, int], room: int, measure: Measure) -> list[str]:
 
 
 def _upgraded(
-    asks: list[tuple[str, int]], short: list[str], whole: list[str], room: int, measure: Measure
+    asks: list[tuple[str, int]],
+    short: list[str],
+    whole: list[str],
+    room: int,
+    asked: Callable[[str], float],
 ) -> list[str]:
     """Each ask by its first line (``short``), the most telling of the longer ones whole
     instead while ``room`` (characters beyond the short lines) allows, by what the rest of
@@ -496,7 +511,7 @@ def _upgraded(
     lines = list(short)
     extra = [len(w) - len(s) for w, s in zip(whole, short, strict=True)]
     gain = [
-        _ask_worth(text, i, measure) - _ask_worth(_first_line(text), i, measure)
+        _ask_worth(text, i, asked) - _ask_worth(_first_line(text), i, asked)
         for i, (text, _) in enumerate(asks)
     ]
     order = sorted(
@@ -519,13 +534,14 @@ def _upgraded(
     return lines
 
 
-def _ask_worth(text: str, index: int, measure: Measure) -> float:
-    """What an ask tells: its words' worth and what it signals (the first, a step up)."""
-    return _asked(text, measure) * (_FIRST_ASK if index == 0 else 1.0)
+def _ask_worth(text: str, index: int, asked: Callable[[str], float]) -> float:
+    """What an ask tells (``asked``; the first, a step up)."""
+    return asked(text) * (_FIRST_ASK if index == 0 else 1.0)
 
 
-@functools.lru_cache(maxsize=4_096)  # a digest is laid out several times while it is fitted
 def _asked(text: str, measure: Measure) -> float:
+    """What an ask tells: its words' worth and what it signals (a reply or a thanks
+    less)."""
     text = text[:_ASK_READ]  # a long ask (a task statement) says what it asks early
     worth = WORD * combine(measure.words(text).values()) + signals(text, ASK)
     return worth * _REPLY if _is_reply(text) else worth
@@ -540,9 +556,6 @@ def _is_reply(text: str) -> bool:
         return False
     words = opening.group(0).lower()
     return words in _REPLIES or words.split(" ", 1)[0] in _REPLIES
-
-
-remember(_asked.cache_clear)
 
 
 def _ask_within(text: str, limit: int) -> str:
