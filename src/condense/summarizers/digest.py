@@ -182,7 +182,7 @@ class Digest:
     id_worth: dict[str, float] = field(default_factory=dict)
     _pool: FactPool | None = field(default=None, repr=False, compare=False)
     _ids: list[tuple[str, int]] | None = field(default=None, repr=False, compare=False)
-    _told: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
+    _ask_values: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, section: str, item: str, count: int = 1) -> None:
         """Append ``item`` to ``section``; a repeat moves to the end and adds its count."""
@@ -210,9 +210,9 @@ class Digest:
         """What an ask (or its first line) tells, by :attr:`measure` (:func:`_asked`):
         once per text, since a digest is laid out several times while it is fitted (a
         chat of 25,000 asks is valued once, not once per layout)."""
-        told = self._told.get(text)
+        told = self._ask_values.get(text)
         if told is None:
-            told = self._told[text] = _asked(text, self.measure)
+            told = self._ask_values[text] = _asked(text, self.measure)
         return told
 
     def identifiers(self) -> list[tuple[str, int]]:
