@@ -39,7 +39,10 @@ def team_session(tokens: int, seed: int) -> list[Message]:
     """The team's generated coding session of about ``tokens`` tokens."""
     session = synthetic_session(max(40, tokens // _TOKENS_PER_TEAM_MESSAGE), seed=seed)
     while count_tokens(session) > tokens * 1.1 and len(session) > 40:
-        session = synthetic_session(int(len(session) * 0.9), seed=seed)
+        shorter = synthetic_session(int(len(session) * 0.9), seed=seed)
+        if len(shorter) >= len(session):  # the shortest session there is (it never ends)
+            break
+        session = shorter
     return [*session, dict(LATEST_ASK)]
 
 
