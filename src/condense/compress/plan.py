@@ -275,13 +275,14 @@ def layout(
     protected.update(pinned)
     summaries = _summary_units(units, messages)
     kept: set[int] = set()
-    asks = [i for i, u in enumerate(units) if u.kind is UnitKind.USER and i not in summaries]
-    if messages:
-        asks = [i for i in asks if _is_ask(messages[units[i].start])]
-    if summaries and asks and min(summaries) < asks[0]:
-        asks = []  # the first ask is in the summary: a later ask does not take its place
+    asks = (i for i, u in enumerate(units) if u.kind is UnitKind.USER and i not in summaries)
+    if messages:  # read only as far as the first (a chat of 25,000 asks is not read whole)
+        asks = (i for i in asks if _is_ask(messages[units[i].start]))
+    first_ask = next(asks, None)
+    if summaries and first_ask is not None and min(summaries) < first_ask:
+        first_ask = None  # the first ask is in the summary: a later ask does not take its place
     for found in (
-        asks[:1],
+        [] if first_ask is None else [first_ask],
         [i for i, u in enumerate(units) if u.kind is UnitKind.REPLY][-1:],
         [i for i, u in enumerate(units) if u.kind is UnitKind.TOOL_EXCHANGE][-1:],
     ):
