@@ -11,6 +11,12 @@ import pytest
 
 from condense.testing import FakeProvider
 
+# No test reaches the network. LiteLLM fetches its model cost map on import unless told
+# not to, and any test may import it (tests/test_exceptions.py imports every module of
+# condense, its LiteLLM adapter among them): its warning, seconds later, then lands in
+# whatever test is capturing stderr.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
 # hermes-agent's own environment (see the README) has pytest and no test extra
 HYPOTHESIS = importlib.util.find_spec("hypothesis") is not None
 if HYPOTHESIS:

@@ -4,7 +4,6 @@ condense's handler, against the strict fake behind LiteLLM's OpenAI provider."""
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,9 +28,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:.* using the .ReadOnly. qualifier:UserWarning"),
 ]
 
-# LiteLLM fetches its model cost map from the network on import unless told not to
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-litellm = need("litellm", "litellm")
+litellm = need("litellm", "litellm")  # offline: tests/conftest.py keeps its cost map local
 integration = need("condense.integrations.litellm", "litellm")
 
 
