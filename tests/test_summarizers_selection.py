@@ -530,3 +530,53 @@ def test_records_are_compared_by_their_key_in_one_pass() -> None:
     assert [rows[i] for i in found] == [b'    "status": "failed",']
     stamps = [f"t{i % 1500} level=info svc=a n={i}".encode() for i in range(30_000)]
     assert column_outliers(stamps, [shape(row) for row in stamps]) == []
+
+
+def _progress_output(rng: random.Random) -> str:
+    """A training run's output: tqdm bars (each with a rate that looks like an id), pip's
+    bar, and the one line that says what happened."""
+    lines = [f"epoch {e}: loss={rng.random():.4f}" for e in range(3)]
+    for total in (51, 9999, 7007):
+        done = rng.randint(1, total)
+        rate = rng.uniform(1_000, 900_000)
+        lines.append(
+            f" {done * 100 // total}%|██▋       | {done}/{total} [00:00<00:00, {rate:.2f}it/s]"
+        )
+        lines.append(f"100%|██████████| {total}/{total} [00:01<00:00, {rate * 1.1:.2f}it/s]")
+    lines.append("   ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 1.2/3.4 MB 5.6 MB/s eta 0:00:01")
+    lines.append("RuntimeError: CUDA out of memory at checkpoint ckpt-7741 (tried 2.31 GiB)")
+    return "\n".join(lines)
+
+
+PROGRESS = re.compile(r"it/s|━━━|\|██|\d+/(?:51|9999|7007)\b")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_progress_bar_is_never_a_fact(seed: int) -> None:
+    """How far a download or a loop had got is never a result, however unique its rate
+    looks (``45413.96it/s``): a progress bar is neither a fact of the summary nor a line
+    a masked output keeps; the error beside it is both."""
+    rng = random.Random(seed)
+    output = _progress_output(rng)
+    kept = key_lines(output, count=3)
+    assert any("ckpt-7741" in line for line in kept)
+    assert not any(PROGRESS.search(line) for line in kept)
+    messages: list[Message] = [
+        {"role": "user", "content": "Train the model and tell me what broke."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": '{"command": "python train.py"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": output},
+        {"role": "assistant", "content": "The run stopped; looking at the memory use."},
+    ]
+    text = summarize(messages, 600)
+    assert "ckpt-7741" in text
+    assert not PROGRESS.search(text), text  # nor its rate or counts among the identifiers

@@ -36,6 +36,7 @@ tokenizer. A previous digest is folded in, never nested.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import math
@@ -57,6 +58,7 @@ from condense.summarizers._text import (
 from condense.summarizers.salient import (
     ask_positions,
     candidates,
+    progress_lines,
     span_pieces,
     strip_think,
 )
@@ -183,7 +185,11 @@ def extract(messages: Sequence[object], *, facts: int) -> dg.Digest:
     # what a call's arguments say that the Files section names anyway
     known = {core(word) for item in digest.sections[dg.FILES] for word in words(item)}
     digest.candidates = candidates(scan, measure, limit=facts, reads=walk.reads, known=known)
-    for word in dict.fromkeys(word for _, word in scan.places):
+    # and the identifiers of the span: its distinctive words, but for a progress bar's
+    # (its rate and counts look like ids and name nothing)
+    bars = progress_lines(scan.span)
+    places = scan.places if not bars else [p for p in scan.places if not _within(bars, p[0])]
+    for word in dict.fromkeys(word for _, word in places):
         item = identifier(word)
         digest.add(dg.IDS, item, scan.counts[word])
         digest.id_worth[item] = measure.word(word)
@@ -195,6 +201,12 @@ def extract(messages: Sequence[object], *, facts: int) -> dg.Digest:
                 digest.add(dg.IDS, item, times)
                 digest.id_worth[item] = worth * math.log2(1 + times)
     return digest
+
+
+def _within(spans: list[tuple[int, int]], at: int) -> bool:
+    """Whether offset ``at`` is inside one of ``spans`` (sorted, apart)."""
+    k = bisect.bisect_right(spans, (at, 1 << 62)) - 1
+    return k >= 0 and spans[k][0] <= at < spans[k][1]
 
 
 def identifier(word: bytes) -> str:

@@ -90,6 +90,39 @@ _ODD = 3.0  # a line of a dump built like no other of it (:func:`.scan._odd_line
 # (MIN_WORTH / READ_ROLE) crowded other facts out at 8k.
 _STANDING_OUT = MIN_WORTH
 _NUMBERED = re.compile(r"^\s*\d+\t")
+# A progress bar tells how far a download or a loop had got, never a result: tqdm's
+# ``27%|██▋      | 14/51 [00:00<00:00, 45413.96it/s]`` (its unique rate looks like an id),
+# pip's and rich's ``━━━━━━━━━━━━ 1.2/3.4 MB 5.6 MB/s eta 0:00:01``.
+PROGRESS_BAR = re.compile(
+    r"\d{1,3}%\s?\|[^|\n]{0,100}\|\s*\d+(?:\.\d+)?[kMGT]?(?:i?B)?/\d"
+    r"|[█▉▊▋▌▍▎▏━]{3,}[^\n]{0,40}?\d+(?:\.\d+)?/\d+(?:\.\d+)?"
+)
+_MARKS = ("%|", "% |", "━━━")  # what every bar PROGRESS_BAR finds holds
+_BAR_MARKS = tuple(mark.encode() for mark in _MARKS)
+
+
+def is_progress_bar(line: str) -> bool:
+    """Whether ``line`` holds a progress bar (:data:`PROGRESS_BAR`); the regex runs only
+    where a bar's mark is."""
+    return any(mark in line for mark in _MARKS) and PROGRESS_BAR.search(line) is not None
+
+
+def progress_lines(span: SpanText) -> list[tuple[int, int]]:
+    """Where the progress bars of ``span`` are (:data:`PROGRESS_BAR`): each line's start
+    and end in its blob, in order. Only the lines holding a bar's mark are read."""
+    blob = span.blob
+    found: set[tuple[int, int]] = set()
+    for mark in _BAR_MARKS:
+        at = blob.find(mark)
+        while at >= 0:
+            start, end = blob.rfind(b"\n", 0, at) + 1, blob.find(b"\n", at)
+            end = len(blob) if end < 0 else end
+            if is_progress_bar(span.decode(start, end)):
+                found.add((start, end))
+            at = blob.find(mark, end)
+    return sorted(found)
+
+
 # Trimming a long line of output: from its first telling word to its last, a run of more
 # than _DULL_RUN words worth less than _DULL inside it left out.
 _TRIM_FROM = 100
@@ -420,7 +453,7 @@ def _candidate(
         stated = line_error(span, snippet.start, snippet.end)
         if stated:
             text, section = stated, ERRORS
-    if len(text) < 8:
+    if len(text) < 8 or is_progress_bar(text):
         return None
     signals = read_signals(text, kind, error=lead.error or None)
     if kind == PROSE and (signals.decision or signals.finding or signals.plan):
@@ -770,7 +803,12 @@ def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
     keep = max(4, 2 * count)
     for number, index in enumerate(_hinted_lines(text, rows, kins, alike, outliers, keep, data)):
         line = one_line(rows[index])
-        if len(line) >= 8 and line not in hinted and not _LISTING.match(line):
+        if (
+            len(line) >= 8
+            and line not in hinted
+            and not _LISTING.match(line)
+            and not is_progress_bar(line)
+        ):
             others = alike[kins[index]] if kins[index][0] else 1
             hinted[line] = (number, others, index in outliers)
     # a line's look-alikes make its words the backdrop; the cell that stands out of its
