@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from condense.summarizers import ExtractiveSummarizer
-from condense.summarizers.salient import key_lines
+from condense.summarizers.salient import is_progress_bar, key_lines
 from condense.summarizers.scan import FAMILY_FROM, OUTPUT, Scan, SpanText, column_outliers, shape
 from condense.summarizers.worth import Measure, specificity
 from condense.tokens import count_text
@@ -580,3 +580,23 @@ def test_a_progress_bar_is_never_a_fact(seed: int) -> None:
     text = summarize(messages, 600)
     assert "ckpt-7741" in text
     assert not PROGRESS.search(text), text  # nor its rate or counts among the identifiers
+
+
+@pytest.mark.parametrize(
+    ("line", "bar"),
+    [
+        (" 27%|██▋       | 14/51 [00:00<00:00, 45413.96it/s]", True),
+        ("  0%|          | 0/51 [00:00<?, ?it/s]", True),
+        ("Downloading shards: 100%|██████████| 2/2 [00:43<00:00, 21.5s/it]", True),
+        ("model.safetensors:  45%|████▌     | 2.24G/4.97G [00:20<00:24, 112MB/s]", True),
+        ("   ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 1.2/3.4 MB 5.6 MB/s eta 0:00:01", True),
+        ("| api | 99%| healthy | 3/3 |", False),  # a table's row: words between the pipes
+        ("| api | 10%|      | 3/3 |", False),  # a blank cell, at more than 0 %
+        ("ERROR 50% of requests failed | status=503 | 14/51 nodes", False),
+        ("tests/test_api.py::test_x PASSED [ 45%]", False),
+        ("━━ Summary ━━", False),
+        ("Step 14/51: RUN pip install -r requirements.txt", False),
+    ],
+)
+def test_what_is_a_progress_bar(line: str, bar: bool) -> None:
+    assert is_progress_bar(line) is bar

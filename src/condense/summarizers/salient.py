@@ -92,12 +92,14 @@ _STANDING_OUT = MIN_WORTH
 _NUMBERED = re.compile(r"^\s*\d+\t")
 # A progress bar tells how far a download or a loop had got, never a result: tqdm's
 # ``27%|██▋      | 14/51 [00:00<00:00, 45413.96it/s]`` (its unique rate looks like an id),
-# pip's and rich's ``━━━━━━━━━━━━ 1.2/3.4 MB 5.6 MB/s eta 0:00:01``.
+# pip's and rich's ``━━━━━━━━━━━━ 1.2/3.4 MB 5.6 MB/s eta 0:00:01``. Only bar characters
+# between the pipes (blank only at 0 %): a table's ``| api | 99%| ok | 3/3 |`` is no bar.
 PROGRESS_BAR = re.compile(
-    r"\d{1,3}%\s?\|[^|\n]{0,100}\|\s*\d+(?:\.\d+)?[kMGT]?(?:i?B)?/\d"
-    r"|[█▉▊▋▌▍▎▏━]{3,}[^\n]{0,40}?\d+(?:\.\d+)?/\d+(?:\.\d+)?"
+    r"(?:\d{1,3}%\s?\| {0,99}[█▉▊▋▌▍▎▏][█▉▊▋▌▍▎▏ ]{0,99}|(?<!\d)0%\| {5,100})"
+    r"\|\s*\d+(?:\.\d+)?[kMGT]?(?:i?B)?/\d"
+    r"|━{3,}[^\n]{0,40}?\d+(?:\.\d+)?/\d+(?:\.\d+)?"
 )
-_MARKS = ("%|", "% |", "━━━")  # what every bar PROGRESS_BAR finds holds
+_MARKS = ("%|", "% |", "━━━")  # what every bar PROGRESS_BAR finds holds, one at least
 _BAR_MARKS = tuple(mark.encode() for mark in _MARKS)
 
 
