@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from condense.exceptions import InputError
 from condense.tokens import DEFAULT_ENCODING, ENCODINGS, get_encoding
+from condense.tokens.encodings import ordinary_encoder
 from condense.tokens.families import family_for_model
 
 INSTALL_HINT = "pip install 'condense[hf]'"
@@ -105,12 +106,13 @@ class TiktokenTokenizer:
     def __init__(self, encoding: str) -> None:
         self.name = encoding
         self._encoding = get_encoding(encoding)
+        self._encode = ordinary_encoder(encoding)
 
     def count(self, text: str) -> int:
-        return len(self._encoding.encode_ordinary(text))
+        return len(self._encode(text))
 
     def truncate(self, text: str, max_tokens: int) -> str:
-        tokens = self._encoding.encode_ordinary(text)
+        tokens = self._encode(text)
         keep = max(0, max_tokens)
         while True:
             cut = bytes(self._encoding.decode_bytes(tokens[:keep])).decode("utf-8", "ignore")

@@ -36,7 +36,7 @@ from condense.tokens.encodings import (
     DEFAULT_ENCODING,
     ENCODINGS,
     encoding_for_model,
-    get_encoding,
+    ordinary_encoder,
 )
 from condense.tokens.media import DEFAULT_MEDIA, Media, billing
 from condense.tokens.opaque import opaque_tokens
@@ -115,7 +115,7 @@ class TokenCounter:
 
     def text(self, text: str) -> int:
         """Return the number of tokens in ``text`` (special tokens count as plain text)."""
-        return self._text(stringify(text), get_encoding(self.encoding).encode_ordinary)
+        return self._text(stringify(text), ordinary_encoder(self.encoding))
 
     def _text(self, text: str, encode: Callable[[str], list[int]]) -> int:
         """The tokens of ``text`` by ``encode`` (this counter's encoding); a long one is
@@ -193,7 +193,7 @@ class TokenCounter:
             self._misses += misses
         if not missed:
             return counts
-        encode = get_encoding(self.encoding).encode_ordinary
+        encode = ordinary_encoder(self.encoding)
         encoding = self.encoding
         text = self._text
         counted = {

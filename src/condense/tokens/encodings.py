@@ -9,6 +9,10 @@ pattern and special tokens from tiktoken's ``tiktoken_ext/openai_public.py``. No
 fetched from a URL or written to a cache directory: :func:`tiktoken.get_encoding` is never
 called, because it downloads.
 
+Text is encoded with :func:`ordinary_encoder`, tiktoken's ``encode_ordinary`` made safe
+for a run of about a million blanks, which tiktoken's own pre-tokenizer cannot split
+(see :func:`_encode_around_runs`).
+
 Loading takes a few hundred milliseconds, so it happens on first use, once per encoding
 per process, under a lock. Most of it went into parsing the rank file, so the parsed
 ranks ship too, pickled (``<name>.ranks.pickle.gz``, written by :func:`pickled_ranks`
@@ -24,8 +28,10 @@ import functools
 import gzip
 import hashlib
 import pickle
+import re
 import threading
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
@@ -40,6 +46,7 @@ __all__ = [
     "encoding_for_model",
     "get_encoding",
     "load_encoding",
+    "ordinary_encoder",
 ]
 
 
@@ -146,6 +153,80 @@ def get_encoding(name: str) -> tiktoken.Encoding:
         if encoding is None:
             encoding = _loaded[name] = load_encoding(name)
         return encoding
+
+
+@functools.cache
+def ordinary_encoder(name: str) -> Callable[[str], list[int]]:
+    """The tokens of a text by the encoding ``name``, exactly as its ``encode_ordinary``
+    gives them (special tokens are text), for any text: also one holding a run of blanks
+    long enough to make tiktoken panic (``RuntimeError(StackOverflow)`` in its regex, a
+    ``BaseException``; seen from about 1,000,000 spaces, tabs or ideographic spaces
+    followed by a word, in both encodings)."""
+    encoding = get_encoding(name)
+    encode = encoding.encode_ordinary
+
+    def ordinary(text: str) -> list[int]:
+        if len(text) < LONG_RUN:
+            return encode(text)
+        return _encode_around_runs(encoding, text, _long_runs(text, LONG_RUN))
+
+    return ordinary
+
+
+LONG_RUN = 65_536
+"""A run of this many blanks is encoded by itself (:func:`_encode_around_runs`): far
+below tiktoken's limit, far above any run written by hand or by a formatter."""
+# Unicode White_Space but the line breaks \r and \n (a run of those ends at a line break,
+# where tiktoken's regex needs no backtracking); not Python's \x1c-\x1f, not White_Space.
+_BLANK_CHARS = (
+    "\t\x0b\x0c \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_BLANK_RUN = re.compile(f"[{re.escape(_BLANK_CHARS)}]+")
+
+
+def _long_runs(text: str, longest: int) -> list[tuple[int, int]]:
+    """Where ``text`` holds a run of at least ``longest`` blanks (:data:`_BLANK_CHARS`)
+    that no line break ends, as ``(start, end)``, in order. Only every ``longest // 2``-th
+    character is looked at first, as such a run holds two of them."""
+    step = max(1, longest // 2)
+    runs: list[tuple[int, int]] = []
+    at = step - 1
+    while at < len(text):
+        found = _BLANK_RUN.match(text, at)
+        if found is None:
+            at += step
+            continue
+        before = text[max(0, at - step) : at]
+        start, end = at - (len(before) - len(before.rstrip(_BLANK_CHARS))), found.end()
+        if end - start >= longest and (end == len(text) or text[end] not in "\r\n"):
+            runs.append((start, end))
+        at = max(at + step, end + step - 1)
+    return runs
+
+
+def _encode_around_runs(
+    encoding: tiktoken.Encoding, text: str, runs: list[tuple[int, int]]
+) -> list[int]:
+    r"""``encoding.encode_ordinary(text)``, with each long run of blanks of ``runs``
+    encoded as the one piece the regex makes of it, and the text around it by itself.
+
+    Why that is exact, in both encodings' split patterns: a piece never ends inside a
+    run of blanks before it starts one (a word, a number or punctuation takes no blank
+    after it; a line break's piece ends at its last line break), so the text before the
+    run splits alone as it does whole. From the run's start, no pattern but the blanks'
+    ``\s+(?!\S)`` (or cl100k's ``\s++$`` at the very end) matches, and it takes every
+    blank but the last, which a word after it takes (or every one, at the end); the text
+    from that last blank on splits alone as it does whole (no pattern looks back)."""
+    tokens: list[int] = []
+    at = 0
+    for start, end in runs:
+        stop = end if end == len(text) else end - 1
+        tokens += encoding.encode_ordinary(text[at:start])
+        tokens += encoding._encode_single_piece(text[start:stop].encode())
+        at = stop
+    tokens += encoding.encode_ordinary(text[at:])
+    return tokens
 
 
 def load_encoding(name: str, *, data: bytes | None = None) -> tiktoken.Encoding:
