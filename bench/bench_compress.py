@@ -48,7 +48,7 @@ from condense.summarizers.extractive import ExtractiveSummarizer
 from condense.testing.sessions import synthetic_session
 from condense.tokens import count_tokens
 from condense.tokens.counting import shared_counter
-from condense.tokens.encodings import get_encoding
+from condense.tokens.encodings import counter_backend, get_encoding
 from condense.types import RawMessage
 
 HERE = Path(__file__).resolve().parent
@@ -202,7 +202,7 @@ def main() -> None:
     compress(synthetic_session(50, seed=1), budget=1_000)  # load the vocabulary once
     print(
         f"compress, cold, against one o200k pass over the input (median of {args.repeats});"
-        f" ratios in passes; load average {_load()}"
+        f" ratios in passes; condense counts with {counter_backend()}; load average {_load()}"
     )
     header = (
         f"{'session':>10} {'tokens in':>10} {'budget':>6} {'out':>7} {'o200k':>8} "

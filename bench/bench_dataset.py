@@ -71,6 +71,7 @@ from condense.datasets import DatasetOptions, compress_dataset  # noqa: E402
 from condense.formats import to_sharegpt  # noqa: E402
 from condense.testing import SimulatedLLM  # noqa: E402
 from condense.testing.sessions import synthetic_session  # noqa: E402
+from condense.tokens.encodings import counter_backend  # noqa: E402
 
 HERMES = "hermes-agent==0.19.0"
 TOKENS_PER_MESSAGE = 250  # a little under synthetic_session's mean, so sessions run long
@@ -374,7 +375,10 @@ def busy(processes: int) -> Iterator[None]:
 
 def ratios(args: argparse.Namespace) -> None:
     python = hermes_python(args.data_dir)
-    table = Table(title="condense compress-dataset vs hermes trajectory_compressor, as commands")
+    table = Table(
+        title="condense compress-dataset vs hermes trajectory_compressor, as commands"
+        f" (condense counts with {counter_backend()})"
+    )
     for column in (
         "records", "condition", "load avg", "condense s", "hermes s", "condense rec/s",
         "hermes rec/s", "× hermes (wall)", "spread", "× hermes (CPU)",
@@ -521,7 +525,7 @@ def split(args: argparse.Namespace) -> None:
         ("imports (the command's)", imports, "once per run"),
         ("vocabulary (o200k_base)", vocabulary, "once per run; forked workers share it"),
         (
-            "counting (tiktoken)",
+            f"counting ({counter_backend()})",
             tokenizer.seconds,
             f"{tokenizer.calls:,} calls, {tokenizer.tokens / 1e6:.2f}M tokens "
             f"(one pass over every turn: {once / 1e6:.2f}M tokens, {one_pass:.2f} s)",

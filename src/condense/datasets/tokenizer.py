@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from condense.exceptions import InputError
 from condense.tokens import DEFAULT_ENCODING, ENCODINGS, get_encoding
-from condense.tokens.encodings import ordinary_encoder
+from condense.tokens.encodings import ordinary_encoder, text_counter
 from condense.tokens.families import family_for_model
 
 INSTALL_HINT = "pip install 'condense[hf]'"
@@ -105,17 +105,17 @@ class TiktokenTokenizer:
 
     def __init__(self, encoding: str) -> None:
         self.name = encoding
-        self._encoding = get_encoding(encoding)
-        self._encode = ordinary_encoder(encoding)
+        self._count = text_counter(encoding)
 
     def count(self, text: str) -> int:
-        return len(self._encode(text))
+        return self._count(text)
 
     def truncate(self, text: str, max_tokens: int) -> str:
-        tokens = self._encode(text)
+        tokens = ordinary_encoder(self.name)(text)
+        decode = get_encoding(self.name).decode_bytes
         keep = max(0, max_tokens)
         while True:
-            cut = bytes(self._encoding.decode_bytes(tokens[:keep])).decode("utf-8", "ignore")
+            cut = bytes(decode(tokens[:keep])).decode("utf-8", "ignore")
             if keep == 0 or self.count(cut) <= max_tokens:
                 return cut
             keep -= 1

@@ -36,7 +36,7 @@ from condense.tokens.encodings import (
     DEFAULT_ENCODING,
     ENCODINGS,
     encoding_for_model,
-    ordinary_encoder,
+    text_counter,
 )
 from condense.tokens.media import DEFAULT_MEDIA, Media, billing
 from condense.tokens.opaque import opaque_tokens
@@ -115,20 +115,20 @@ class TokenCounter:
 
     def text(self, text: str) -> int:
         """Return the number of tokens in ``text`` (special tokens count as plain text)."""
-        return self._text(stringify(text), ordinary_encoder(self.encoding))
+        return self._text(stringify(text), text_counter(self.encoding))
 
-    def _text(self, text: str, encode: Callable[[str], list[int]]) -> int:
-        """The tokens of ``text`` by ``encode`` (this counter's encoding); a long one is
+    def _text(self, text: str, count: Callable[[str], int]) -> int:
+        """The tokens of ``text`` by ``count`` (this counter's encoding); a long one is
         remembered (:data:`_TEXT_MEMO` of them, keyed by the text's hash, as messages are)."""
         if len(text) < _MEMO_FROM or not self.maxsize:
-            return len(encode(text))
+            return count(text)
         key = hash(text)
         with self._lock:
             found = self._texts.get(key)
             if found is not None:
                 self._texts.move_to_end(key)
                 return found
-        tokens = len(encode(text))
+        tokens = count(text)
         with self._lock:
             self._texts[key] = tokens
             if len(self._texts) > _TEXT_MEMO:
@@ -193,12 +193,12 @@ class TokenCounter:
             self._misses += misses
         if not missed:
             return counts
-        encode = ordinary_encoder(self.encoding)
+        bpe = text_counter(self.encoding)
         encoding = self.encoding
         text = self._text
         counted = {
             key: fixed
-            + sum(text(piece, encode) for piece in texts)
+            + sum(text(piece, bpe) for piece in texts)
             + (opaque_tokens(opaque, encoding) if opaque else 0)
             for key, (fixed, texts, opaque) in pieces.items()
         }
