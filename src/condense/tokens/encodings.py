@@ -200,15 +200,15 @@ def counter_backend(name: str = DEFAULT_ENCODING) -> str:
 
 
 def _counter(name: str, fast: Callable[[str], int] | None) -> Callable[[str], int]:
-    encode = ordinary_encoder(name)
     if fast is None:
+        encode = ordinary_encoder(name)
         return lambda text: len(encode(text))
 
     def count(text: str) -> int:
         try:
             return fast(text)
-        except UnicodeEncodeError:  # a lone surrogate
-            return len(encode(text))
+        except UnicodeEncodeError:  # a lone surrogate: tiktoken's vocabulary, loaded now
+            return len(ordinary_encoder(name)(text))
 
     return count
 
