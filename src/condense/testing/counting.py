@@ -118,11 +118,12 @@ class ProviderCount:
         return 0
 
     def _text(self, text: str) -> int:
-        from condense.tokens.encodings import get_encoding  # the vocabulary only
+        # tiktoken's tokens (made safe for a million blanks), never condense's counter
+        from condense.tokens.encodings import ordinary_encoder
 
         if not text:
             return 0
-        tokens = len(get_encoding(self.encoding).encode_ordinary(text))
+        tokens = len(ordinary_encoder(self.encoding)(text))
         return tokens if self.scale == 1.0 else math.ceil(tokens * self.scale)
 
 
