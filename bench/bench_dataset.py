@@ -10,8 +10,10 @@
 
 Both tools get the same generated ShareGPT trajectories (agent sessions with parallel
 tool calls; sizes log-uniform between 2k and 200k tokens, 1.7 GB of JSONL for 10,000),
-the same offline tokenizer (o200k_base, as shipped with condense), the same target and
-summary reservation, the last 4 turns kept. Measured end to end (read, compress, write):
+the same tokens (o200k_base: hermes counts with tiktoken, condense with its ``fast``
+extra's counter where installed, which gives tiktoken's counts; the tables say which),
+the same target and summary reservation, the last 4 turns kept. Measured end to end
+(read, compress, write):
 
 - condense, extractive summarizer, local engine on every core;
 - condense, a simulated LLM (1 s per summary, async) at concurrency 64;
