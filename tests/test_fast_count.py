@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -35,7 +35,7 @@ _PIECES = [
 _AT_ONCE = st.lists(st.sampled_from(_PIECES), max_size=60).map("".join)
 
 
-def _fast(name: str):  # type: ignore[no-untyped-def]
+def _fast(name: str) -> Callable[[str], int]:
     fast = _fast_count(name)
     if fast is None:
         pytest.fail("the test extra installs bpe-openai: pip install -e '.[test]'")

@@ -50,11 +50,11 @@ from condense.tokens.families import DEFAULT_ENCODING, family_for_model
 __all__ = [
     "DEFAULT_ENCODING",
     "ENCODINGS",
+    "counter_backend",
     "encoding_for_model",
     "get_encoding",
     "load_encoding",
     "ordinary_encoder",
-    "counter_backend",
     "text_counter",
 ]
 
@@ -304,6 +304,8 @@ def _encode_around_runs(
     for start, end in runs:
         stop = end if end == len(text) else end - 1
         tokens += encoding.encode_ordinary(text[at:start])
+        # tiktoken's BPE of one piece, no regex (a private method: tests/test_blank_runs.py
+        # checks its tokens against encode_ordinary's)
         tokens += encoding._encode_single_piece(text[start:stop].encode())
         at = stop
     tokens += encoding.encode_ordinary(text[at:])
