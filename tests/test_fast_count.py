@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from condense.tokens import ENCODINGS, TokenCounter, get_encoding
 from condense.tokens.encodings import _counter, _fast_count, ordinary_encoder, text_counter
 from profiles import examples
+from proxy_support import strings_in
 
 _DATA = Path(__file__).parent / "data"
 _PIECES = [
@@ -53,18 +54,7 @@ def _corpus_texts() -> Iterator[str]:
                 value = json.loads(line)
             except ValueError:
                 continue
-            yield from _strings(value)
-
-
-def _strings(value: object) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
+            yield from strings_in(value)
 
 
 @pytest.mark.parametrize("name", ENCODINGS)
