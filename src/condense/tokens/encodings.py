@@ -223,8 +223,15 @@ def _fast_count(name: str) -> Callable[[str], int] | None:
     return count
 
 
-@functools.cache
 def _fast_bindings() -> Any:
+    """:func:`_load_fast_bindings`, once per process (two threads asking first would both
+    load it: PyO3 refuses the second)."""
+    with _lock:
+        return _load_fast_bindings()
+
+
+@functools.cache
+def _load_fast_bindings() -> Any:
     """``bpe_openai._bindings``, the Rust extension, loaded by itself: the package's own
     ``__init__`` parses a vocabulary in Python on import (0.4 s, measured with
     ``-X importtime``), which condense never needs. It is registered under its name, as
