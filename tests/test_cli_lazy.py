@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -56,3 +58,28 @@ def test_help_still_lists_every_command() -> None:
     assert done.returncode == 0, done.stderr
     shown = {"compress", "validate", "repair", "compress-dataset", "serve-fake", "proxy"}
     assert all(verb in done.stdout for verb in shown)
+
+
+def test_compress_loads_neither_the_dataset_engine_nor_what_it_does_not_need(
+    tmp_path: Path,
+) -> None:
+    # every command starts by importing condense: asyncio (~40 ms), tiktoken (~20 ms,
+    # needless with the fast extra) and the regex module (~13 ms, for non-ASCII cuts
+    # only) are imported where they are used, and `condense compress` never imports the
+    # dataset engine
+    session = json.dumps([{"role": "user", "content": "hello"}])
+    (tmp_path / "s.json").write_text(session, encoding="utf-8")
+    check = (
+        "import sys\n"
+        "import condense\n"
+        "heavy = {'asyncio', 'tiktoken', 'regex'}\n"
+        "assert not heavy & set(sys.modules), heavy & set(sys.modules)\n"
+        "from condense.cli import main\n"
+        f"code = main(['compress', {str(tmp_path / 's.json')!r}, '--budget', '1000',"
+        f" '-o', {str(tmp_path / 'out.json')!r}, '-q'])\n"
+        "assert code == 0, code\n"
+        "assert 'condense.datasets' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8")) == json.loads(session)

@@ -14,6 +14,18 @@ import secrets
 import stat
 from pathlib import Path
 
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+"""The names of a file of JSON lines (the CLI, the loaders and the dataset engine)."""
+
+
+def sidecar(output: Path, suffix: str) -> Path:
+    """``OUT.rejects.jsonl`` / ``OUT.stats.json``: a file named after ``output``, next to it
+    (``.jsonl`` / ``.ndjson`` / ``.json`` dropped from the name first)."""
+    stem = output.name
+    for known in (*JSONL_SUFFIXES, ".json"):
+        stem = stem.removesuffix(known)
+    return output.with_name(stem + suffix)
+
 
 def temporary_sibling(target: Path, *, tag: str = "tmp") -> Path:
     """A fresh hidden name next to ``target`` (``.NAME.<random>.<tag>``), created empty

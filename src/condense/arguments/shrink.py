@@ -10,6 +10,7 @@ strings, the result is the smallest form that keeps them, above the target, and
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from bisect import bisect_right
@@ -17,8 +18,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from json.decoder import scanstring  # type: ignore[attr-defined]  # not in typeshed
 from json.encoder import encode_basestring
-
-import regex  # type: ignore[import-untyped, unused-ignore]
+from typing import Any
 
 from condense.arguments._json import VALID, encode, encode_body
 from condense.exceptions import InputError
@@ -41,15 +41,25 @@ _ESCAPED = re.compile(r'[\x00-\x1f"\\\ud800-\udfff]')  # chars a JSON string esc
 _TWO_CHAR_ESCAPES = frozenset('"\\\b\f\n\r\t')
 _SIX_CHAR_ESCAPES = re.compile(r"[\x00-\x07\x0b\x0e-\x1f\ud800-\udfff]")
 
-_GRAPHEME = regex.compile(r"\X")
-# Searched backwards: the last position where a grapheme boundary is certain from the two
-# characters around it alone (no Unicode rule joins an Other/Control/LF character to a
-# following character that is not Extend, ZWJ or SpacingMark), and which does not split
-# a surrogate pair. Grapheme segmentation restarted there is exact.
-_SAFE_BREAK = regex.compile(
-    r"(?r)(?<=[\p{GCB=Other}\p{GCB=Control}\p{GCB=LF}])(?<![\ud800-\udbff])"
-    r"(?=[^\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}])"
-)
+
+@functools.cache
+def _graphemes() -> tuple[Any, Any]:
+    """The grapheme pattern (``\\X``) and the safe-break one, compiled on first use (the
+    ``regex`` module takes about 13 ms to import, and only non-ASCII cuts need it).
+
+    The safe break is searched backwards: the last position where a grapheme boundary is
+    certain from the two characters around it alone (no Unicode rule joins an
+    Other/Control/LF character to a following character that is not Extend, ZWJ or
+    SpacingMark), and which does not split a surrogate pair. Grapheme segmentation
+    restarted there is exact."""
+    import regex  # type: ignore[import-untyped, unused-ignore]
+
+    grapheme = regex.compile(r"\X")
+    safe_break = regex.compile(
+        r"(?r)(?<=[\p{GCB=Other}\p{GCB=Control}\p{GCB=LF}])(?<![\ud800-\udbff])"
+        r"(?=[^\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}])"
+    )
+    return grapheme, safe_break
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -325,10 +335,11 @@ def _floor_boundary(text: str, at: int, simple: bool) -> int:
         return at
     if simple:  # ASCII: a boundary everywhere except inside CR LF
         return at - 1 if text[at - 1 : at + 1] == "\r\n" else at
-    safe = _SAFE_BREAK.search(text, 0, at + 1)
+    grapheme, safe_break = _graphemes()
+    safe = safe_break.search(text, 0, at + 1)
     last = safe.start() if safe else 0
     if last < at:
-        for cluster in _GRAPHEME.finditer(text, last):
+        for cluster in grapheme.finditer(text, last):
             if cluster.end() > at:
                 break
             last = cluster.end()
@@ -342,7 +353,7 @@ def _ceil_boundary(text: str, at: int, simple: bool) -> int:
     floor = _floor_boundary(text, at, simple)
     if floor == at:
         return at
-    end = int(_GRAPHEME.match(text, floor).end())
+    end = int(_graphemes()[0].match(text, floor).end())
     return end + 1 if _splits_pair(text, end) else end
 
 

@@ -17,11 +17,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
 
+from condense._files import JSONL_SUFFIXES
 from condense.exceptions import FormatError, InputError
 from condense.formats import Conversation, transcripts
 from condense.formats.loading import TOO_DEEP, is_record_list
-
-_JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ class Input:
     # -- the two kinds ---------------------------------------------------------------
 
     def _is_jsonl(self) -> bool:
-        if self.path.endswith(_JSONL_SUFFIXES):
+        if self.path.endswith(JSONL_SUFFIXES):
             return True
         if self.path.endswith(".json"):
             return False

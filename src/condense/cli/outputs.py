@@ -18,7 +18,6 @@ from typing import IO, Any
 
 from condense import _files
 from condense.cli.inputs import Rejected
-from condense.datasets.sources import sidecar
 from condense.exceptions import InputError
 
 
@@ -117,7 +116,7 @@ class Rejects:
         """``path`` (``--rejects``) or, for a JSONL input written to a file, the file
         next to it; a document input has no lines to reject and gets no file."""
         if path is None and output.path is not None:
-            path = str(sidecar(Path(output.path), ".rejects.jsonl"))
+            path = str(_files.sidecar(Path(output.path), ".rejects.jsonl"))
         self.count = 0
         self.file = Output(path) if jsonl and path not in (None, "-") else None
 

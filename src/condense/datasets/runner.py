@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from condense import _files
+from condense._files import sidecar
 from condense.datasets.options import DatasetOptions
 from condense.datasets.sink import CHECKPOINT_SECONDS, Sink
-from condense.datasets.sources import STDIN, Job, input_size, plan_jobs, read_lines, sidecar
+from condense.datasets.sources import STDIN, Job, input_size, plan_jobs, read_lines
 from condense.datasets.sources import identity as job_identity
 from condense.datasets.summaries import build_summarizer, is_async
 from condense.exceptions import InputError

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from condense._files import JSONL_SUFFIXES
 from condense.exceptions import FormatError, InputError
 
-SUFFIXES = (".jsonl", ".ndjson")
 STDIN = "-"
 
 
@@ -61,10 +61,10 @@ def plan_jobs(source: str, output: str | None) -> list[Job]:
         files = sorted(
             p
             for p in path.rglob("*")
-            if p.is_file() and p.name.endswith(SUFFIXES) and inside not in p.resolve().parents
+            if p.is_file() and p.name.endswith(JSONL_SUFFIXES) and inside not in p.resolve().parents
         )
         if not files:
-            raise FormatError(f"holds no {' or '.join(SUFFIXES)} file", source=source)
+            raise FormatError(f"holds no {' or '.join(JSONL_SUFFIXES)} file", source=source)
         return [Job(str(f), target / f.relative_to(path)) for f in files]
     if not path.exists():
         raise FormatError("no such file or directory", source=source)
@@ -75,15 +75,6 @@ def plan_jobs(source: str, output: str | None) -> list[Job]:
     if target is not None and not target.parent.is_dir():
         raise InputError(f"{output}: cannot write: the directory {target.parent} does not exist")
     return [Job(str(path), target)]
-
-
-def sidecar(output: Path, suffix: str) -> Path:
-    """``OUT.rejects.jsonl`` / ``OUT.stats.json``: a file named after ``output``, next to it
-    (``.jsonl`` / ``.ndjson`` / ``.json`` dropped from the name first)."""
-    stem = output.name
-    for known in (*SUFFIXES, ".json"):
-        stem = stem.removesuffix(known)
-    return output.with_name(stem + suffix)
 
 
 def input_size(jobs: list[Job]) -> int:

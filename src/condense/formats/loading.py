@@ -26,12 +26,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from condense._files import JSONL_SUFFIXES
 from condense._input import MAX_DEPTH
 from condense.exceptions import FormatError
 from condense.formats import transcripts
 from condense.formats.conversation import Conversation, check_format
 
-_JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _RECORD_KEYS = ("messages", "conversations", "input")
 
 Source = str | os.PathLike[str]
@@ -125,7 +125,7 @@ def _file_records(path: str, format: str, *, source: str | None = None) -> Itera
     session = _transcript(path, format, source=name)
     if session is not None:
         return iter(transcripts.conversations(session, source=name))
-    if path.endswith(_JSONL_SUFFIXES):
+    if path.endswith(JSONL_SUFFIXES):
         return _jsonl_records(_read_lines(path, name), name, format)
     if path.endswith(".json"):
         return iter(_document_records(_read_text(path, name), name, format))
@@ -136,7 +136,7 @@ def _transcript(
     path: str, format: str, *, source: str | None = None
 ) -> transcripts.Transcript | None:
     """The agent transcript in a JSONL file, read whole; ``None`` when it is not one."""
-    if format != "auto" or not path.endswith(_JSONL_SUFFIXES):
+    if format != "auto" or not path.endswith(JSONL_SUFFIXES):
         return None
     name = source or path
     kind, lines = transcripts.sniff(_read_lines(path, name))

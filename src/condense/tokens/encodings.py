@@ -40,9 +40,10 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import tiktoken
+if TYPE_CHECKING:
+    import tiktoken
 
 from condense.exceptions import CondenseRuntimeError, UnknownNameError
 from condense.tokens.families import DEFAULT_ENCODING, family_for_model
@@ -329,6 +330,8 @@ def load_encoding(name: str, *, data: bytes | None = None) -> tiktoken.Encoding:
     ranks = _pickled(spec) if data is None else None
     if ranks is None:
         ranks = _parse_ranks(spec, _checked(spec, _read_resource(spec) if data is None else data))
+    import tiktoken  # here, not with condense: ~20 ms, and the fast extra never needs it
+
     return tiktoken.Encoding(
         spec.name,
         pat_str=spec.pat_str,
