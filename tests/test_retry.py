@@ -10,6 +10,7 @@ from email.utils import format_datetime
 import pytest
 
 import condense
+import condense.errors
 from condense.exceptions import InputError
 from condense.retry import Backoff, Failure, RetryPolicy, aretry, judge, retry
 
@@ -34,7 +35,7 @@ class HTTPError(Exception):
 
 def test_retry_policy_is_exported_where_it_is_a_parameter_type() -> None:
     assert condense.RetryPolicy is RetryPolicy
-    assert condense.errors.RetryPolicy is RetryPolicy  # type: ignore[attr-defined]
+    assert condense.errors.RetryPolicy is RetryPolicy
 
 
 def test_the_policy_waits() -> None:
