@@ -3,7 +3,8 @@
 A file is written as a temporary sibling and renamed over the target when complete. The
 temporary file is created with mode ``0o666`` less the umask, as ``open(path, "w")``
 would; a target that already exists keeps its mode. Both the CLI and the dataset engine
-write their outputs this way.
+write their outputs this way, and name the files they write next to an output (a rejects
+file, the run's stats) with :func:`sidecar`.
 """
 
 from __future__ import annotations

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from condense import _files
-from condense._files import sidecar
 from condense.datasets.options import DatasetOptions
 from condense.datasets.sink import CHECKPOINT_SECONDS, Sink
 from condense.datasets.sources import STDIN, Job, input_size, plan_jobs, read_lines
@@ -62,7 +61,7 @@ def default_workers(total_bytes: int, *, stdin: bool = False, forked: bool = Fal
 def default_sidecar(jobs: list[Job], output: str | None, suffix: str) -> Path | None:
     """``OUT.rejects.jsonl`` / ``OUT.stats.json`` next to the output (None for stdout)."""
     path = _anchor(jobs, output)
-    return None if path is None else sidecar(path, suffix)
+    return None if path is None else _files.sidecar(path, suffix)
 
 
 def compress_dataset(
