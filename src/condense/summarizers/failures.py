@@ -16,7 +16,8 @@ import re
 from condense.summarizers._text import clip, one_line, remember
 from condense.summarizers.scan import SpanText
 
-ITEM_CHARS = 200
+ITEM_CHARS = 200  # an error as written: at most this many characters of it…
+LINE_READ = 4 * ITEM_CHARS  # …chosen from at most this many of its line
 
 _ERROR_LINE = re.compile(
     r"""(?x)
@@ -44,8 +45,15 @@ _PYTEST_SUMMARY = re.compile(r"=+ (.*\b\d+ (?:failed|errors?)\b.*?)(?: in [\d.]+
 # Java, JavaScript and C# (after it); read from this many bytes around the error's line.
 _PYTHON_FRAME = re.compile(r'\s*File "[^"]+", line \d+')
 _AT_FRAME = re.compile(r"\s+at \S.*[(:\s][^\s()]+:\d+")
+# A line that is only a place in a file: Rust's ``  --> src/lib.rs:88:17`` (right after
+# the error), Go's ``\t/app/ledger/flush.go:77 +0x1d`` (a panic's first frame, after its
+# ``goroutine 1 [running]:`` and the function's line).
+_PLACE = r"[\w./\\-]*\w\.\w{1,8}:\d+(?::\d+)?"  # a file and a line (and a column)
+PLACE = re.compile(_PLACE.encode())
+_LOCATION = re.compile(rf"\s*(?:-->\s*)?{_PLACE}(?:\s+\+0x[0-9a-f]+)?\s*")
+_LOCATION_LINES = 4  # a place is looked for in this many lines after the error's
 _FRAME_READ = 600
-_FRAME_CHARS = 160
+FRAME_CHARS = 160
 # A source listing (cat -n, an editor's view): its lines are code, not errors.
 _LISTING = re.compile(r"\s*\d+\t")
 _LEAD = re.compile(
@@ -75,27 +83,28 @@ def error_text(line: str) -> str | None:
 remember(error_text.cache_clear)
 
 
-def line_error(span: SpanText, start: int, end: int) -> str:
-    """The error the line ``start``–``end`` of the buffer states, or ``""``; a bare
-    ``ERROR:`` label takes the next line with it, and an exception the frame it was
-    raised in (:func:`raised_at`)."""
-    line = span.decode(start, min(end, start + 4 * ITEM_CHARS))
+def line_error(span: SpanText, start: int, end: int) -> tuple[str, str]:
+    """The error the line ``start``–``end`` of the buffer states, whole on one line (at
+    most :data:`LINE_READ` characters of it), and where it was raised
+    (:func:`raised_at`, at most :data:`FRAME_CHARS`); ``("", "")`` for a line stating
+    none. A bare ``ERROR:`` label takes the next line with it."""
+    line = span.decode(start, min(end, start + LINE_READ))
     text = error_text(line)
     if text is None:
-        return ""
+        return "", ""
     if text.rstrip(":").upper() == "ERROR":
-        following = span.decode(end + 1, end + 1 + 4 * ITEM_CHARS).lstrip("\n").split("\n", 1)
+        following = span.decode(end + 1, end + 1 + LINE_READ).lstrip("\n").split("\n", 1)
         text = f"{text} {following[0].strip()}"
-    text = clip(one_line(text), ITEM_CHARS)
-    frame = raised_at(span, start, end)
-    return f"{text} ({clip(frame, _FRAME_CHARS)})" if frame else text
+    return one_line(text), clip(raised_at(span, start, end), FRAME_CHARS)
 
 
 def raised_at(span: SpanText, start: int, end: int) -> str:
-    """The frame the exception stated on the line ``start``–``end`` was raised in, as its
-    traceback tells it: in Python's, the last ``File "…", line N, in f`` before the line
+    """Where the error stated on the line ``start``–``end`` was raised, as its output
+    tells it: in Python's traceback, the last ``File "…", line N, in f`` before the line
     (the frame's code line between them); in Java's, JavaScript's and C#'s, the first
-    ``at …`` line after it. ``""`` when no frame is there."""
+    ``at …`` line after it; else a line that is only a place in a file among the
+    :data:`_LOCATION_LINES` after it (Rust's ``--> src/lib.rs:88:17``, a Go panic's
+    first frame). ``""`` when no place is there."""
     piece = span.piece_of(start)
     first, last = span.starts[piece], span.piece_end(piece)
     before = span.decode(max(first, start - _FRAME_READ), start).split("\n")[-3:-1]
@@ -103,8 +112,10 @@ def raised_at(span: SpanText, start: int, end: int) -> str:
         if _PYTHON_FRAME.match(line):
             return line.strip()
     following = span.decode(min(end + 1, last), min(last, end + 1 + _FRAME_READ))
-    line = following.split("\n", 1)[0]
-    return line.strip() if _AT_FRAME.match(line) else ""
+    lines = following.split("\n", _LOCATION_LINES)[:_LOCATION_LINES]
+    if lines and _AT_FRAME.match(lines[0]):
+        return lines[0].strip()
+    return next((line.strip() for line in lines if _LOCATION.fullmatch(line)), "")
 
 
 def failed_read(span: SpanText, piece: int, line_start: int) -> bool:

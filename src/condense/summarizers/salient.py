@@ -32,8 +32,14 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any, TypeVar
 
-from condense.summarizers._text import content_ends, content_text, one_line, remember
-from condense.summarizers.failures import failed_read, line_error
+from condense.summarizers._text import clip, content_ends, content_text, one_line, remember
+from condense.summarizers.failures import (
+    ITEM_CHARS,
+    LINE_READ,
+    PLACE,
+    failed_read,
+    line_error,
+)
 from condense.summarizers.scan import (
     ARGS,
     ASK,
@@ -333,6 +339,8 @@ def candidates(
         seen = found.get(candidate.text)
         if seen is None:
             found[candidate.text] = candidate
+        elif seen.position == candidate.position:  # two leads in one record: read once
+            found[candidate.text] = max(seen, candidate, key=lambda c: c.score)
         else:  # the same line again: once, counted, where it was seen last
             found[candidate.text] = Candidate(
                 seen.text,
@@ -449,12 +457,16 @@ def _candidate(
     span = scan.span
     snippet = span.snippet(lead.at, lead.piece)
     kind = span.kinds[snippet.piece]
-    text = snippet_text(span, snippet)
+    # a member of a record (pretty JSON, YAML) is read with its siblings: its id, its state
+    read = span.record(snippet) if kind in (OUTPUT, ARGS) else snippet
+    text = snippet_text(span, read)
     section = KEY
     if lead.error and kind == OUTPUT:
-        stated = line_error(span, snippet.start, snippet.end)
-        if stated:
-            text, section = stated, ERRORS
+        error, frame = line_error(span, *_failure_line(span, lead))
+        if error:
+            if len(error) > _TRIM_FROM:  # its error, code and place, wherever they sit
+                error = trimmed(error, _placed(measure.words(error)), ITEM_CHARS)
+            text, section = f"{error} ({frame})" if frame else error, ERRORS
     if len(text) < 8 or is_progress_bar(text):
         return None
     signals = read_signals(text, kind, error=lead.error or None)
@@ -463,7 +475,7 @@ def _candidate(
     found = measure.words(text)
     if kind == ARGS and known:
         found = {key: worth for key, worth in found.items() if key not in known}
-    if kind in (OUTPUT, ARGS) and len(text) > _TRIM_FROM:
+    if kind in (OUTPUT, ARGS) and section != ERRORS and len(text) > _TRIM_FROM:
         text = trimmed(text, found)
         found = {key: found.get(key, 0.0) for key in map(core, words(text))}
     specific = any(specificity(word) >= _NEW_WORD for word in found)
@@ -489,14 +501,33 @@ def _candidate(
     score = (WORD * combine(found.values()) + signal) * scale
     if score < MIN_WORTH:
         return None
-    position = (span.owners[snippet.piece], snippet.start)
+    position = (span.owners[snippet.piece], read.start)
     return Candidate(text, score, position, section, found, signal, scale, count)
 
 
-def trimmed(text: str, found: Mapping[bytes, float]) -> str:
+def _placed(found: Mapping[bytes, float]) -> dict[bytes, float]:
+    """The words of an error worth as much as its best one when they are a place (a
+    file and a line): where it failed, however many places the log around it names."""
+    best = max(found.values(), default=0.0)
+    return {word: best if PLACE.search(word) else worth for word, worth in found.items()}
+
+
+def _failure_line(span: SpanText, lead: _Lead) -> tuple[int, int]:
+    """The line a failure word leads to, whole (a window of :data:`.failures.LINE_READ`
+    bytes around the word in a longer one): its start and end in the buffer."""
+    blob, at = span.blob, lead.at
+    first, last = span.starts[lead.piece], span.piece_end(lead.piece)
+    start = max(blob.rfind(b"\n", first, at) + 1, first, at - LINE_READ // 2)
+    end = blob.find(b"\n", at, last)
+    return start, min(last if end < 0 else end, start + LINE_READ)
+
+
+def trimmed(text: str, found: Mapping[bytes, float], limit: int | None = None) -> str:
     """``text`` without what tells nothing at its ends (a log line's timestamp and request
     id, a row's filler), and with a long run of such words inside it left out (``…``):
-    the part from its first telling word (or failure word) to its last."""
+    the part from its first telling word (or failure word) to its last. Given a
+    ``limit`` (characters) it is longer than, the least telling words go too, until it
+    fits: a long error line keeps its error, code and place wherever they sit in it."""
     chunks = text.split()
     get = found.get
     values = [
@@ -510,26 +541,40 @@ def trimmed(text: str, found: Mapping[bytes, float]) -> str:
         ]
     best = max(values, default=0.0)
     if best <= 0:
-        return text
+        return text if limit is None else clip(text, limit)
     least = min(best, max(_DULL, best * _TELLING))
+    out = _telling_part(chunks, values, least, _DULL, _DULL_RUN)
+    if limit is not None:
+        for higher in sorted({value for value in values if value > least}):
+            if len(out) <= limit:
+                break
+            out = _telling_part(chunks, values, higher, higher, 0)
+        out = clip(out, limit)
+    return out if len(out) < len(text) else text
+
+
+def _telling_part(
+    chunks: list[str], values: list[float], least: float, dull: float, keep_run: int
+) -> str:
+    """``chunks`` from the first worth ``least`` or more to the last, a run of more than
+    ``keep_run`` worth less than ``dull`` inside them written ``…``."""
     telling = [i for i, value in enumerate(values) if value >= least]
     first, last = telling[0], telling[-1]
     kept: list[str] = ["…"] if first > 0 else []
-    dull = 0
+    run = 0
     for i in range(first, last + 1):
-        if values[i] >= _DULL:
-            if dull > _DULL_RUN:
+        if values[i] >= dull:
+            if run > keep_run:
                 kept.append("…")
-            elif dull:
-                kept.extend(chunks[i - dull : i])
-            dull = 0
+            elif run:
+                kept.extend(chunks[i - run : i])
+            run = 0
             kept.append(chunks[i])
         else:
-            dull += 1
+            run += 1
     if last < len(chunks) - 1:
         kept.append("…")
-    out = " ".join(kept)
-    return out if len(out) < len(text) else text
+    return " ".join(kept)
 
 
 def snippet_text(span: SpanText, snippet: Snippet) -> str:

@@ -60,6 +60,18 @@ SNIPPET_WINDOW = 200  # a window of a longer line: this many bytes…
 _WINDOW = SNIPPET_WINDOW
 _BEFORE = 60  # …of which these come before the spot
 
+# A member of a record as structured output writes it: a quoted key and a colon (JSON),
+# or, indented (a log's ``INFO: done`` and prose's ``Note: …`` are not), a plain key and a
+# colon (YAML, maybe a list item's first) or `` = `` (TOML, INI); then a value, all of the
+# line. Its indentation is group 1 or 2.
+_MEMBER = re.compile(
+    rb'([ \t]*)(?:- )?"[^"\n]{1,64}"[ \t]*:[^\n]*'
+    rb"|([ \t]+)(?:- )?[A-Za-z_][\w.-]{0,63}(?::| =)(?= |$)[^\n]*",
+    re.MULTILINE,
+)
+_RECORD_LINES = 8  # a record of more members than this is a dump, not one fact
+_RECORD_BYTES = 160  # a member line longer than this tells enough alone
+
 # Words: quotes, brackets, commas, pipes and the like are spaces (a sentence's final stop
 # stays with its word: ``keepalive.`` is built like every word that ends a sentence).
 _SEPARATORS = b"\"'()[]{}<>,;|`\t\r!?*\\"
@@ -308,6 +320,55 @@ class SpanText:
             space = blob.rfind(b" ", at, w_end)
             w_end = space if space > at + 8 else w_end
         return Snippet(w_start, w_end, piece, w_start > line_start, w_end < line_end)
+
+    def record(self, snippet: Snippet) -> Snippet:
+        """A member line of structured output (``"code": "E_STATE",`` in pretty JSON,
+        ``memory: 640Mi`` in YAML, ``port = 5433`` in TOML) with the members beside it: the
+        lines around it at its indentation that are members too, when they are few
+        (:data:`_RECORD_LINES`) and short (:data:`SNIPPET_BYTES` together). A value
+        read without its record's id or its siblings tells the next turn little. Any
+        other snippet is returned as it is."""
+        blob = self.blob
+        start, end = snippet.start, snippet.end
+        if snippet.cut_before or snippet.cut_after or end - start > _RECORD_BYTES:
+            return snippet
+        member = _MEMBER.match(blob, start, end)
+        if member is None or member.end() < end:
+            return snippet
+        indent = _indent(member)
+        first, last = self.starts[snippet.piece], self.piece_end(snippet.piece)
+
+        def sibling(line_start: int, line_end: int) -> bool | None:
+            """Whether the line is a member at ``indent``; ``None``: one too long to be."""
+            found = _MEMBER.match(blob, line_start, min(line_end, line_start + _RECORD_BYTES))
+            if found is None or _indent(found) != indent:
+                return False
+            return True if line_end - line_start <= _RECORD_BYTES else None
+
+        lines = 1  # a record of more members than _RECORD_LINES is a dump: read apart
+        while lines <= _RECORD_LINES and start > first:
+            before = max(blob.rfind(b"\n", first, start - 1) + 1, first)
+            is_member = sibling(before, start - 1)
+            if is_member is None:
+                return snippet
+            if not is_member:
+                break
+            start, lines = before, lines + 1
+        while lines <= _RECORD_LINES and end < last:
+            after = _end(blob.find(b"\n", end + 1, last), last)
+            is_member = sibling(end + 1, after)
+            if is_member is None:
+                return snippet
+            if not is_member:
+                break
+            end, lines = after, lines + 1
+        if lines == 1 or lines > _RECORD_LINES or end - start > SNIPPET_BYTES:
+            return snippet
+        return Snippet(start, end, snippet.piece, False, False)
+
+
+def _indent(member: re.Match[bytes]) -> bytes:
+    return member.group(1) if member.group(1) is not None else member.group(2)
 
 
 def _end(found: int, default: int) -> int:

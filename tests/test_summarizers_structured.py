@@ -1,0 +1,204 @@
+"""Facts whose parts sit apart in what a tool printed: an error and the place a later line
+gives, a long error line whose code and place are at its end, a value and the id of the
+record it belongs to. The summary writes each as one fact, both parts on one line."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from condense.summarizers import ExtractiveSummarizer
+from condense.summarizers.failures import ITEM_CHARS
+from condense.summarizers.salient import trimmed
+from condense.summarizers.scan import OUTPUT, SpanText
+from profiles import examples
+
+Message = dict[str, Any]
+TARGET = 1_500  # tokens: room for a few dozen facts out of hundreds of candidates
+
+
+def session(fact_output: str, *, seed: int = 7, outputs: int = 60) -> list[Message]:
+    """A long run of tool calls whose outputs are busy logs (ids, durations, callers),
+    the fact's output in the middle, and an ask at each end."""
+    rng = random.Random(seed)
+    messages: list[Message] = [{"role": "user", "content": "Find out why the nightly job fails."}]
+    for number in range(outputs):
+        output = fact_output if number == outputs // 2 else _busy_log(rng)
+        call_id = f"call_{number}"
+        messages.append(
+            {
+                "role": "assistant",
+                "content": "Checking.",
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {
+                            "name": "bash",
+                            "arguments": json.dumps({"command": f"step {number}"}),
+                        },
+                    }
+                ],
+            }
+        )
+        messages.append({"role": "tool", "tool_call_id": call_id, "content": output})
+    messages.append({"role": "user", "content": "Now fix it."})
+    return messages
+
+
+FIELDS = (
+    *("service=ledger", "env=prod", "region=eu-west-1", "cluster=payments-prod-2"),
+    *("namespace=settlement", "pod=ledger-worker-7d9f8c6b5-x2kqp", "node=ip-10-0-3-17"),
+    *("container=worker", "image=registry.example.com/ledger:2026.03.1", "version=2026.03.1"),
+)
+
+
+def _busy_log(rng: random.Random) -> str:
+    return "\n".join(
+        f"ts=2026-03-04T10:{rng.randint(10, 59)}:{rng.randint(10, 59)}Z level=info "
+        f"caller=worker/{rng.choice(('flush', 'sync', 'poll'))}.go:{rng.randint(10, 400)} "
+        f'msg="batch ok" {" ".join(FIELDS)} trace_id={rng.randrange(16**16):016x} '
+        f"dur={rng.randint(1, 900)}ms"
+        for _ in range(12)
+    )
+
+
+def fact_lines(messages: list[Message]) -> list[str]:
+    summary = ExtractiveSummarizer().summarize(messages, previous=None, target_tokens=TARGET)
+    return summary.split("\n")
+
+
+def written_together(lines: list[str], *parts: str) -> bool:
+    return any(all(part in line for part in parts) for line in lines)
+
+
+RUST = (
+    "   Compiling ledger v0.4.1 (/app)\n"
+    "error[E0502]: cannot borrow `batch` as mutable because it is also borrowed as immutable\n"
+    "  --> src/settle/batch.rs:129:11\n"
+    "   |\n"
+    "88 |     let first = &batch[0];\n"
+    "   |                  ----- immutable borrow occurs here\n"
+    "error: could not compile `ledger` (lib) due to 1 previous error"
+)
+GO_PANIC = (
+    "starting flusher\n"
+    "panic: runtime error: index out of range [7] with length 3\n"
+    "\n"
+    "goroutine 1 [running]:\n"
+    "main.flush(...)\n"
+    "\t/app/refund/flush.go:254 +0x1d\n"
+    "main.main()\n"
+    "\t/app/cmd/flusher/main.go:22 +0x45\n"
+    "exit status 2"
+)
+
+
+@pytest.mark.parametrize(
+    ("output", "error", "place"),
+    [
+        (RUST, "error[E0502]", "src/settle/batch.rs:129:11"),
+        (GO_PANIC, "index out of range [7] with length 3", "/app/refund/flush.go:254"),
+    ],
+    ids=["rust", "go-panic"],
+)
+def test_an_error_is_written_with_the_place_a_later_line_gives(
+    output: str, error: str, place: str
+) -> None:
+    assert written_together(fact_lines(session(output)), error, place)
+
+
+@pytest.mark.parametrize("where", ["end", "middle"])
+def test_a_long_error_line_keeps_its_code_and_place_wherever_they_sit(where: str) -> None:
+    rng = random.Random(3)
+    # the fields every line of the service's log has (the busy logs around have them too)
+    filler = " ".join([*FIELDS, 'user_agent="Go-http-client/1.1"', "attempt=5", "retry=true"])
+    telling = "err_code=SETTLE_4417 at=ledger/reconcile.go:318"
+    head = 'ts=2026-03-04T11:22:33Z level=error msg="settlement batch rejected upstream"'
+    line = f"{head} {filler} {telling}" if where == "end" else f"{head} {telling} {filler}"
+    assert len(line) > ITEM_CHARS + len(telling)
+    lines = fact_lines(session(line + "\n" + _busy_log(rng)))
+    written = [text for text in lines if "SETTLE_4417" in text and "reconcile.go:318" in text]
+    assert written, lines
+    assert all(len(text) <= len("- ") + ITEM_CHARS for text in written)
+
+
+def test_a_member_of_a_small_record_is_written_with_the_record_s_id() -> None:
+    rng = random.Random(5)
+    records: list[dict[str, Any]] = [
+        {"id": f"re_{rng.randrange(16**16):016x}", "amount": 500 + n, "status": "succeeded"}
+        for n in range(8)
+    ]
+    records.insert(
+        4,
+        {
+            "id": "re_4f1c9a0b7e2d5c83",
+            "amount": 1250,
+            "status": "failed",
+            "failure_reason": "expired_or_canceled_card",
+        },
+    )
+    output = json.dumps({"object": "list", "data": records}, indent=2)
+    lines = fact_lines(session(output))
+    assert written_together(lines, "re_4f1c9a0b7e2d5c83", "expired_or_canceled_card"), lines
+
+
+def test_an_error_body_is_written_with_its_code_and_the_field_it_names() -> None:
+    body = {
+        "status": 422,
+        "error": {
+            "type": "invalid_request",
+            "code": "INVALID_SETTLEMENT_STATE",
+            "param": "warehouse_id",
+            "message": "The object is not in a state that allows this operation.",
+        },
+    }
+    lines = fact_lines(session(json.dumps(body, indent=2)))
+    assert written_together(lines, "INVALID_SETTLEMENT_STATE", "warehouse_id"), lines
+
+
+def _read(text: str, line: str) -> str:
+    """What the span reads around ``line`` of a tool output ``text``, record and all."""
+    span = SpanText([(0, OUTPUT, text)])
+    at = span.blob.index(line.encode())
+    return span.decode(*_bounds(span, span.record(span.snippet(at, 0))))
+
+
+def _bounds(span: SpanText, snippet: Any) -> tuple[int, int]:
+    return snippet.start, snippet.end
+
+
+def test_a_record_is_read_whole_only_when_it_is_small_and_structured() -> None:
+    small = "spec:\n  resources:\n    limits:\n      memory: 640Mi\n      cpu: 500m\n  replicas: 3"
+    assert _read(small, "memory: 640Mi") == "      memory: 640Mi\n      cpu: 500m"
+    # a log's level labels and prose's ``Note:`` are not members of a record
+    log = "INFO: started\nINFO: worker ready\nWARN: slow disk on sdb\nINFO: done"
+    assert _read(log, "WARN: slow disk") == "WARN: slow disk on sdb"
+    # a config of many keys is a dump: each of its lines is read alone
+    many = "data:\n" + "\n".join(f"  key{n}: value{n}" for n in range(12))
+    assert _read(many, "key5: value5") == "  key5: value5"
+    # a member beside a long one is not read with it
+    long_value = "x" * 300
+    beside = f'{{\n  "id": "job_77",\n  "blob": "{long_value}",\n  "state": "stuck"\n}}'
+    assert _read(beside, '"state": "stuck"') == '  "state": "stuck"'
+
+
+words = st.text(alphabet="abcdefghij_=:0123456789", min_size=1, max_size=12)
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(
+    st.lists(st.tuples(words, st.floats(0, 1.5)), min_size=1, max_size=80),
+    st.integers(8, 300),
+)
+def test_a_trimmed_line_never_exceeds_its_limit(
+    chunks: list[tuple[str, float]], limit: int
+) -> None:
+    text = " ".join(chunk for chunk, _ in chunks)
+    found = {chunk.strip(".:-_/=#+~%$&").encode(): worth for chunk, worth in chunks}
+    assert len(trimmed(text, found, limit)) <= limit
