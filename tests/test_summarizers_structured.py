@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from condense.summarizers import ExtractiveSummarizer
+from condense.summarizers.extractive import extract
 from condense.summarizers.failures import ITEM_CHARS
 from condense.summarizers.salient import trimmed
 from condense.summarizers.scan import OUTPUT, SpanText
@@ -22,13 +23,22 @@ Message = dict[str, Any]
 TARGET = 1_500  # tokens: room for a few dozen facts out of hundreds of candidates
 
 
-def session(fact_output: str, *, seed: int = 7, outputs: int = 60) -> list[Message]:
+def session(
+    fact_output: str,
+    *,
+    seed: int = 7,
+    outputs: int = 60,
+    read: dict[str, str] | None = None,
+) -> list[Message]:
     """A long run of tool calls whose outputs are busy logs (ids, durations, callers),
-    the fact's output in the middle, and an ask at each end."""
+    the fact's output in the middle (what a ``read_file`` call with the arguments
+    ``read`` showed, when given), and an ask at each end."""
     rng = random.Random(seed)
     messages: list[Message] = [{"role": "user", "content": "Find out why the nightly job fails."}]
     for number in range(outputs):
-        output = fact_output if number == outputs // 2 else _busy_log(rng)
+        fact = number == outputs // 2
+        output = fact_output if fact else _busy_log(rng)
+        name, arguments = ("read_file", read) if fact and read else ("bash", None)
         call_id = f"call_{number}"
         messages.append(
             {
@@ -39,8 +49,8 @@ def session(fact_output: str, *, seed: int = 7, outputs: int = 60) -> list[Messa
                         "id": call_id,
                         "type": "function",
                         "function": {
-                            "name": "bash",
-                            "arguments": json.dumps({"command": f"step {number}"}),
+                            "name": name,
+                            "arguments": json.dumps(arguments or {"command": f"step {number}"}),
                         },
                     }
                 ],
@@ -160,6 +170,56 @@ def test_an_error_body_is_written_with_its_code_and_the_field_it_names() -> None
     }
     lines = fact_lines(session(json.dumps(body, indent=2)))
     assert written_together(lines, "INVALID_SETTLEMENT_STATE", "warehouse_id"), lines
+
+
+@pytest.mark.parametrize(
+    ("path", "content", "setting"),
+    [
+        ("config/db.toml", '[database]\nhost = "db.internal"\nport = 5432\n', "max_conns = 965"),
+        ("/etc/nginx/conf.d/api.conf", "server {\n  listen 443 ssl;\n", "proxy_read_timeout 32s;"),
+        ("infra/kms.tf", 'resource "aws_kms_key" "ledger" {\n', "deletion_window_in_days = 67"),
+    ],
+    ids=["toml", "nginx", "terraform"],
+)
+def test_a_setting_a_read_file_holds_is_written_when_there_is_room(
+    path: str, content: str, setting: str
+) -> None:
+    """A setting among a few others is written with them, its value whole."""
+    listing = content + "\n".join(
+        f"  {word}_enabled = true" for word in ("cache", "audit", "metrics", "tracing")
+    )
+    output = f"{listing}\n  {setting}\n}}\n"
+    lines = fact_lines(session(output, read={"path": path}))
+    assert written_together(lines, setting), lines
+
+
+VALUE = "lp-7f3a9c"  # a value distinctive enough to be a candidate wherever it is
+
+
+@pytest.mark.parametrize(
+    ("line", "setting"),
+    [
+        (f"pool_name = {VALUE}", True),
+        (f"    upstream_pool {VALUE};", True),
+        (f"      - POOL={VALUE}", True),
+        (f'     7\tPOOL_NAME = "{VALUE}"  # the replica\'s pool', True),
+        (f'    return connect(pool="{VALUE}")', False),
+        (f'log = make_logger("{VALUE}")', False),
+    ],
+)
+def test_a_setting_is_worth_as_much_read_from_a_file_as_printed_by_a_command(
+    line: str, setting: bool
+) -> None:
+    """What a read showed is data, worth less than what a command printed; a setting
+    in it (one key, a scalar value) configures what runs, and is worth as much."""
+
+    def worth(read: dict[str, str] | None) -> float:
+        found = extract(session(f"# settings\n{line}\n", read=read), facts=40).candidates
+        return max(c.score for c in found if VALUE in c.text)
+
+    printed, read = worth(None), worth({"path": "config/app.conf"})
+    assert (read == pytest.approx(printed)) is setting, (read, printed)
+    assert read <= printed
 
 
 def _read(text: str, line: str) -> str:

@@ -47,6 +47,7 @@ from condense.summarizers.scan import (
     EDGES,
     OUTPUT,
     PROSE,
+    SETTING,
     SNIPPET_BYTES,
     SNIPPET_WINDOW,
     Scan,
@@ -475,7 +476,8 @@ def _candidate(
     found = measure.words(text)
     if kind == ARGS and known:
         found = {key: worth for key, worth in found.items() if key not in known}
-    if kind in (OUTPUT, ARGS) and section != ERRORS and len(text) > _TRIM_FROM:
+    # (a record is short, and read whole: its values are the point, however common)
+    if kind in (OUTPUT, ARGS) and section == KEY and read is snippet and len(text) > _TRIM_FROM:
         text = trimmed(text, found)
         found = {key: found.get(key, 0.0) for key in map(core, words(text))}
     specific = any(specificity(word) >= _NEW_WORD for word in found)
@@ -485,6 +487,8 @@ def _candidate(
     # a row that stands out of its column is news by its cell that does, named or not
     signal += _STANDING_OUT * lead.standing_out
     scale = lead.scale  # by its role: what a file or a search showed is data, not an outcome
+    if scale == READ_ROLE and SETTING.fullmatch(span.decode(snippet.start, snippet.end)):
+        scale = ROLE[OUTPUT]  # …but a setting a file holds configures what runs
     if kind == OUTPUT and not (
         lead.odd or lead.standing_out or snippet.cut_before or snippet.cut_after
     ):

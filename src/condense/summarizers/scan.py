@@ -64,10 +64,19 @@ _BEFORE = 60  # …of which these come before the spot
 # or, indented (a log's ``INFO: done`` and prose's ``Note: …`` are not), a plain key and a
 # colon (YAML, maybe a list item's first) or `` = `` (TOML, INI); then a value, all of the
 # line. Its indentation is group 1 or 2.
+_KEY = r"[A-Za-z_][\w.-]{0,63}"
 _MEMBER = re.compile(
     rb'([ \t]*)(?:- )?"[^"\n]{1,64}"[ \t]*:[^\n]*'
-    rb"|([ \t]+)(?:- )?[A-Za-z_][\w.-]{0,63}(?::| =)(?= |$)[^\n]*",
+    + rf"|([ \t]+)(?:- )?{_KEY}(?::| =)(?= |$)[^\n]*".encode(),
     re.MULTILINE,
+)
+# A setting as a file holds it: one key and a scalar value (``max_conns = 965``,
+# ``memory: 640Mi``, ``- GOMEMLIMIT=400m``, ``proxy_read_timeout 32s;``, ``MAX_BATCH = 500``),
+# maybe numbered (``cat -n``), maybe with a comment; not a call, not an expression.
+_SCALAR = r"(?:\"[^\"\n]{0,120}\"|'[^'\n]{0,120}'|[\w./:@%+-]{1,120})"
+SETTING = re.compile(
+    rf"\s*(?:\d+\t)?\s*(?:- |export )?[\"']?{_KEY}[\"']?"
+    rf"(?:\s*[=:]\s*{_SCALAR}[;,]?|[ \t]+{_SCALAR};)\s*(?:#[^\n]*)?"
 )
 _RECORD_LINES = 8  # a record of more members than this is a dump, not one fact
 _RECORD_BYTES = 160  # a member line longer than this tells enough alone
