@@ -109,13 +109,33 @@ GO_PANIC = (
 )
 
 
+PYTEST = (
+    "..........F.....\n"
+    "=================================== FAILURES ===================================\n"
+    "____________________________ test_payout_rounding ____________________________\n\n"
+    "    def test_payout_rounding():\n"
+    ">       assert settle(batch) == 'ok', 'E8808'\n"
+    "E       AssertionError: E8808\n"
+    "E       assert 'expired' == 'ok'\n\n"
+    "tests/test_payout.py:376: AssertionError\n"
+    "1 failed, 15 passed in 0.42s"
+)
+ELIXIR = (
+    "** (RuntimeError) E6081 quote expired\n"
+    "    (ledger 0.1.0) lib/payout/flush.ex:111: Ledger.Flush.run/1\n"
+    "    (elixir 1.15.7) lib/code.ex:572: Code.validated_eval_string/3"
+)
+
+
 @pytest.mark.parametrize(
     ("output", "error", "place"),
     [
         (RUST, "error[E0502]", "src/settle/batch.rs:129:11"),
         (GO_PANIC, "index out of range [7] with length 3", "/app/refund/flush.go:254"),
+        (PYTEST, "AssertionError: E8808", "tests/test_payout.py:376"),
+        (ELIXIR, "E6081 quote expired", "lib/payout/flush.ex:111"),
     ],
-    ids=["rust", "go-panic"],
+    ids=["rust", "go-panic", "pytest", "elixir"],
 )
 def test_an_error_is_written_with_the_place_a_later_line_gives(
     output: str, error: str, place: str

@@ -31,6 +31,7 @@ _ERROR_LINE = re.compile(
     | .*(?:No\ replacement\ was\ performed|[Cc]ould\ not\ |[Cc]annot\ |[Uu]nable\ to\ ).*
     | .*\blevel=(?:error|fatal|crit\w*)\b.*
     | Exception\ in\ thread\ .*                                       # Java's uncaught
+    | \*\*\ \([A-Z][\w.]*\)\ .*                                      # Elixir's raise
     """
 )
 # How a read itself fails: its output starts like this.
@@ -45,12 +46,17 @@ _PYTEST_SUMMARY = re.compile(r"=+ (.*\b\d+ (?:failed|errors?)\b.*?)(?: in [\d.]+
 # Java, JavaScript and C# (after it); read from this many bytes around the error's line.
 _PYTHON_FRAME = re.compile(r'\s*File "[^"]+", line \d+')
 _AT_FRAME = re.compile(r"\s+at \S.*[(:\s][^\s()]+:\d+")
-# A line that is only a place in a file: Rust's ``  --> src/lib.rs:88:17`` (right after
-# the error), Go's ``\t/app/ledger/flush.go:77 +0x1d`` (a panic's first frame, after its
-# ``goroutine 1 [running]:`` and the function's line).
+# A line that is only a place in a file, maybe marked and named: Rust's ``  -->
+# src/lib.rs:88:17`` (right after the error), Go's ``\t/app/ledger/flush.go:77 +0x1d`` (a
+# panic's first frame, after its ``goroutine 1 [running]:`` and the function's line),
+# pytest's ``tests/test_tax.py:41: KeyError`` (after the ``E`` lines), Elixir's ``(ledger
+# 0.1.0) lib/flush.ex:12: Ledger.Flush.run/1``, Ruby's ``from /app/a.rb:4:in `run'``.
 _PLACE = r"[\w./\\-]*\w\.\w{1,8}:\d+(?::\d+)?"  # a file and a line (and a column)
 PLACE = re.compile(_PLACE.encode())
-_LOCATION = re.compile(rf"\s*(?:-->\s*)?{_PLACE}(?:\s+\+0x[0-9a-f]+)?\s*")
+_LOCATION = re.compile(
+    rf"\s*(?:-->\s*|from\s+|\([\w-]+ [\w.-]+\)\s*)?{_PLACE}"
+    r"(?:\s+\+0x[0-9a-f]+|:in `[^`\n]{0,80}'|:\s*[\w.]+(?:/\d+)?)?\s*"
+)
 _LOCATION_LINES = 4  # a place is looked for in this many lines after the error's
 _FRAME_READ = 600
 FRAME_CHARS = 160
@@ -103,8 +109,9 @@ def raised_at(span: SpanText, start: int, end: int) -> str:
     tells it: in Python's traceback, the last ``File "…", line N, in f`` before the line
     (the frame's code line between them); in Java's, JavaScript's and C#'s, the first
     ``at …`` line after it; else a line that is only a place in a file among the
-    :data:`_LOCATION_LINES` after it (Rust's ``--> src/lib.rs:88:17``, a Go panic's
-    first frame). ``""`` when no place is there."""
+    :data:`_LOCATION_LINES` after it (:data:`_LOCATION`: Rust's ``--> src/lib.rs:88:17``,
+    a Go panic's first frame, pytest's ``tests/x.py:41: KeyError``). ``""`` when no
+    place is there."""
     piece = span.piece_of(start)
     first, last = span.starts[piece], span.piece_end(piece)
     before = span.decode(max(first, start - _FRAME_READ), start).split("\n")[-3:-1]
