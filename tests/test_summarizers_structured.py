@@ -143,6 +143,64 @@ def test_an_error_is_written_with_the_place_a_later_line_gives(
     assert written_together(fact_lines(session(output)), error, place)
 
 
+NODE = (
+    "Error: read ECONNRESET\n"
+    "    at TLSWrap.onStreamRead (node:internal/stream_base_commons:217:20)\n"
+    "    at async TokenService.fetch (/app/src/tokenService.js:507:15)\n"
+    "    at async main (/app/worker.js:12:3)"
+)
+PYTHON_IN_A_LIBRARY = (
+    "Traceback (most recent call last):\n"
+    '  File "/app/ledger/export.py", line 88, in export_batch\n'
+    "    rows = client.fetch(batch_id)\n"
+    '  File "/usr/lib/python3.12/site-packages/httpx/_client.py", line 1041, in send\n'
+    "    raise ReadTimeout(message)\n"
+    "httpx.ReadTimeout: timed out after 30s"
+)
+
+
+@pytest.mark.parametrize(
+    ("output", "error", "frame"),
+    [
+        (NODE, "Error: read ECONNRESET", "/app/src/tokenService.js:507:15"),
+        (PYTHON_IN_A_LIBRARY, "httpx.ReadTimeout", '/app/ledger/export.py", line 88'),
+    ],
+    ids=["node", "python"],
+)
+def test_an_error_is_placed_in_the_program_s_own_code_before_a_library_s(
+    output: str, error: str, frame: str
+) -> None:
+    assert written_together(fact_lines(session(output)), error, frame)
+
+
+TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    '  File "/app/ledger/rates.py", line 786, in rate_for\n'
+    "    return RATES[country]\n"
+    "ZeroDivisionError: division by zero\n"
+)
+
+
+def test_a_failure_a_log_shows_is_a_key_fact_with_its_place() -> None:
+    """What a log shows is what ran and failed (though not in this session: not an
+    error of its own); a file's content that looks like a failure is data."""
+
+    def stated(path: str) -> list[tuple[str, str]]:
+        found = extract(session(TRACEBACK, read={"path": path}), facts=40).candidates
+        return [(c.section, c.text) for c in found if "ZeroDivisionError" in c.text]
+
+    assert stated("logs/api.log") == [
+        (
+            "Key facts",
+            'ZeroDivisionError: division by zero (File "/app/ledger/rates.py", line 786, '
+            "in rate_for)",
+        )
+    ]
+    assert all(
+        section != "Errors" and "(File" not in text for section, text in stated("docs/rates.txt")
+    )
+
+
 @pytest.mark.parametrize("where", ["end", "middle"])
 def test_a_long_error_line_keeps_its_code_and_place_wherever_they_sit(where: str) -> None:
     rng = random.Random(3)

@@ -94,6 +94,10 @@ _READ_PROGRAM_LIST = (
 )
 _READ_PROGRAMS = frozenset(_READ_PROGRAM_LIST.split())
 _SETUP_PROGRAMS = frozenset(("cd", "export", "set", "source", ".", "pushd"))
+# A log file named in a command or a path: ``*.log`` (rotated: ``*.log.1``), ``*.err``, or
+# a file under ``logs/`` or ``/var/log/``. What a log shows is what ran and what failed
+# (:func:`.salient.candidates`), though not in this session.
+_LOG_PATH = re.compile(r"(?:^|[\s/'\"])(?:logs?|var/log)/|\w\.(?:log|err)(?:\.\d+)?\b")
 
 # Matched at "exit" or "return" in lower-cased text.
 _EXIT_CODE = re.compile(
@@ -184,7 +188,9 @@ def extract(messages: Sequence[object], *, facts: int) -> dg.Digest:
     digest.measure = measure
     # what a call's arguments say that the Files section names anyway
     known = {core(word) for item in digest.sections[dg.FILES] for word in words(item)}
-    digest.candidates = candidates(scan, measure, limit=facts, reads=walk.reads, known=known)
+    digest.candidates = candidates(
+        scan, measure, limit=facts, reads=walk.reads, logs=walk.logs, known=known
+    )
     # and the identifiers of the span: its distinctive words, but for a progress bar's
     # (its rate and counts look like ids and name nothing)
     bars = progress_lines(scan.span)
@@ -222,13 +228,14 @@ def identifier(word: bytes) -> str:
 class _CallFacts(NamedTuple):
     """What a tool call tells, before its output: a command (``command`` is true, ``item``
     the command line) or a tool group and its telling argument; the files it names;
-    whether it reads (shows content) rather than runs."""
+    whether it reads (shows content) rather than runs, and whether what it reads is a log."""
 
     command: bool
     item: str
     detail: str
     files: tuple[str, ...]
     reads: bool
+    logs: bool
 
 
 def _call_facts(name: str, raw: str) -> _CallFacts:
@@ -246,14 +253,18 @@ def _read_call(name: str, raw: str) -> _CallFacts:
     reads = _reads(name, args, command)
     if command is not None:
         item = clip(one_line(command), _COMMAND_CHARS)
-        return _CallFacts(True, item, "", tuple(_path_words(command)), reads)
+        logs = reads and _LOG_PATH.search(command[: _ITEM_CHARS * 2]) is not None
+        return _CallFacts(True, item, "", tuple(_path_words(command)), reads, logs)
     group, detail = _call_group(name, args)
     files = tuple(
         _normal_path(value.strip())
         for key in _PATH_KEYS
         if isinstance(value := args.get(key), str) and _is_file(value.strip(), strict=False)
     )
-    return _CallFacts(False, group, detail, files, reads)
+    logs = reads and any(
+        isinstance(value := args.get(key), str) and _LOG_PATH.search(value) for key in _PATH_KEYS
+    )
+    return _CallFacts(False, group, detail, files, reads, logs)
 
 
 _cached_call_facts = functools.lru_cache(maxsize=4_096)(_read_call)
@@ -270,6 +281,8 @@ class _Walk:
         self.read_calls: set[str] = set()
         self.outputs: dict[int, str] = {}  # message index -> the call id it answers
         self.reads: set[int] = set()  # messages whose output is content, not an outcome
+        self.log_calls: set[str] = set()
+        self.logs: set[int] = set()  # …of which a log: a record of what ran and failed
         self.shapes: dict[str, list[int | str]] = {}
         # (call id, command?, item, detail): each call waits for its output's exit code
         self.pending: list[tuple[str, bool, str, str]] = []
@@ -309,6 +322,8 @@ class _Walk:
         call_id = str(call.get("id"))
         if facts.reads:
             self.read_calls.add(call_id)
+        if facts.logs:
+            self.log_calls.add(call_id)
         self.pending.append((call_id, facts.command, facts.item, facts.detail))
         for path in facts.files:
             self.add(dg.FILES, path)
@@ -331,6 +346,7 @@ class _Walk:
                 details[detail] = details.get(detail, 0) + 1
         self.pending = []
         self.reads = {index for index, call in self.outputs.items() if call in self.read_calls}
+        self.logs = {index for index, call in self.outputs.items() if call in self.log_calls}
 
     def shape(self, item: str, *, files: bool = False) -> None:
         """Count ``item`` under its shape (numbers left out): repeated actions aggregate."""

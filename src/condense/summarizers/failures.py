@@ -11,6 +11,7 @@ the tool's own complaint counts (:func:`failed_read`).
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 
 from condense.summarizers._text import clip, one_line, remember
@@ -22,6 +23,7 @@ LINE_READ = 4 * ITEM_CHARS  # …chosen from at most this many of its line
 _ERROR_LINE = re.compile(
     r"""(?x)
       (?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Fault|Failure)\b(?::.*)?$
+    | [a-z_]\w*(?:\.[a-z_]\w*)*\.[A-Z]\w+:\ \S.*               # httpx.ReadTimeout: …
     | (?:error|Error|ERROR|fatal|Fatal|FATAL|panic)(?:\[[\w-]+\])?(?::|!|\s-)\s*\S.*
     | .*?[\s:\]](?:error|fatal|ERROR|FATAL)(?:\[[\w-]+\])?:\s+\S.*     # a.rs:1:2: error: …
     | (?:FAILED|FAIL|ERROR)\b.*\S | ---\ FAIL.* | .*::\S+\ FAILED\b.*
@@ -58,6 +60,12 @@ _LOCATION = re.compile(
     r"(?:\s+\+0x[0-9a-f]+|:in `[^`\n]{0,80}'|:\s*[\w.]+(?:/\d+)?)?\s*"
 )
 _LOCATION_LINES = 4  # a place is looked for in this many lines after the error's
+_FRAMES_READ = 8  # of a stack, this many frames nearest to the error are read
+# A frame of a runtime's or a library's code, not the program's own.
+_LIBRARY_FRAME = re.compile(
+    r"node:|\binternal/|node_modules/|site-packages/|dist-packages/|<frozen "
+    r"|\((?:Native Method|Unknown Source)\)|\bat (?:java|javax|jdk|sun|kotlin|kotlinx|scala)\."
+)
 _FRAME_READ = 600
 FRAME_CHARS = 160
 # A source listing (cat -n, an editor's view): its lines are code, not errors.
@@ -106,23 +114,37 @@ def line_error(span: SpanText, start: int, end: int) -> tuple[str, str]:
 
 def raised_at(span: SpanText, start: int, end: int) -> str:
     """Where the error stated on the line ``start``–``end`` was raised, as its output
-    tells it: in Python's traceback, the last ``File "…", line N, in f`` before the line
-    (the frame's code line between them); in Java's, JavaScript's and C#'s, the first
-    ``at …`` line after it; else a line that is only a place in a file among the
+    tells it: in Python's traceback, the last ``File "…", line N, in f`` of the frames
+    just before the line; in Java's, JavaScript's and C#'s, the first of the ``at …``
+    lines after it; of those, the first in the program's own code when a runtime's or a
+    library's is first (:data:`_LIBRARY_FRAME`: ``node:internal``, ``site-packages``,
+    ``java.util``). Else a line that is only a place in a file among the
     :data:`_LOCATION_LINES` after it (:data:`_LOCATION`: Rust's ``--> src/lib.rs:88:17``,
     a Go panic's first frame, pytest's ``tests/x.py:41: KeyError``). ``""`` when no
     place is there."""
     piece = span.piece_of(start)
     first, last = span.starts[piece], span.piece_end(piece)
-    before = span.decode(max(first, start - _FRAME_READ), start).split("\n")[-3:-1]
-    for line in reversed(before):
+    before = span.decode(max(first, start - _FRAME_READ), start).split("\n")[:-1]
+    frames: list[str] = []
+    for line in reversed(before):  # the traceback's frames, the nearest first
         if _PYTHON_FRAME.match(line):
-            return line.strip()
+            frames.append(line)
+        elif not line.startswith(" ") or len(frames) >= _FRAMES_READ:
+            break
+    if frames:
+        return _own(frames).strip()
     following = span.decode(min(end + 1, last), min(last, end + 1 + _FRAME_READ))
-    lines = following.split("\n", _LOCATION_LINES)[:_LOCATION_LINES]
-    if lines and _AT_FRAME.match(lines[0]):
-        return lines[0].strip()
-    return next((line.strip() for line in lines if _LOCATION.fullmatch(line)), "")
+    lines = following.split("\n", _FRAMES_READ)[:_FRAMES_READ]
+    frames = list(itertools.takewhile(_AT_FRAME.match, lines))
+    if frames:
+        return _own(frames).strip()
+    return next((line.strip() for line in lines[:_LOCATION_LINES] if _LOCATION.fullmatch(line)), "")
+
+
+def _own(frames: list[str]) -> str:
+    """Of ``frames`` (the nearest to the error first), the first in the program's own
+    code, or the first when none is."""
+    return next((frame for frame in frames if not _LIBRARY_FRAME.search(frame)), frames[0])
 
 
 def failed_read(span: SpanText, piece: int, line_start: int) -> bool:

@@ -276,13 +276,16 @@ def candidates(
     *,
     limit: int,
     reads: Collection[int] = (),
+    logs: Collection[int] = (),
     known: Collection[bytes] = (),
 ) -> list[Candidate]:
     """The span's candidate facts, the likeliest ``limit × _PRESELECT`` of them read in
     full; oldest first. The failure words of the outputs of the messages in ``reads`` (a
     file's content, search hits) do not count, unless the output is the tool's own
-    complaint; the words ``known`` (the files the Files section names) add
-    nothing to a call's arguments."""
+    complaint, or a log (``logs``: what ran and failed, though not in this session, so
+    its failures are key facts, not errors); the words ``known`` (the files the Files
+    section names) add nothing to a call's arguments."""
+    reads = set(reads).difference(logs)
     span = scan.span
     blob, starts = span.blob, span.starts
     leads: dict[tuple[int, int], _Lead] = {}
@@ -334,7 +337,7 @@ def candidates(
     found: dict[str, Candidate] = {}
     failures = Counter(shape(blob[item.start : item.end]) for item in leads.values() if item.error)
     for item, count in sorted(likely, key=lambda item: item[0].start):
-        candidate = _candidate(scan, measure, item, count, known, reads, failures)
+        candidate = _candidate(scan, measure, item, count, known, logs, failures)
         if candidate is None:
             continue
         seen = found.get(candidate.text)
@@ -446,14 +449,15 @@ def _candidate(
     lead: _Lead,
     count: int = 1,
     known: Collection[bytes] = (),
-    reads: Collection[int] = (),
+    logs: Collection[int] = (),
     failing: Mapping[bytes, int] | None = None,
 ) -> Candidate | None:
     """A lead read in full: its text (an error line's distinctive part), its section,
     its words' worth and signals, its scale. The words of a call's arguments that
     ``known`` holds (the files other sections name) add nothing; a failure's line is
     weighed against the failures built alike (``failing``: how many failure lines have
-    each shape), not against every line."""
+    each shape), not against every line; a failure a log (``logs``) shows is a key
+    fact."""
     failing = {} if failing is None else failing
     span = scan.span
     snippet = span.snippet(lead.at, lead.piece)
@@ -462,12 +466,14 @@ def _candidate(
     read = span.record(snippet) if kind in (OUTPUT, ARGS) else snippet
     text = snippet_text(span, read)
     section = KEY
+    stated = False  # the text is the error a line states
     if lead.error and kind == OUTPUT:
         error, frame = line_error(span, *_failure_line(span, lead))
         if error:
             if len(error) > _TRIM_FROM:  # its error, code and place, wherever they sit
                 error = trimmed(error, _placed(measure.words(error)), ITEM_CHARS)
-            text, section = f"{error} ({frame})" if frame else error, ERRORS
+            text, stated = f"{error} ({frame})" if frame else error, True
+            section = KEY if span.owners[snippet.piece] in logs else ERRORS
     if len(text) < 8 or is_progress_bar(text):
         return None
     signals = read_signals(text, kind, error=lead.error or None)
@@ -477,7 +483,7 @@ def _candidate(
     if kind == ARGS and known:
         found = {key: worth for key, worth in found.items() if key not in known}
     # (a record is short, and read whole: its values are the point, however common)
-    if kind in (OUTPUT, ARGS) and section == KEY and read is snippet and len(text) > _TRIM_FROM:
+    if kind in (OUTPUT, ARGS) and not stated and read is snippet and len(text) > _TRIM_FROM:
         text = trimmed(text, found)
         found = {key: found.get(key, 0.0) for key in map(core, words(text))}
     specific = any(specificity(word) >= _NEW_WORD for word in found)
