@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from condense.summarizers import ExtractiveSummarizer
 from condense.summarizers.extractive import extract
 from condense.summarizers.failures import ITEM_CHARS
-from condense.summarizers.salient import trimmed
+from condense.summarizers.salient import key_lines, trimmed
 from condense.summarizers.scan import OUTPUT, SpanText
 from profiles import examples
 
@@ -298,6 +298,16 @@ def test_a_setting_is_worth_as_much_read_from_a_file_as_printed_by_a_command(
     printed, read = worth(None), worth({"path": "config/app.conf"})
     assert (read == pytest.approx(printed)) is setting, (read, printed)
     assert read <= printed
+
+
+def test_an_output_s_key_lines_carry_the_record_and_the_place_too() -> None:
+    """What a masked output keeps (:func:`key_lines`) is read as the summary reads it."""
+    refunds = [{"id": f"re_{n:016x}", "amount": 500 + n, "status": "succeeded"} for n in range(6)]
+    refunds.insert(3, {"id": "re_4f1c9a0b7e2d5c83", "status": "failed", "reason": "expired_card"})
+    lines = key_lines(json.dumps({"data": refunds}, indent=2))
+    assert written_together(lines, "re_4f1c9a0b7e2d5c83", "failed"), lines
+    assert len(lines) == len(set(lines))  # two lines of one record: written once
+    assert written_together(key_lines(RUST), "error[E0502]", "src/settle/batch.rs:129:11")
 
 
 def _read(text: str, line: str) -> str:

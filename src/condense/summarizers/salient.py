@@ -34,11 +34,14 @@ from typing import Any, TypeVar
 
 from condense.summarizers._text import clip, content_ends, content_text, one_line, remember
 from condense.summarizers.failures import (
+    FRAME_CHARS,
     ITEM_CHARS,
     LINE_READ,
     PLACE,
+    error_text,
     failed_read,
     line_error,
+    raised_at,
 )
 from condense.summarizers.scan import (
     ARGS,
@@ -47,6 +50,7 @@ from condense.summarizers.scan import (
     EDGES,
     OUTPUT,
     PROSE,
+    RECORD_MEMBER,
     SETTING,
     SNIPPET_BYTES,
     SNIPPET_WINDOW,
@@ -856,7 +860,7 @@ def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
     if len(rows) >= DUMP_LINES:
         outliers = frozenset(column_outliers(data.split(b"\n"), [kin[0] for kin in kins]))
     # each line once: its position, its look-alikes, whether it stands out of them
-    hinted: dict[str, tuple[int, int, bool]] = {}
+    hinted: dict[str, tuple[int, int, bool, int]] = {}
     keep = max(4, 2 * count)
     for number, index in enumerate(_hinted_lines(text, rows, kins, alike, outliers, keep, data)):
         line = one_line(rows[index])
@@ -867,21 +871,25 @@ def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
             and not is_progress_bar(line)
         ):
             others = alike[kins[index]] if kins[index][0] else 1
-            hinted[line] = (number, others, index in outliers)
+            hinted[line] = (number, others, index in outliers, index)
     # a line's look-alikes make its words the backdrop; the cell that stands out of its
     # column is news of its own
     scored = [
-        (-(score / (1 + math.log2(others)) + _STANDING_OUT * stands_out), number, line)
-        for line, (number, others, stands_out) in hinted.items()
+        (-(score / (1 + math.log2(others)) + _STANDING_OUT * stands_out), number, line, index)
+        for line, (number, others, stands_out, index) in hinted.items()
         if (score := info_score(_window(line))) >= MIN_WORTH
     ]
     # the best line has the room first; the lines are written in their order
     pieces: list[tuple[int, str]] = []
     room = max_chars
-    for _, number, line in sorted(scored)[:count]:
-        if room < 24:
+    seen: set[str] = set()
+    for _, number, line, index in sorted(scored):
+        if len(pieces) >= count or room < 24:
             break
-        piece = _window(line)
+        piece = _in_context(rows, index) or _window(line)
+        if piece in seen:  # two lines of one record
+            continue
+        seen.add(piece)
         piece = piece if len(piece) <= room else piece[: room - 1].rstrip() + "…"
         pieces.append((number, piece))
         room -= len(piece) + 3
@@ -889,6 +897,30 @@ def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
 
 
 remember(_key_lines.cache_clear)
+
+
+_AROUND = 24  # rows read on each side of a key line for its record or its stack
+
+
+def _in_context(rows: list[str], index: int) -> str:
+    """Row ``index`` of an output with what it needs around it, as the summary reads it
+    (:func:`candidates`): a member of a small record with its siblings (a failed
+    refund's ``status`` with its ``id``), an error with where it was raised; ``""`` for
+    any other row."""
+    row = rows[index]
+    record = RECORD_MEMBER.match(row) is not None
+    if not record and (_ERROR_WORD.search(row) is None or error_text(row) is None):
+        return ""
+    # read from the rows around it only: a record's members, a stack's frames
+    first = max(0, index - _AROUND)
+    span = SpanText([(0, OUTPUT, "\n".join(rows[first : index + _AROUND + 1]))])
+    start = len("\n".join(rows[first:index]).encode("utf-8", "replace")) + (index > first)
+    line = Snippet(start, start + len(row.encode("utf-8", "replace")), 0, False, False)
+    if record:
+        widened = span.record(line)
+        return one_line(span.decode(widened.start, widened.end)) if widened != line else ""
+    frame = raised_at(span, line.start, line.end)
+    return f"{one_line(row)} ({clip(frame, FRAME_CHARS)})" if frame else ""
 
 
 def _has_digit(line: str) -> bool:

@@ -78,6 +78,8 @@ SETTING = re.compile(
     rf"\s*(?:\d+\t)?\s*(?:- |export )?[\"']?{_KEY}[\"']?"
     rf"(?:\s*[=:]\s*{_SCALAR}[;,]?|[ \t]+{_SCALAR};)\s*(?:#[^\n]*)?"
 )
+# The same, as a line of text is tested (``RECORD_MEMBER.match(line)``).
+RECORD_MEMBER = re.compile(_MEMBER.pattern.decode())
 _RECORD_LINES = 8  # a record of more members than this is a dump, not one fact
 _RECORD_BYTES = 160  # a member line longer than this tells enough alone
 
@@ -348,9 +350,12 @@ class SpanText:
         first, last = self.starts[snippet.piece], self.piece_end(snippet.piece)
 
         def sibling(line_start: int, line_end: int) -> bool | None:
-            """Whether the line is a member at ``indent``; ``None``: one too long to be."""
+            """Whether the line is a member at ``indent`` with a value of its own (not an
+            object or a list it opens); ``None``: one too long to be."""
             found = _MEMBER.match(blob, line_start, min(line_end, line_start + _RECORD_BYTES))
             if found is None or _indent(found) != indent:
+                return False
+            if blob[line_start:line_end].rstrip().endswith((b":", b"{", b"[")):
                 return False
             return True if line_end - line_start <= _RECORD_BYTES else None
 
