@@ -1,6 +1,8 @@
 """Facts whose parts sit apart in what a tool printed: an error and the place a later line
-gives, a long error line whose code and place are at its end, a value and the id of the
-record it belongs to. The summary writes each as one fact, both parts on one line."""
+(or a stack) gives, a long error line whose code and place are at its end, a value and
+the id of the record it belongs to. The summary writes each as one fact, both parts on
+one line, and so do the key lines a masked output keeps. Also: a setting a file holds is
+worth what a command printed, and a failure a log shows is a key fact."""
 
 from __future__ import annotations
 
@@ -127,22 +129,6 @@ ELIXIR = (
 )
 
 
-@pytest.mark.parametrize(
-    ("output", "error", "place"),
-    [
-        (RUST, "error[E0502]", "src/settle/batch.rs:129:11"),
-        (GO_PANIC, "index out of range [7] with length 3", "/app/refund/flush.go:254"),
-        (PYTEST, "AssertionError: E8808", "tests/test_payout.py:376"),
-        (ELIXIR, "E6081 quote expired", "lib/payout/flush.ex:111"),
-    ],
-    ids=["rust", "go-panic", "pytest", "elixir"],
-)
-def test_an_error_is_written_with_the_place_a_later_line_gives(
-    output: str, error: str, place: str
-) -> None:
-    assert written_together(fact_lines(session(output)), error, place)
-
-
 NODE = (
     "Error: read ECONNRESET\n"
     "    at TLSWrap.onStreamRead (node:internal/stream_base_commons:217:20)\n"
@@ -160,17 +146,21 @@ PYTHON_IN_A_LIBRARY = (
 
 
 @pytest.mark.parametrize(
-    ("output", "error", "frame"),
+    ("output", "error", "place"),
     [
+        (RUST, "error[E0502]", "src/settle/batch.rs:129:11"),
+        (GO_PANIC, "index out of range [7] with length 3", "/app/refund/flush.go:254"),
+        (PYTEST, "AssertionError: E8808", "tests/test_payout.py:376"),
+        (ELIXIR, "E6081 quote expired", "lib/payout/flush.ex:111"),
         (NODE, "Error: read ECONNRESET", "/app/src/tokenService.js:507:15"),
         (PYTHON_IN_A_LIBRARY, "httpx.ReadTimeout", '/app/ledger/export.py", line 88'),
     ],
-    ids=["node", "python"],
+    ids=["rust", "go-panic", "pytest", "elixir", "node-past-runtime", "python-past-library"],
 )
-def test_an_error_is_placed_in_the_program_s_own_code_before_a_library_s(
-    output: str, error: str, frame: str
-) -> None:
-    assert written_together(fact_lines(session(output)), error, frame)
+def test_an_error_is_written_with_where_it_was_raised(output: str, error: str, place: str) -> None:
+    """The place a later line gives, and in a stack the program's own frame before a
+    runtime's or a library's."""
+    assert written_together(fact_lines(session(output)), error, place)
 
 
 TRACEBACK = (
@@ -259,7 +249,7 @@ def test_an_error_body_is_written_with_its_code_and_the_field_it_names() -> None
     ],
     ids=["toml", "nginx", "terraform"],
 )
-def test_a_setting_a_read_file_holds_is_written_when_there_is_room(
+def test_a_setting_among_a_few_is_written_with_them_its_value_whole(
     path: str, content: str, setting: str
 ) -> None:
     """A setting among a few others is written with them, its value whole."""
@@ -313,12 +303,8 @@ def test_an_output_s_key_lines_carry_the_record_and_the_place_too() -> None:
 def _read(text: str, line: str) -> str:
     """What the span reads around ``line`` of a tool output ``text``, record and all."""
     span = SpanText([(0, OUTPUT, text)])
-    at = span.blob.index(line.encode())
-    return span.decode(*_bounds(span, span.record(span.snippet(at, 0))))
-
-
-def _bounds(span: SpanText, snippet: Any) -> tuple[int, int]:
-    return snippet.start, snippet.end
+    read = span.record(span.snippet(span.blob.index(line.encode()), 0))
+    return span.decode(read.start, read.end)
 
 
 def test_a_record_is_read_whole_only_when_it_is_small_and_structured() -> None:
@@ -330,6 +316,9 @@ def test_a_record_is_read_whole_only_when_it_is_small_and_structured() -> None:
     # a config of many keys is a dump: each of its lines is read alone
     many = "data:\n" + "\n".join(f"  key{n}: value{n}" for n in range(12))
     assert _read(many, "key5: value5") == "  key5: value5"
+    # an object a member opens is not a value beside it
+    opens = '{\n  "key": "SEC-6409",\n  "fields": {\n    "priority": "Blocker"\n  }\n}'
+    assert _read(opens, '"key": "SEC-6409"') == '  "key": "SEC-6409",'
     # a member beside a long one is not read with it
     long_value = "x" * 300
     beside = f'{{\n  "id": "job_77",\n  "blob": "{long_value}",\n  "state": "stuck"\n}}'
