@@ -3,9 +3,10 @@
 The placeholder keeps what an agent needs to remember that the call happened and what it
 found — the command and its exit code, the file path (an editor's sub-command and the
 file it worked on) and its size, the match count, and the output's one or two most
-informative lines (an error line, an id, a ``host:port``, a ``key = value``, a row that
-stands out of its table; chosen by :func:`condense.summarizers.salient.key_lines` from the
-whole output, about 220 characters at most) — and drops the bulk. Research backs it as
+informative lines (an error line with where it was raised, an id, a ``host:port``, a
+``key = value``, a row that stands out of its table, a record's member with its id;
+chosen by :func:`condense.summarizers.salient.key_lines` from the whole output, about 220
+characters at most) — and drops the bulk. Research backs it as
 the cheapest reduction that does not hurt the solve rate (JetBrains, "The Complexity
 Trap", NeurIPS'25 DL4C).
 """

@@ -486,7 +486,8 @@ def _candidate(
     found = measure.words(text)
     if kind == ARGS and known:
         found = {key: worth for key, worth in found.items() if key not in known}
-    # (a record is short, and read whole: its values are the point, however common)
+    # a long line is cut to its telling part (a stated error is already; a record is short
+    # and read whole: its values are the point, however common)
     if kind in (OUTPUT, ARGS) and not stated and read is snippet and len(text) > _TRIM_FROM:
         text = trimmed(text, found)
         found = {key: found.get(key, 0.0) for key in map(core, words(text))}
@@ -841,8 +842,11 @@ def key_lines(text: str, *, count: int = 2, max_chars: int = 220) -> list[str]:
     Lines are scored by :func:`~condense.summarizers.worth.info_score` (no session to
     count rarity in), less when the line is one of many of the output built alike (the
     lines of a log that differ only by their ids and times); a line that only lists a
-    file or a progress bar is never taken. Together the lines hold at most ``max_chars``
-    characters (the last one clipped). Deterministic; ``[]`` when no line scores.
+    file or a progress bar is never taken. A line is written as the summary reads it
+    (:func:`_in_context`): a member of a small record with its siblings (once for the
+    record), an error with where it was raised. Together the lines hold at most
+    ``max_chars`` characters (the last one clipped). Deterministic; ``[]`` when no line
+    scores.
     """
     return list(_key_lines(text, count, max_chars))
 
