@@ -912,6 +912,8 @@ def _in_context(rows: list[str], index: int) -> str:
     refund's ``status`` with its ``id``), an error with where it was raised; ``""`` for
     any other row."""
     row = rows[index]
+    if len(row) > LINE_READ:  # a long line is read as a window of itself
+        return ""
     record = RECORD_MEMBER.match(row) is not None
     if not record and (_ERROR_WORD.search(row) is None or error_text(row) is None):
         return ""
