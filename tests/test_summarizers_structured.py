@@ -135,6 +135,11 @@ NODE = (
     "    at async TokenService.fetch (/app/src/tokenService.js:507:15)\n"
     "    at async main (/app/worker.js:12:3)"
 )
+NODE_OWN_INTERNAL = (  # an app's own internal/ directory is not Node's internals
+    "Error: ledger closed before flush\n"
+    "    at flush (/app/internal/ledger/flush.js:12:3)\n"
+    "    at async main (/app/worker.js:12:3)"
+)
 PYTHON_IN_A_LIBRARY = (
     "Traceback (most recent call last):\n"
     '  File "/app/ledger/export.py", line 88, in export_batch\n'
@@ -153,9 +158,13 @@ PYTHON_IN_A_LIBRARY = (
         (PYTEST, "AssertionError: E8808", "tests/test_payout.py:376"),
         (ELIXIR, "E6081 quote expired", "lib/payout/flush.ex:111"),
         (NODE, "Error: read ECONNRESET", "/app/src/tokenService.js:507:15"),
+        (NODE_OWN_INTERNAL, "ledger closed before flush", "/app/internal/ledger/flush.js:12:3"),
         (PYTHON_IN_A_LIBRARY, "httpx.ReadTimeout", '/app/ledger/export.py", line 88'),
     ],
-    ids=["rust", "go-panic", "pytest", "elixir", "node-past-runtime", "python-past-library"],
+    ids=[
+        *("rust", "go-panic", "pytest", "elixir", "node-past-runtime", "node-own-internal"),
+        "python-past-library",
+    ],
 )
 def test_an_error_is_written_with_where_it_was_raised(output: str, error: str, place: str) -> None:
     """The place a later line gives, and in a stack the program's own frame before a

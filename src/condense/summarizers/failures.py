@@ -63,7 +63,7 @@ _LOCATION_LINES = 4  # a place is looked for in this many lines after the error'
 _FRAMES_READ = 8  # of a stack, this many frames nearest to the error are read
 # A frame of a runtime's or a library's code, not the program's own.
 _LIBRARY_FRAME = re.compile(
-    r"node:|\binternal/|node_modules/|site-packages/|dist-packages/|<frozen "
+    r"node:|[(\s]internal/|node_modules/|site-packages/|dist-packages/|<frozen "
     r"|\((?:Native Method|Unknown Source)\)|\bat (?:java|javax|jdk|sun|kotlin|kotlinx|scala)\."
 )
 _FRAME_READ = 600
