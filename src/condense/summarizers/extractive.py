@@ -95,9 +95,20 @@ _READ_PROGRAM_LIST = (
 _READ_PROGRAMS = frozenset(_READ_PROGRAM_LIST.split())
 _SETUP_PROGRAMS = frozenset(("cd", "export", "set", "source", ".", "pushd"))
 # A log file named in a command or a path: ``*.log`` (rotated: ``*.log.1``), ``*.err``, or
-# a file under ``logs/`` or ``/var/log/``. What a log shows is what ran and what failed
+# a file under ``logs/`` or ``/var/log/`` that is not source code (``pkg/logs/tailer.go``
+# is a package). What a log shows is what ran and what failed
 # (:func:`.salient.candidates`), though not in this session.
-_LOG_PATH = re.compile(r"(?:^|[\s/'\"])(?:logs?|var/log)/|\w\.(?:log|err)(?:\.\d+)?\b")
+_LOG_PATH = re.compile(
+    r"(?:^|[\s/'\"])(?:logs|var/log)/[^\s'\";|&]*|[^\s'\";|&]*\w\.(?:log|err)(?:\.\d+)?\b"
+)
+_SOURCE_FILE = re.compile(
+    r"\.(?:py|go|js|mjs|ts|jsx|tsx|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|scala|sh)$"
+)
+
+
+def _names_log(text: str) -> bool:
+    """Whether ``text`` (a command, a path) names a log file (:data:`_LOG_PATH`)."""
+    return any(not _SOURCE_FILE.search(found.group()) for found in _LOG_PATH.finditer(text))
 
 # Matched at "exit" or "return" in lower-cased text.
 _EXIT_CODE = re.compile(
@@ -253,7 +264,7 @@ def _read_call(name: str, raw: str) -> _CallFacts:
     reads = _reads(name, args, command)
     if command is not None:
         item = clip(one_line(command), _COMMAND_CHARS)
-        logs = reads and _LOG_PATH.search(command[: _ITEM_CHARS * 2]) is not None
+        logs = reads and _names_log(command[: _ITEM_CHARS * 2])
         return _CallFacts(True, item, "", tuple(_path_words(command)), reads, logs)
     group, detail = _call_group(name, args)
     files = tuple(
@@ -262,7 +273,7 @@ def _read_call(name: str, raw: str) -> _CallFacts:
         if isinstance(value := args.get(key), str) and _is_file(value.strip(), strict=False)
     )
     logs = reads and any(
-        isinstance(value := args.get(key), str) and _LOG_PATH.search(value) for key in _PATH_KEYS
+        isinstance(value := args.get(key), str) and _names_log(value) for key in _PATH_KEYS
     )
     return _CallFacts(False, group, detail, files, reads, logs)
 
