@@ -110,6 +110,7 @@ def _names_log(text: str) -> bool:
     """Whether ``text`` (a command, a path) names a log file (:data:`_LOG_PATH`)."""
     return any(not _SOURCE_FILE.search(found.group()) for found in _LOG_PATH.finditer(text))
 
+
 # Matched at "exit" or "return" in lower-cased text.
 _EXIT_CODE = re.compile(
     r"(?:exit(?:ed)?(?: with)?[ _]?(?:code|status)|return[ _]?code|returncode)"
