@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -52,10 +53,26 @@ def test_there_are_cli_examples_with_the_new_verbs() -> None:
 
 
 def test_ci_runs_the_readme_test_commands() -> None:
+    """Each line of ``.ci/run`` is a README line and ends in ``|| exit``: under ``set -e``
+    a failure inside an ``A && B`` list does not stop bash, so a line whose ruff or mypy
+    failed would run on, skipping the tests, and the run could still pass."""
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    commands = [line for line in ci if line and not line.startswith(("#", "set ", "cd "))]
+    lines = [line for line in ci if line and not line.startswith(("#", "set ", "cd "))]
+    assert all(line.endswith(" || exit") for line in lines), lines
+    commands = [line.removesuffix(" || exit") for line in lines]
     readme = [line for block in _blocks("bash") for line in block.splitlines()]
     assert len(commands) >= 2 and all(command in readme for command in commands)
+
+
+def test_a_failing_command_stops_the_ci_run(tmp_path: Path) -> None:
+    """The shape of ``.ci/run``'s lines, run by bash: a failure in the middle of a line's
+    ``&&`` list ends the run with its status, and nothing after it runs."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    header = [line for line in ci if line.startswith("set ")]
+    script = tmp_path / "run"
+    script.write_text("\n".join([*header, "true && false && true || exit", "touch ran"]) + "\n")
+    done = subprocess.run(["bash", str(script)], cwd=tmp_path, check=False)
+    assert done.returncode == 1 and not (tmp_path / "ran").exists()
 
 
 def test_cli_examples_run_in_order(workdir: Path) -> None:
