@@ -281,6 +281,7 @@ VALUE = "lp-7f3a9c"  # a value distinctive enough to be a candidate wherever it 
         (f'     7\tPOOL_NAME = "{VALUE}"  # the replica\'s pool', True),
         (f'    return connect(pool="{VALUE}")', False),
         (f'log = make_logger("{VALUE}")', False),
+        (f'  "pool": "{VALUE}",', False),  # a JSON member: data more often than a setting
     ],
 )
 def test_a_setting_is_worth_as_much_read_from_a_file_as_printed_by_a_command(
