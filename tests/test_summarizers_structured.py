@@ -1,8 +1,9 @@
 """Facts whose parts sit apart in what a tool printed: an error and the place a later line
 (or a stack) gives, a long error line whose code and place are at its end, a value and
-the id of the record it belongs to. The summary writes each as one fact, both parts on
-one line, and so do the key lines a masked output keeps. Also: a setting a file holds is
-worth what a command printed, and a failure a log shows is a key fact."""
+the id of the record it belongs to (pretty, or minified on one long line). The summary
+writes each as one fact, both parts on one line, and so do the key lines a masked output
+keeps. Also: a setting a file holds is worth what a command printed, and a failure a log
+shows is a key fact."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from condense.summarizers import ExtractiveSummarizer
 from condense.summarizers.extractive import extract
 from condense.summarizers.failures import ITEM_CHARS
 from condense.summarizers.salient import key_lines, trimmed
-from condense.summarizers.scan import OUTPUT, SpanText
+from condense.summarizers.scan import OUTPUT, SpanText, records_apart
 from profiles import examples
 
 Message = dict[str, Any]
@@ -312,8 +313,83 @@ def test_an_output_s_key_lines_carry_the_record_and_the_place_too() -> None:
 def _read(text: str, line: str) -> str:
     """What the span reads around ``line`` of a tool output ``text``, record and all."""
     span = SpanText([(0, OUTPUT, text)])
-    read = span.record(span.snippet(span.blob.index(line.encode()), 0))
+    at = span.blob.index(line.encode())
+    read = span.record(span.snippet(at, 0), at)
     return span.decode(read.start, read.end)
+
+
+def _charges(failed: dict[str, Any], *, seed: int = 3) -> list[dict[str, Any]]:
+    """Forty charges that succeeded, and ``failed`` among them."""
+    rng = random.Random(seed)
+    charges: list[dict[str, Any]] = [
+        {
+            "id": f"ch_{rng.randrange(16**14):014x}",
+            "object": "charge",
+            "amount": rng.randint(500, 9000),
+            "currency": "usd",
+            "status": "succeeded",
+        }
+        for _ in range(40)
+    ]
+    charges.insert(23, failed)
+    return charges
+
+
+FAILED_CHARGE = {"id": "ch_3Pq81xYzT0", "object": "charge", "amount": 4410, "currency": "usd"}
+
+
+@pytest.mark.parametrize(
+    "failed",
+    [
+        {**FAILED_CHARGE, "status": "failed", "failure_code": "card_declined"},
+        {**FAILED_CHARGE, "status": "failed"},  # built like the others: its cell stands out
+    ],
+    ids=["a record of its own build", "a cell unlike its column's"],
+)
+@pytest.mark.parametrize("separators", [(",", ":"), (", ", ": ")], ids=["minified", "spaced"])
+def test_the_record_that_stands_out_of_a_list_on_one_line_is_written_with_its_id(
+    failed: dict[str, Any], separators: tuple[str, str]
+) -> None:
+    """A list of records printed on one long line (minified JSON, a framework's tool
+    result) is read record by record, as its pretty form would be: the one unlike the
+    others is a fact with its id, and what a masked output keeps."""
+    output = json.dumps({"object": "list", "data": _charges(failed)}, separators=separators)
+    assert "\n" not in output
+    telling = [failed["id"], *(str(value) for key, value in failed.items() if "fail" in key)]
+    assert written_together(fact_lines(session(output)), *telling)
+    assert written_together(key_lines(output), *telling)
+
+
+def test_records_are_set_apart_by_newlines_only() -> None:
+    """Records of a list in a long line go on lines of their own; nothing else changes."""
+    data = {"results": [{"sku": f"SKU-{n}", "on_hand": [n, n + 1]} for n in range(30)]}
+    for text in (json.dumps(data), json.dumps(data, separators=(",", ":")), repr(data)):
+        apart = records_apart(text)
+        assert apart.replace("\n", "") == text
+        assert apart.count("\n") == 31  # between the records, and at the list's two ends
+        assert '{"sku": "SKU-7", "on_hand": [' in records_apart(json.dumps(data))
+    short = json.dumps({"data": [{"a": 1}, {"b": 2}]})  # one short line: as it is
+    assert records_apart(short) == short
+    prose = "x" * 300 + " and a list [1, 2], a set {3}, nothing else"
+    assert records_apart(prose) == prose
+
+
+def test_a_value_in_a_long_line_is_read_with_the_small_object_around_it() -> None:
+    """In a long line of minified JSON, a value is read with its object's other members
+    (the pool's size with its sibling setting); an object too long, or braces that are
+    text in a string, leave the window around the value as it was."""
+    config = {
+        "service": "ledger",
+        "http": {"port": 8080, "read_timeout_s": 30, "write_timeout_s": 30},
+        "db": {"host": "db.internal", "pool": {"max_connections": 380, "min_idle": 4}},
+        "features": {f"flag_{n}_enabled": True for n in range(12)},
+    }
+    text = json.dumps(config, separators=(",", ":"))
+    assert _read(text, '"max_connections"') == '{"max_connections":380,"min_idle":4}'
+    big = json.dumps({"items": "x" * 400, "meta": {"note": "y" * 250, "code": "E7"}})
+    assert _read(big, '"code"').endswith('"code": "E7"}}')  # a window: the object is long
+    braces = json.dumps({"log": "a" * 300 + ' saw {"id": 7, "state": "odd"} then ' + "b" * 80})
+    assert "then" in _read(braces, "state")  # text in a string: not an object
 
 
 def test_a_record_is_read_whole_only_when_it_is_small_and_structured() -> None:

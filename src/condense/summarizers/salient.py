@@ -58,6 +58,7 @@ from condense.summarizers.scan import (
     Snippet,
     SpanText,
     column_outliers,
+    records_apart,
     shape,
     words,
     words_of_each,
@@ -213,16 +214,21 @@ def span_pieces(
 ) -> Iterator[tuple[int, int, str]]:
     """The text of every message of ``messages`` as ``(index, kind, text)`` pieces: asks,
     the assistant's text (without ``<think>`` blocks) and its calls' arguments, outputs
-    (and observations carried in user messages). Nothing is cut."""
+    (and observations carried in user messages). Nothing is cut; an output's long line
+    of records (minified JSON) has each record on a line of its own
+    (:func:`.scan.records_apart`)."""
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             continue
         role = message.get("role")
         if role == "tool":
-            yield index, OUTPUT, content_text(message.get("content"), _WHOLE)
+            yield index, OUTPUT, records_apart(content_text(message.get("content"), _WHOLE))
         elif role == "user":
             text = content_text(message.get("content"), _WHOLE)
-            yield index, ASK if index in asks else OUTPUT, text
+            if index in asks:
+                yield index, ASK, text
+            else:  # an observation a tool's result came back in
+                yield index, OUTPUT, records_apart(text)
         elif role == "assistant":
             text = content_text(message.get("content"), _WHOLE)
             yield index, PROSE, strip_think(text) if "<t" in text else text
@@ -467,7 +473,7 @@ def _candidate(
     snippet = span.snippet(lead.at, lead.piece)
     kind = span.kinds[snippet.piece]
     # a member of a record (pretty JSON, YAML) is read with its siblings: its id, its state
-    read = span.record(snippet) if kind in (OUTPUT, ARGS) else snippet
+    read = span.record(snippet, lead.at) if kind in (OUTPUT, ARGS) else snippet
     text = snippet_text(span, read)
     section = KEY
     stated = False  # the text is the error a line states
@@ -853,6 +859,7 @@ def key_lines(text: str, *, count: int = 2, max_chars: int = 220) -> list[str]:
 
 @functools.lru_cache(maxsize=1_024)  # a walk that measures, then the reductions, mask alike
 def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
+    text = records_apart(text)
     rows = text.split("\n")
     # look-alikes: lines built alike (their punctuation), holding digits or not
     # (``timeout_ms = 3471`` is not one of the ``x_enabled = true`` around it)

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import json
 import operator
 import re
 from collections import Counter
@@ -83,6 +84,24 @@ SETTING = re.compile(
 RECORD_MEMBER = re.compile(_MEMBER.pattern.decode())
 _RECORD_LINES = 8  # a record of more members than this is a dump, not one fact
 _RECORD_BYTES = 160  # a member line longer than this tells enough alone
+# What a line of minified JSON is read by to find an object's end: a string (skipped
+# whole, its brackets with it) or a bracket.
+_JSON_TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|[][{}]')
+# Where a long line of minified JSON (or a Python repr) goes from one record of a list to
+# the next (the comma after a closing bracket, before an opening one), where a list of
+# records opens (before its first) and where it closes (after its last); and the same
+# with the newline that sets the record apart.
+_RECORD_EDGES = (
+    ("},{", "},\n{"),
+    ("}, {", "},\n {"),
+    ("],[", "],\n["),
+    ("], [", "],\n ["),
+    ("[{", "[\n{"),
+    ("[ {", "[\n {"),
+    ("[[", "[\n["),
+    ("}]", "}\n]"),
+    ("]]", "]\n]"),
+)
 
 # Words: quotes, brackets, commas, pipes and the like are spaces (a sentence's final stop
 # stays with its word: ``keepalive.`` is built like every word that ends a sentence).
@@ -333,16 +352,20 @@ class SpanText:
             w_end = space if space > at + 8 else w_end
         return Snippet(w_start, w_end, piece, w_start > line_start, w_end < line_end)
 
-    def record(self, snippet: Snippet) -> Snippet:
+    def record(self, snippet: Snippet, at: int | None = None) -> Snippet:
         """A member line of structured output (``"code": "E_STATE",`` in pretty JSON,
         ``memory: 640Mi`` in YAML, ``port = 5433`` in TOML) with the members beside it: the
         lines around it at its indentation that are members too, when they are few
-        (:data:`_RECORD_LINES`) and short (:data:`SNIPPET_BYTES` together). A value
-        read without its record's id or its siblings tells the next turn little. Any
-        other snippet is returned as it is."""
+        (:data:`_RECORD_LINES`) and short (:data:`SNIPPET_BYTES` together). In a window
+        of a long line of minified JSON, the smallest object around byte ``at`` (the
+        spot the window was cut around) when it is short and has members beside the one
+        there (:meth:`_object_around`). A value read without its record's id or its
+        siblings tells the next turn little. Any other snippet is returned as it is."""
         blob = self.blob
         start, end = snippet.start, snippet.end
-        if snippet.cut_before or snippet.cut_after or end - start > _RECORD_BYTES:
+        if snippet.cut_before or snippet.cut_after:
+            return snippet if at is None else self._object_around(snippet, at)
+        if end - start > _RECORD_BYTES:
             return snippet
         member = _MEMBER.match(blob, start, end)
         if member is None or member.end() < end:
@@ -380,6 +403,69 @@ class SpanText:
         if lines == 1 or lines > _RECORD_LINES or end - start > SNIPPET_BYTES:
             return snippet
         return Snippet(start, end, snippet.piece, False, False)
+
+    def _object_around(self, window: Snippet, at: int) -> Snippet:
+        """The smallest JSON object of at least two members around byte ``at`` of a long
+        line (``window``: a window of it), no longer than the window
+        (:data:`SNIPPET_WINDOW`), as a snippet cut from its line; ``window`` when there is
+        none (not JSON, a larger object, a brace inside a string)."""
+        blob = self.blob
+        first, last = blob.rfind(b"\n", 0, at) + 1, self.piece_end(window.piece)
+        low = max(first, self.starts[window.piece], at - _WINDOW)
+        opening = blob.rfind(b"{", low, at + 1)
+        while opening >= 0:
+            closing = _closing(blob, opening, min(last, opening + _WINDOW))
+            if closing is None:  # the object here is longer, and so is any around it
+                return window
+            if closing > at:
+                try:
+                    members = json.loads(blob[opening:closing])
+                except ValueError:
+                    return window
+                if not isinstance(members, dict) or len(members) < 2:
+                    return window
+                line_end = _end(blob.find(b"\n", at, last), last)
+                return Snippet(opening, closing, window.piece, opening > first, closing < line_end)
+            opening = blob.rfind(b"{", low, opening)  # an object before the spot: further out
+        return window
+
+
+def _closing(blob: bytes, opening: int, limit: int) -> int | None:
+    """Where the bracket at ``opening`` is closed (one past it), read to ``limit`` at most;
+    ``None`` when it is not closed by then."""
+    depth = 0
+    for token in _JSON_TOKEN.finditer(blob, opening, limit):
+        bracket = token.group()
+        if bracket in (b"{", b"["):
+            depth += 1
+        elif bracket in (b"}", b"]"):
+            depth -= 1
+            if not depth:
+                return token.end()
+    return None
+
+
+def records_apart(text: str) -> str:
+    """``text`` with each record of a list in a long line (minified JSON, a Python repr:
+    ``[{"sku": "A-1", …}, {"sku": "B-2", …}]``) on a line of its own, as pretty output has
+    them: the rows the scan compares, where the one record unlike the others (a failed
+    charge among forty that succeeded) is news. Only newlines are added
+    (:data:`_RECORD_EDGES`): after the commas between records, after the bracket that
+    opens a list of them and before the one that closes it. Lines of at most
+    :data:`SNIPPET_BYTES` characters, and lines with no comma between records, are left
+    as they are."""
+    if "}," not in text and "]," not in text:
+        return text
+    lines = text.split("\n")
+    return "\n".join(map(_records_apart, lines)) if max(map(len, lines)) > SNIPPET_BYTES else text
+
+
+def _records_apart(line: str) -> str:
+    if len(line) <= SNIPPET_BYTES or ("}," not in line and "]," not in line):
+        return line
+    for edge, apart in _RECORD_EDGES:
+        line = line.replace(edge, apart)
+    return line
 
 
 def _indent(member: re.Match[bytes]) -> bytes:
