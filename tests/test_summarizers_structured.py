@@ -141,6 +141,16 @@ NODE_OWN_INTERNAL = (  # an app's own internal/ directory is not Node's internal
     "    at flush (/app/internal/ledger/flush.js:12:3)\n"
     "    at async main (/app/worker.js:12:3)"
 )
+JAVA_PAST_A_DRIVER = (  # a vendor's driver and pool are not the program's own code
+    "org.springframework.dao.CannotAcquireLockException: could not execute batch\n"
+    "Caused by: java.sql.SQLException: ORA-00060: deadlock detected while waiting\n"
+    "\tat oracle.jdbc.driver.T4CTTIoer11.processError(T4CTTIoer11.java:509)\n"
+    "\tat oracle.jdbc.driver.T4CPreparedStatement.executeBatch(T4CPreparedStatement.java:1322)\n"
+    "\tat com.zaxxer.hikari.pool.ProxyStatement.executeBatch(ProxyStatement.java:127)\n"
+    "\tat org.hibernate.engine.jdbc.batch.internal.BatchingBatch.execute(BatchingBatch.java:118)\n"
+    "\tat com.acme.ledger.SettlementRepository.flush(SettlementRepository.java:212)\n"
+    "\tat com.acme.ledger.SettleJob.run(SettleJob.java:48)"
+)
 PYTHON_IN_A_LIBRARY = (
     "Traceback (most recent call last):\n"
     '  File "/app/ledger/export.py", line 88, in export_batch\n'
@@ -161,10 +171,11 @@ PYTHON_IN_A_LIBRARY = (
         (NODE, "Error: read ECONNRESET", "/app/src/tokenService.js:507:15"),
         (NODE_OWN_INTERNAL, "ledger closed before flush", "/app/internal/ledger/flush.js:12:3"),
         (PYTHON_IN_A_LIBRARY, "httpx.ReadTimeout", '/app/ledger/export.py", line 88'),
+        (JAVA_PAST_A_DRIVER, "ORA-00060", "SettlementRepository.java:212"),
     ],
     ids=[
         *("rust", "go-panic", "pytest", "elixir", "node-past-runtime", "node-own-internal"),
-        "python-past-library",
+        *("python-past-library", "java-past-driver"),
     ],
 )
 def test_an_error_is_written_with_where_it_was_raised(output: str, error: str, place: str) -> None:

@@ -61,10 +61,17 @@ _LOCATION = re.compile(
 )
 _LOCATION_LINES = 4  # a place is looked for in this many lines after the error's
 _FRAMES_READ = 8  # of a stack, this many frames nearest to the error are read
-# A frame of a runtime's or a library's code, not the program's own.
+# A frame of a runtime's or a library's code, not the program's own: Node's, a package's
+# (``node_modules``, ``site-packages``), the JVM's and its languages', and the common
+# JVM libraries' (a driver, a pool, a framework: ``oracle.jdbc``, ``org.hibernate``).
+_JVM_LIBRARIES = (
+    "java|javax|jdk|sun|com\\.sun|kotlin|kotlinx|scala|oracle|org\\.(?:springframework|hibernate"
+    "|apache|postgresql|h2|mariadb|junit|eclipse|glassfish|jboss)|com\\.(?:zaxxer|mysql"
+    "|fasterxml|mchange)|io\\.(?:netty|grpc|micrometer)|reactor|okhttp3|retrofit2"
+)
 _LIBRARY_FRAME = re.compile(
     r"node:|[(\s]internal/|node_modules/|site-packages/|dist-packages/|<frozen "
-    r"|\((?:Native Method|Unknown Source)\)|\bat (?:java|javax|jdk|sun|kotlin|kotlinx|scala)\."
+    rf"|\((?:Native Method|Unknown Source)\)|\bat (?:{_JVM_LIBRARIES})\."
 )
 _FRAME_READ = 600
 FRAME_CHARS = 160
