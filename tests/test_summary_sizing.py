@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from condense import compress
 from condense.compress.assemble import summary_reserve, summary_size
+from condense.summarizers._text import fit_exact
 from condense.testing.sessions import synthetic_session, turn_session
 from condense.tokens import count_text
 from condense.types import RawMessage
@@ -142,3 +143,39 @@ def test_the_next_turn_keeps_the_first_summary_s_facts() -> None:
     assert identified
     carried = sum(line in out for line in identified) / len(identified)
     assert carried >= 0.9
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    st.text(alphabet="abcdefgh 0123456789_.:/\n\u4e2d", min_size=1, max_size=20_000),
+    st.lists(st.floats(0.3, 1.0), min_size=1, max_size=5),
+    st.integers(1, 3_000),
+)
+def test_the_fullest_render_that_fits_is_written(
+    text: str, fills: list[float], target: int
+) -> None:
+    """``fit_exact`` returns the fullest text it rendered that fits the target by the real
+    tokenizer, whatever a render writes for its room (less for more room, too)."""
+    rendered: list[str] = []
+
+    def render(max_chars: int) -> str:
+        written = text[: int(max_chars * fills[max_chars % len(fills)])]
+        rendered.append(written)
+        return written
+
+    best = fit_exact(render, target)
+    fitting = [t for t in rendered if count_text(t) <= target - target // 32]
+    assert best == max(fitting, key=len, default="")
+    assert len(rendered) <= 16
+
+
+def test_a_render_that_writes_no_more_with_more_room_ends_the_search() -> None:
+    """Everything there is fits when more room writes no more: two renders, not more."""
+    rooms: list[int] = []
+
+    def render(max_chars: int) -> str:
+        rooms.append(max_chars)
+        return "word " * (1_400 if len(rooms) == 1 else 1_380)  # the layout chose otherwise
+
+    assert fit_exact(render, 2_000) == "word " * 1_400
+    assert len(rooms) == 2

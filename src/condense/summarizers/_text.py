@@ -103,7 +103,7 @@ def fit_exact(render: Callable[[int], str], target_tokens: int) -> str:
             return best
         full = load(text)
         if full <= 1:
-            if text == best:  # more room wrote nothing more: everything there is fits
+            if len(text) <= len(best):  # more room wrote no more: everything there is fits
                 return best
             best = max(best, text, key=len)
             fits = max(fits, max_chars)
