@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from condense.summarizers import ExtractiveSummarizer
 from condense.summarizers.extractive import extract
-from condense.summarizers.failures import ITEM_CHARS
+from condense.summarizers.failures import ITEM_CHARS, error_text
 from condense.summarizers.salient import key_lines, trimmed
 from condense.summarizers.scan import OUTPUT, SpanText, records_apart
 from profiles import examples
@@ -224,6 +224,41 @@ def test_a_long_error_line_keeps_its_code_and_place_wherever_they_sit(where: str
     written = [text for text in lines if "SETTLE_4417" in text and "reconcile.go:318" in text]
     assert written, lines
     assert all(len(text) <= len("- ") + ITEM_CHARS for text in written)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '36:        raise RuntimeError("Cannot find version information")',  # SWE-agent's open
+        '1447:            "format": "{input!r} cannot be formatted as a timedelta.",',
+        "   12\traise ValueError(header)",  # cat -n
+        "Note however that you cannot use any interactive session commands (e.g. python, vim)",
+        "note: expected `u32`, found `i64`",  # a compiler's note beside its error
+    ],
+)
+def test_a_listed_line_of_code_or_advice_states_no_error(line: str) -> None:
+    assert error_text(line) is None
+
+
+@pytest.mark.parametrize(
+    ("error", "stated"),
+    [
+        (
+            "ERROR: No replacement was performed, old_str `{rare}` did not appear verbatim",
+            "ERROR: No replacement was performed",
+        ),
+        (  # a bare label and the line after it (OpenHands' editor)
+            "ERROR:\nInvalid `new_str` parameter: {rare}. No replacement was performed.",
+            "ERROR: Invalid `new_str` parameter:",
+        ),
+    ],
+)
+def test_a_long_error_is_written_with_what_states_it(error: str, stated: str) -> None:
+    """Cut to its telling words, an error keeps the clause that states it, however much
+    rarer the words after it are."""
+    rare = " ".join(f"TK_{n}_{n * 7919 % 10007:x}(ast_{n})" for n in range(30))
+    lines = fact_lines(session(error.format(rare=rare)))
+    assert any(line.startswith(f"- {stated}") for line in lines), lines
 
 
 def test_a_member_of_a_small_record_is_written_with_the_record_s_id() -> None:

@@ -75,8 +75,12 @@ _LIBRARY_FRAME = re.compile(
 )
 _FRAME_READ = 600
 FRAME_CHARS = 160
-# A source listing (cat -n, an editor's view): its lines are code, not errors.
-_LISTING = re.compile(r"\s*\d+\t")
+# A source listing (``cat -n``'s tab, an editor's view: SWE-agent's ``36:    raise …``):
+# its lines are code, not errors.
+_LISTING = re.compile(r"\s*\d+(?:\t|:\s)")
+# Advice, not a failure: ``Note however that you cannot use interactive commands``,
+# a compiler's ``note:`` beside the error it explains.
+_ADVICE = re.compile(r"(?i)(?:note|hint|tip|please|remember)\b")
 _LEAD = re.compile(
     r"^(?:E\s+|[>|]\s*)*(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]?\s*)?"
 )
@@ -93,7 +97,7 @@ def error_text(line: str) -> str | None:
     if _LISTING.match(line):
         return None
     text = _LEAD.sub("", line.strip()).strip()
-    if not text or _CODE.match(text):
+    if not text or _CODE.match(text) or _ADVICE.match(text):
         return None
     summary = _PYTEST_SUMMARY.fullmatch(text)
     if summary:

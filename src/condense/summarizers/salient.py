@@ -481,7 +481,8 @@ def _candidate(
         error, frame = line_error(span, *_failure_line(span, lead))
         if error:
             if len(error) > _TRIM_FROM:  # its error, code and place, wherever they sit
-                error = trimmed(error, _placed(measure.words(error)), ITEM_CHARS)
+                placed = _placed(measure.words(error))
+                error = trimmed(error, placed, ITEM_CHARS, statement(error))
             text, stated = f"{error} ({frame})" if frame else error, True
             section = KEY if span.owners[snippet.piece] in logs else ERRORS
     if len(text) < 8 or is_progress_bar(text):
@@ -533,6 +534,24 @@ def _placed(found: Mapping[bytes, float]) -> dict[bytes, float]:
     return {word: best if PLACE.search(word) else worth for word, worth in found.items()}
 
 
+_CLAUSE_END = re.compile(r"[,;]|\.(?:\s|$)")
+_STATEMENT_CHUNKS = 6
+
+
+def statement(error: str) -> range:
+    """Which chunks (of ``error.split()``) state the error: the clause of its first
+    failure word, from the chunk that holds it to the clause's end (``ERROR: No
+    replacement was performed``), or the first clause of an error with none (``Invalid
+    `new_str` parameter``); at most :data:`_STATEMENT_CHUNKS`."""
+    failure = _ERROR_WORD.search(error)
+    start = failure.start() if failure is not None else len(error) - len(error.lstrip())
+    before = error[:start]
+    first = len(before.split()) - (1 if before and not before[-1].isspace() else 0)
+    end = _CLAUSE_END.search(error, failure.end() if failure is not None else start)
+    chunks = len(error[start : end.start() if end else len(error)].split())
+    return range(first, first + min(chunks, _STATEMENT_CHUNKS))
+
+
 def _failure_line(span: SpanText, lead: _Lead) -> tuple[int, int]:
     """The line a failure word leads to, whole (a window of :data:`.failures.LINE_READ`
     bytes around the word in a longer one): its start and end in the buffer."""
@@ -543,12 +562,16 @@ def _failure_line(span: SpanText, lead: _Lead) -> tuple[int, int]:
     return start, min(last if end < 0 else end, start + LINE_READ)
 
 
-def trimmed(text: str, found: Mapping[bytes, float], limit: int | None = None) -> str:
+def trimmed(
+    text: str, found: Mapping[bytes, float], limit: int | None = None, stated: range = range(0)
+) -> str:
     """``text`` without what tells nothing at its ends (a log line's timestamp and request
     id, a row's filler), and with a long run of such words inside it left out (``…``):
     the part from its first telling word (or failure word) to its last. Given a
     ``limit`` (characters) it is longer than, the least telling words go too, until it
-    fits: a long error line keeps its error, code and place wherever they sit in it."""
+    fits: a long error line keeps its error, code and place wherever they sit in it,
+    and the chunks ``stated`` (of ``text.split()``: what states the error,
+    :func:`statement`) as much as its most telling one."""
     chunks = text.split()
     get = found.get
     values = [
@@ -563,6 +586,9 @@ def trimmed(text: str, found: Mapping[bytes, float], limit: int | None = None) -
     best = max(values, default=0.0)
     if best <= 0:
         return text if limit is None else clip(text, limit)
+    for i in stated:
+        if i < len(values):
+            values[i] = best
     least = min(best, max(_DULL, best * _TELLING))
     out = _telling_part(chunks, values, least, _DULL, _DULL_RUN)
     if limit is not None:
