@@ -261,6 +261,15 @@ def test_a_long_error_is_written_with_what_states_it(error: str, stated: str) ->
     assert any(line.startswith(f"- {stated}") for line in lines), lines
 
 
+def test_an_error_under_a_bare_label_is_written_once() -> None:
+    """The label takes the line after it, which is an error line too: one fact, not two
+    (a fact another fact of its message holds whole is that fact)."""
+    output = "ERROR:\nNo replacement was performed, old_str `DEF(idseqsingle);` not found."
+    written = [line for line in fact_lines(session(output)) if "idseqsingle" in line]
+    assert len(written) == 1, written
+    assert written[0].startswith("- ERROR: No replacement was performed"), written
+
+
 def test_a_member_of_a_small_record_is_written_with_the_record_s_id() -> None:
     rng = random.Random(5)
     records: list[dict[str, Any]] = [

@@ -28,7 +28,7 @@ import operator
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import repeat
 from typing import Any, TypeVar
 
@@ -366,7 +366,22 @@ def candidates(
                 seen.scale,
                 seen.count + candidate.count,
             )
-    return sorted(found.values(), key=lambda c: c.position)
+    return sorted(_uncontained(found.values()), key=lambda c: c.position)
+
+
+def _uncontained(found: Iterable[Candidate]) -> list[Candidate]:
+    """``found`` without a fact whose text another fact of its message holds whole (an
+    error's line, and the same line after its bare ``ERROR:`` label): the one that holds
+    it stays, worth the more of the two."""
+    of_message: dict[int, list[Candidate]] = {}
+    for candidate in sorted(found, key=lambda c: -len(c.text)):
+        kept = of_message.setdefault(candidate.position[0], [])
+        holder = next((i for i, fact in enumerate(kept) if candidate.text in fact.text), None)
+        if holder is None:
+            kept.append(candidate)
+        elif candidate.score > kept[holder].score:
+            kept[holder] = replace(kept[holder], score=candidate.score)
+    return [fact for kept in of_message.values() for fact in kept]
 
 
 def _role(span: SpanText, piece: int, reads: Collection[int]) -> float:
