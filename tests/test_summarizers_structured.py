@@ -355,6 +355,19 @@ def test_a_setting_is_worth_as_much_read_from_a_file_as_printed_by_a_command(
     assert read <= printed
 
 
+@pytest.mark.parametrize("number", ["    24\t", "24:        "], ids=["cat -n", "editor view"])
+def test_a_listing_s_line_of_code_is_worth_what_a_read_showed(number: str) -> None:
+    """A numbered line of code in what a command printed (SWE-agent's ``open``) is what
+    a file holds: worth no more than the same line a read showed."""
+    line = f"{number}retry_pool = connect(pool='{VALUE}')"
+
+    def worth(read: dict[str, str] | None) -> float:
+        found = extract(session(f"[File: app.py]\n{line}\n", read=read), facts=40).candidates
+        return max(c.score for c in found if VALUE in c.text)
+
+    assert worth(None) == pytest.approx(worth({"path": "app.py"}), rel=1e-3)
+
+
 def test_an_output_s_key_lines_carry_the_record_and_the_place_too() -> None:
     """What a masked output keeps (:func:`key_lines`) is read as the summary reads it."""
     refunds = [{"id": f"re_{n:016x}", "amount": 500 + n, "status": "succeeded"} for n in range(6)]

@@ -15,7 +15,7 @@ import itertools
 import re
 
 from condense.summarizers._text import clip, one_line, remember
-from condense.summarizers.scan import SpanText
+from condense.summarizers.scan import LISTED, SpanText
 
 ITEM_CHARS = 200  # an error as written: at most this many characters of it…
 LINE_READ = 4 * ITEM_CHARS  # …chosen from at most this many of its line
@@ -75,9 +75,6 @@ _LIBRARY_FRAME = re.compile(
 )
 _FRAME_READ = 600
 FRAME_CHARS = 160
-# A source listing (``cat -n``'s tab, an editor's view: SWE-agent's ``36:    raise …``):
-# its lines are code, not errors.
-_LISTING = re.compile(r"\s*\d+(?:\t|:\s)")
 # Advice, not a failure: ``Note however that you cannot use interactive commands``,
 # a compiler's ``note:`` beside the error it explains.
 _ADVICE = re.compile(r"(?i)(?:note|hint|tip|please|remember)\b")
@@ -94,7 +91,7 @@ _CODE = re.compile(
 @functools.lru_cache(maxsize=4_096)  # logs repeat their error lines
 def error_text(line: str) -> str | None:
     """The error a line states (its distinctive part), or ``None`` for any other line."""
-    if _LISTING.match(line):
+    if LISTED.match(line):
         return None
     text = _LEAD.sub("", line.strip()).strip()
     if not text or _CODE.match(text) or _ADVICE.match(text):

@@ -48,6 +48,7 @@ from condense.summarizers.scan import (
     ASK,
     DUMP_LINES,
     EDGES,
+    LISTED,
     OUTPUT,
     PROSE,
     RECORD_MEMBER,
@@ -520,7 +521,10 @@ def _candidate(
     # a row that stands out of its column is news by its cell that does, named or not
     signal += _STANDING_OUT * lead.standing_out
     scale = lead.scale  # by its role: what a file or a search showed is data, not an outcome
-    if scale == READ_ROLE and SETTING.fullmatch(span.decode(snippet.start, snippet.end)):
+    line = span.decode(snippet.start, snippet.end)
+    if kind == OUTPUT and LISTED.match(line):  # …and so is a listing's line of code…
+        scale = min(scale, READ_ROLE)
+    if scale == READ_ROLE and SETTING.fullmatch(line):
         scale = ROLE[OUTPUT]  # …but a setting a file holds configures what runs
     if kind == OUTPUT and not (
         lead.odd or lead.standing_out or snippet.cut_before or snippet.cut_after

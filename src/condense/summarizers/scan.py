@@ -71,13 +71,16 @@ _MEMBER = re.compile(
     + rf"|([ \t]+)(?:- )?{_KEY}(?::| =)(?= |$)[^\n]*".encode(),
     re.MULTILINE,
 )
+# A line of a source listing (``cat -n``'s tab, an editor's view: SWE-agent's ``36:
+# raise …``): what a file holds (code is not an error), worth what a read showed.
+LISTED = re.compile(r"\s*\d+(?:\t|:\s)")
 # A setting as a config file holds it: one key and a scalar value (``max_conns = 965``,
 # ``memory: 640Mi``, ``- GOMEMLIMIT=400m``, ``proxy_read_timeout 32s;``, ``MAX_BATCH = 500``),
-# maybe numbered (``cat -n``), maybe with a comment; not a call, not an expression, and
+# maybe numbered (:data:`LISTED`), maybe with a comment; not a call, not an expression, and
 # not a JSON member (``"type": "text",``: JSON a file holds is data more often than not).
 _SCALAR = r"(?:\"[^\"\n]{0,120}\"|'[^'\n]{0,120}'|[\w./:@%+-]{1,120})"
 SETTING = re.compile(
-    rf"\s*(?:\d+\t)?\s*(?:- |export )?{_KEY}"
+    rf"(?:{LISTED.pattern})?\s*(?:- |export )?{_KEY}"
     rf"(?:\s*[=:]\s*{_SCALAR}[;,]?|[ \t]+{_SCALAR};)\s*(?:#[^\n]*)?"
 )
 # The same, as a line of text is tested (``RECORD_MEMBER.match(line)``).
