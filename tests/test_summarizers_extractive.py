@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,42 @@ def test_what_the_asks_or_the_facts_say_is_not_listed_again() -> None:
     assert "IMP-48213" in "\n".join(sections(text)["User asks"])
     assert "IMP-48213" not in listed
     assert "big.bin" in listed
+
+
+def test_look_alike_identifiers_are_listed_a_few_and_counted() -> None:
+    """Twenty pods of one deployment on twenty nodes are two stems of look-alikes: a few
+    of each are listed, the rest counted, and the room goes to what else there is."""
+    rng = random.Random(4)
+    messages: list[Message] = [{"role": "user", "content": "Why do payouts restart?"}]
+    for n in range(20):
+        suffix = "".join(rng.choice("bcdfgkmnqxz2456789") for _ in range(5))
+        pod = f"payouts-{rng.randrange(16**9):09x}-{suffix}"
+        node = f"ip-10-0-{rng.randint(1, 200)}-{rng.randint(1, 200)}"
+        messages += [
+            {
+                "role": "assistant",
+                "content": "Checking.",
+                "tool_calls": [
+                    {
+                        "id": f"call_{n}",
+                        "type": "function",
+                        "function": {"name": "bash", "arguments": '{"command": "kubectl get"}'},
+                    }
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": f"call_{n}",
+                "content": f"Name: {pod}\nStatus: Running\nRestarts: {n % 4}\nNode: {node}",
+            },
+        ]
+    messages.append({"role": "user", "content": "Now fix it."})
+    listed = sections(summarize(messages, target=3_000))["Identifiers"]
+    assert len(listed) == 1, listed
+    names = listed[0].removeprefix("- ").split(", ")
+    assert sum(name.startswith("payouts-") for name in names) == 3
+    assert sum(name.startswith("ip-10-0-") for name in names) == 3
+    assert names[-1] == "+34 more"
 
 
 @pytest.mark.parametrize(

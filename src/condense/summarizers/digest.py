@@ -182,6 +182,7 @@ class Digest:
     id_worth: dict[str, float] = field(default_factory=dict)
     _pool: FactPool | None = field(default=None, repr=False, compare=False)
     _ids: list[tuple[str, int]] | None = field(default=None, repr=False, compare=False)
+    unlisted: int = field(default=0, repr=False, compare=False)  # look-alikes not listed
     _ask_values: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, section: str, item: str, count: int = 1) -> None:
@@ -216,7 +217,10 @@ class Digest:
         return told
 
     def identifiers(self) -> list[tuple[str, int]]:
-        """The identifiers, most telling first (the newest first among equals)."""
+        """The identifiers, most telling first (the newest first among equals); of
+        look-alikes (one stem, :func:`_stem`: the pods of a deployment, the ids of one
+        kind of record) the :data:`_PER_STEM` most telling, the others counted in
+        :attr:`unlisted`."""
         if self._ids is None:
             items = list(self.sections[IDS].items())
             known = self.id_worth
@@ -229,8 +233,38 @@ class Digest:
             order = sorted(
                 range(len(items)), key=lambda i: (-worth[i] / (len(items[i][0]) + 12), -i)
             )
-            self._ids = [items[i] for i in order if worth[i] >= _ID_WORTH and items[i][0]]
+            telling = [items[i] for i in order if worth[i] >= _ID_WORTH and items[i][0]]
+            stems: dict[str, int] = {}
+            self._ids = []
+            for item in telling:
+                stem = _stem(item[0])
+                stems[stem] = stems.get(stem, 0) + 1
+                if stems[stem] <= _PER_STEM:
+                    self._ids.append(item)
+            self.unlisted = len(telling) - len(self._ids)
         return self._ids
+
+
+# Look-alike identifiers share a stem: their first part with its digits left out, and
+# each later part left out from the first that holds a digit or is four hex digits or
+# more (``payouts-7d9f8c6b5-x2kqp`` and ``payouts-54c4b9d7f-mccqz``: a pod's replica set
+# and its own suffix; ``ch_3Pq81x`` and ``ch_9Zz01y``; ``HAT142`` and ``HAT266``).
+_PART = re.compile(r"([-_.:/=@#]+)")
+_GENERATED = re.compile(r"[0-9a-fA-F]{4,}|.*\d.*")
+_DIGITS = re.compile(r"\d+")
+_PER_STEM = 3  # of one stem's identifiers, this many are listed
+
+
+def _stem(identifier: str) -> str:
+    first, *rest = _PART.split(identifier)
+    stem = [_DIGITS.sub("#", first)]
+    generated = False
+    for number, part in enumerate(rest):
+        if number % 2:  # a part, after its separator
+            generated = generated or _GENERATED.fullmatch(part) is not None
+            part = "#" if generated else part
+        stem.append(part)
+    return "".join(stem)
 
 
 def layout(digest: Digest, max_chars: int) -> str:
@@ -431,7 +465,7 @@ def _section(digest: Digest, name: str, room: int, written: str = "") -> list[st
     elif name == EARLIER:
         lines = _text(digest.earlier, body, favor_end=False)
     elif name == IDS:
-        line = _listed(digest.identifiers(), body - 1, written)
+        line = _listed(digest.identifiers(), body - 1, written, digest.unlisted)
         lines = [line] if line else []
     elif name == FILES:
         lines = _counted(digest.sections[name], body, aggregate=True)
@@ -710,10 +744,10 @@ def _tools(groups: dict[str, int], details: dict[str, dict[str, int]], room: int
     return lines
 
 
-def _listed(items: list[tuple[str, int]], width: int, written: str) -> str:
+def _listed(items: list[tuple[str, int]], width: int, written: str, unlisted: int = 0) -> str:
     """``- a ×3, b, c`` in at most ``width`` characters: the items in their order, those
     ``written`` holds left out, each that does not fit skipped for a shorter one, and
-    ``+N more`` for the rest."""
+    ``+N more`` for the rest (and the ``unlisted`` ones)."""
     said = _told(written)
     out = "- "
     taken = 0
@@ -730,7 +764,7 @@ def _listed(items: list[tuple[str, int]], width: int, written: str) -> str:
         taken += 1
     if not taken:
         return ""
-    left = len(items) - taken
+    left = len(items) - taken + unlisted
     return f"{out}, +{left} more" if left and len(out) + len(f", +{left} more") <= width else out
 
 
