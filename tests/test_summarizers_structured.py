@@ -440,6 +440,8 @@ def test_records_are_set_apart_by_newlines_only() -> None:
     assert records_apart(short) == short
     prose = "x" * 300 + " and a list [1, 2], a set {3}, nothing else"
     assert records_apart(prose) == prose
+    tiny = json.dumps([{}] * 1_000 + [[n] for n in range(1_000)])  # no records to compare
+    assert records_apart(tiny) == tiny
 
 
 def test_a_value_in_a_long_line_is_read_with_the_small_object_around_it() -> None:

@@ -448,6 +448,9 @@ def _closing(blob: bytes, opening: int, limit: int) -> int | None:
     return None
 
 
+_RECORD_CHARS = 24  # a line's records are set apart when they are this long on average
+
+
 def records_apart(text: str) -> str:
     """``text`` with each record of a list in a long line (minified JSON, a Python repr:
     ``[{"sku": "A-1", …}, {"sku": "B-2", …}]``) on a line of its own, as pretty output has
@@ -455,8 +458,8 @@ def records_apart(text: str) -> str:
     charge among forty that succeeded) is news. Only newlines are added
     (:data:`_RECORD_EDGES`): after the commas between records, after the bracket that
     opens a list of them and before the one that closes it. Lines of at most
-    :data:`SNIPPET_BYTES` characters, and lines with no comma between records, are left
-    as they are."""
+    :data:`SNIPPET_BYTES` characters, and lines whose records are shorter than
+    :data:`_RECORD_CHARS` on average (or that have none), are left as they are."""
     if "}," not in text and "]," not in text:
         return text
     lines = text.split("\n")
@@ -464,7 +467,10 @@ def records_apart(text: str) -> str:
 
 
 def _records_apart(line: str) -> str:
-    if len(line) <= SNIPPET_BYTES or ("}," not in line and "]," not in line):
+    if len(line) <= SNIPPET_BYTES:
+        return line
+    records = line.count("},") + line.count("],") + 1
+    if records == 1 or len(line) < records * _RECORD_CHARS:  # ``{},{}`` by the million
         return line
     for edge, apart in _RECORD_EDGES:
         line = line.replace(edge, apart)
