@@ -19,7 +19,13 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from condense.summarizers import salient
-from condense.summarizers.salient import HASH_TRIGGER, _hash_places, _hinted_lines, _kins
+from condense.summarizers.salient import (
+    HASH_TRIGGER,
+    _hash_places,
+    _hinted_lines,
+    _kins,
+    _window,
+)
 from condense.summarizers.scan import column_outliers
 from profiles import examples
 
@@ -185,3 +191,14 @@ def test_the_digits_of_rows_are_unicode_digits() -> None:
     rows = ["x \u0661", "x \u00b2", "x 7", "x é", "plain"]
     kins = _kins("\n".join(rows), rows)
     assert list(map(operator.itemgetter(1), kins)) == [True, False, True, False, False]
+
+
+def test_a_long_line_s_window_is_around_its_first_specific_word_near_its_start() -> None:
+    """A line longer than a window is cut around its first specific word, looked for in
+    its first few thousand characters only: a line of megabytes is not read word by word
+    (``[[0],[1],…]`` of 4 MB took 3 s)."""
+    line = "plain words only " * 30 + "then ledger-7f3a9c2 failed " + "and more words " * 30
+    window = _window(line)
+    assert "ledger-7f3a9c2" in window and len(window) <= 240 and window.startswith("…")
+    late = "[0]," * 2_000 + "ledger-7f3a9c2 " + "[1]," * 500_000
+    assert _window(late) == late[:238].rstrip() + "…"

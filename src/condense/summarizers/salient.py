@@ -884,7 +884,8 @@ _MATCHES_PER_TRIGGER = 24  # a trigger found this often in one output is what it
 _OWN_SHAPE = 4.0  # a row built like no other of its output, with digits, is rated higher
 _DIGIT = re.compile(r"\d")
 _LISTING = re.compile(r"^\s*\d+[\t:]|^[.\sFEsx%\[\]\d]*$")
-LINE_CHARS = 240  # a longer line is cut to a window around its first specific word
+LINE_CHARS = 240  # a longer line is cut to a window around its first specific word…
+_WINDOW_READ = 4_000  # …looked for in this many of its first characters
 
 
 def key_lines(text: str, *, count: int = 2, max_chars: int = 220) -> list[str]:
@@ -1112,10 +1113,11 @@ def _word_after(data: bytes, at: int) -> bool:
 
 
 def _window(line: str) -> str:
-    """A line of at most LINE_CHARS, cut around its first specific word."""
+    """A line of at most LINE_CHARS, cut around its first specific word (in its first
+    :data:`_WINDOW_READ` characters)."""
     if len(line) <= LINE_CHARS:
         return line
-    ids = identifiers(line, least=0.6)
+    ids = identifiers(line[:_WINDOW_READ], least=0.6)  # a line of megabytes: its start
     at = line.find(ids[0]) if ids else 0
     start = max(0, at - 40)
     return ("…" if start else "") + line[start : start + LINE_CHARS - 2].rstrip() + "…"
