@@ -465,7 +465,8 @@ def _section(digest: Digest, name: str, room: int, written: str = "") -> list[st
     elif name == EARLIER:
         lines = _text(digest.earlier, body, favor_end=False)
     elif name == IDS:
-        line = _listed(digest.identifiers(), body - 1, written, digest.unlisted)
+        listed = digest.identifiers()  # …which counts the look-alikes it leaves out
+        line = _listed(listed, body - 1, written, digest.unlisted)
         lines = [line] if line else []
     elif name == FILES:
         lines = _counted(digest.sections[name], body, aggregate=True)
