@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from condense.exceptions import InputError
 from condense.summarizers import ExtractiveSummarizer
+from condense.summarizers.digest import _stem
 from condense.testing.sessions import synthetic_session
 from condense.tokens import count_text
 from profiles import examples
@@ -164,6 +165,23 @@ def test_look_alike_identifiers_are_listed_a_few_and_counted() -> None:
     assert sum(name.startswith("payouts-") for name in names) == 3
     assert sum(name.startswith("ip-10-0-") for name in names) == 3
     assert names[-1] == "+34 more"
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "alike"),
+    [
+        ("payouts-7d9f8c6b5-x2kqp", "payouts-54c4b9d7f-mccqz", True),  # one deployment's pods
+        ("ch_3Pq81xYzT0", "ch_9Zz01yQ2", True),
+        ("HAT142", "HAT266", True),
+        ("l.store.Load", "d.store.Load", True),  # receivers
+        ("src/app/server.py:794", "src/app/server.py:12", True),
+        ("payouts-7d9f8c6b5-x2kqp", "refunds-7d9f8c6b5-x2kqp", False),
+        ("payments-api", "payouts-api", False),
+        ("HAT142", "ORD-4102", False),
+    ],
+)
+def test_look_alikes_share_a_stem(one: str, other: str, alike: bool) -> None:
+    assert (_stem(one) == _stem(other)) is alike
 
 
 @pytest.mark.parametrize(

@@ -245,10 +245,11 @@ class Digest:
         return self._ids
 
 
-# Look-alike identifiers share a stem: their first part with its digits left out, and
-# each later part left out from the first that holds a digit or is four hex digits or
-# more (``payouts-7d9f8c6b5-x2kqp`` and ``payouts-54c4b9d7f-mccqz``: a pod's replica set
-# and its own suffix; ``ch_3Pq81x`` and ``ch_9Zz01y``; ``HAT142`` and ``HAT266``).
+# Look-alike identifiers share a stem: their first part with its digits left out (all
+# of it when it is one letter: a receiver's ``l.id`` and ``d.id``), and each later part
+# left out from the first that holds a digit or is four hex digits or more
+# (``payouts-7d9f8c6b5-x2kqp`` and ``payouts-54c4b9d7f-mccqz``: a pod's replica set and
+# its own suffix; ``ch_3Pq81x`` and ``ch_9Zz01y``; ``HAT142`` and ``HAT266``).
 _PART = re.compile(r"([-_.:/=@#]+)")
 _GENERATED = re.compile(r"[0-9a-fA-F]{4,}|.*\d.*")
 _DIGITS = re.compile(r"\d+")
@@ -257,7 +258,7 @@ _PER_STEM = 3  # of one stem's identifiers, this many are listed
 
 def _stem(identifier: str) -> str:
     first, *rest = _PART.split(identifier)
-    stem = [_DIGITS.sub("#", first)]
+    stem = ["#" if len(first) == 1 and rest else _DIGITS.sub("#", first)]
     generated = False
     for number, part in enumerate(rest):
         if number % 2:  # a part, after its separator
