@@ -182,7 +182,7 @@ class Digest:
     id_worth: dict[str, float] = field(default_factory=dict)
     _pool: FactPool | None = field(default=None, repr=False, compare=False)
     _ids: list[tuple[str, int]] | None = field(default=None, repr=False, compare=False)
-    unlisted: int = field(default=0, repr=False, compare=False)  # look-alikes not listed
+    _unlisted: int = field(default=0, repr=False, compare=False)
     _ask_values: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, section: str, item: str, count: int = 1) -> None:
@@ -219,8 +219,8 @@ class Digest:
     def identifiers(self) -> list[tuple[str, int]]:
         """The identifiers, most telling first (the newest first among equals); of
         look-alikes (one stem, :func:`_stem`: the pods of a deployment, the ids of one
-        kind of record) the :data:`_PER_STEM` most telling, the others counted in
-        :attr:`unlisted`."""
+        kind of record) the :data:`_PER_STEM` most telling, the others counted
+        (:attr:`unlisted`)."""
         if self._ids is None:
             items = list(self.sections[IDS].items())
             known = self.id_worth
@@ -241,8 +241,14 @@ class Digest:
                 stems[stem] = stems.get(stem, 0) + 1
                 if stems[stem] <= _PER_STEM:
                     self._ids.append(item)
-            self.unlisted = len(telling) - len(self._ids)
+            self._unlisted = len(telling) - len(self._ids)
         return self._ids
+
+    @property
+    def unlisted(self) -> int:
+        """How many look-alike identifiers :meth:`identifiers` leaves out."""
+        self.identifiers()
+        return self._unlisted
 
 
 # Look-alike identifiers share a stem: their first part with its digits left out (all
@@ -466,8 +472,7 @@ def _section(digest: Digest, name: str, room: int, written: str = "") -> list[st
     elif name == EARLIER:
         lines = _text(digest.earlier, body, favor_end=False)
     elif name == IDS:
-        listed = digest.identifiers()  # …which counts the look-alikes it leaves out
-        line = _listed(listed, body - 1, written, digest.unlisted)
+        line = _listed(digest.identifiers(), body - 1, written, digest.unlisted)
         lines = [line] if line else []
     elif name == FILES:
         lines = _counted(digest.sections[name], body, aggregate=True)

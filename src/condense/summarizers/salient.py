@@ -931,10 +931,11 @@ def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
             hinted[line] = (number, others, index in outliers, index)
     # a line's look-alikes make its words the backdrop; the cell that stands out of its
     # column is news of its own
+    windows = {line: _window(line) for line in hinted}
     scored = [
         (-(score / (1 + math.log2(others)) + _STANDING_OUT * stands_out), number, line, index)
         for line, (number, others, stands_out, index) in hinted.items()
-        if (score := info_score(_window(line))) >= MIN_WORTH
+        if (score := info_score(windows[line])) >= MIN_WORTH
     ]
     # the best line has the room first; the lines are written in their order
     pieces: list[tuple[int, str]] = []
@@ -943,7 +944,7 @@ def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
     for _, number, line, index in sorted(scored):
         if len(pieces) >= count or room < 24:
             break
-        piece = _in_context(rows, index) or _window(line)
+        piece = _in_context(rows, index) or windows[line]
         if piece in seen:  # two lines of one record
             continue
         seen.add(piece)
