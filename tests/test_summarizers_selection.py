@@ -444,6 +444,68 @@ def test_a_varied_column_has_no_news() -> None:
     assert column_outliers(rows, [shape(row) for row in rows]) == [4]
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    values=st.lists(st.integers(10, 39), min_size=5, max_size=30, unique=True),
+    far=st.floats(4.0, 1000.0),
+    at=st.floats(0, 1, exclude_max=True),
+    table=st.sampled_from(sorted(set(TABLES) - {"pytest"})),
+    unit=st.sampled_from(["", "ms", "Mi", "%"]),
+)
+def test_a_number_far_above_its_column_stands_out(
+    values: list[int], far: float, at: float, table: str, unit: str
+) -> None:
+    """In a column of numbers in one unit whose values lie within a factor of four of
+    one another, no row stands out by its number; one value four or more times the
+    largest of the others does (a queue 48,000 deep among queues of a few, a region's
+    1,742 ms among 40–140 ms), in a table of any format."""
+    rng = random.Random(len(values))
+
+    def rows(column: list[int]) -> list[bytes]:
+        return [
+            TABLES[table]([f"{rng.choice(WORDS)}-{k}", f"{value}{unit}", "x"]).encode()
+            for k, value in enumerate(column)
+        ]
+
+    plain = rows(values)
+    assert column_outliers(plain, [shape(row) for row in plain]) == []
+    position = int(at * len(values))
+    column = [*values[:position], round(max(values) * far), *values[position:]]
+    table_rows = rows(column)
+    assert column_outliers(table_rows, [shape(row) for row in table_rows]) == [position]
+
+
+def test_numbers_in_mixed_units_or_mixed_with_words_are_not_compared() -> None:
+    """A column whose cells are in different units (``900 MB`` beside ``120 GB``) or not
+    all numbers says nothing about which is far above the rest."""
+    sizes = [f"t{k},{size}\n".encode() for k, size in enumerate(["9MB", "12MB", "10MB"] * 3)]
+    mixed = [*sizes, b"t9,120GB"]
+    assert column_outliers(mixed, [shape(row) for row in mixed]) == []
+    worded = [*sizes, b"t9,n/a", b"t10,9000MB"]
+    assert column_outliers(worded, [shape(row) for row in worded]) == []
+
+
+def test_a_summary_keeps_the_row_far_above_its_column_wherever_it_is() -> None:
+    """Of many CSV exports of the same shape, the row whose number is far above its
+    column's is what a summary of them keeps, with its name: the news of a table that
+    names no state."""
+    rng = random.Random(7)
+    regions = [f"{a}-{b}-{n}" for a in ("us", "eu", "ap") for b in ("east", "west") for n in (1, 2)]
+
+    def export(slow: str | None = None) -> str:
+        rows = [f"{region},{rng.randint(40, 140)},{rng.randint(1000, 90000)}" for region in regions]
+        if slow:
+            rows.insert(rng.randint(1, len(rows) - 1), f"{slow},1742,53011")
+        return "region,p95_ms,requests\n" + "\n".join(rows)
+
+    for where in (2, 20, 38):
+        texts = [export() for _ in range(40)]
+        texts[where] = export("sa-east-1")
+        text = summarize(calls_and_outputs(texts), target=600)
+        assert count_text(text) <= 600
+        assert "sa-east-1,1742" in text, where
+
+
 # -- an exception and where it was raised ---------------------------------------------------
 
 

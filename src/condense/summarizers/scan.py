@@ -26,7 +26,8 @@ each run at C speed over the whole of it; Python only looks at what they single 
   only by their ids share one; the count of each is a line's family;
 - **rows that stand out of their column** (:func:`column_outliers`): among rows built
   alike, the one whose state is not the state of all the others (``suspended`` among
-  ``active``, ``RERUN`` among ``PASSED``, exit code ``137`` among ``0``);
+  ``active``, ``RERUN`` among ``PASSED``, exit code ``137`` among ``0``), or whose
+  number is far above the rest of its column (a queue 48,000 deep among queues of a few);
 - **failure words** in the outputs (``error``, ``exception``, ``fail`` everywhere;
   ``fatal``, ``denied``, ``not found``… near the two ends of each output) and **decision
   and finding words** in what the assistant wrote ("because", "instead of", "root cause",
@@ -39,6 +40,7 @@ sentence or a window around it (:meth:`SpanText.snippet`).
 from __future__ import annotations
 
 import bisect
+import heapq
 import itertools
 import json
 import operator
@@ -128,6 +130,11 @@ _ODD_PER_DUMP = 8  # of one dump, at most this many odd lines lead (of each kind
 _COLUMN_ROWS = 5  # rows built alike, at least this many, are compared column by column…
 _COLUMN_COMMON = 0.6  # …where a column this share of whose cells say one thing is read
 _ALONE_PER = 10  # …and at most one cell in this many says a thing no other cell says
+_FAR = 4.0  # …or, in a column of numbers, is this many times the largest of the rest
+# A cell that is a number, with its unit if any (``1742``, ``3900Mi``, ``0.25s``, ``97%``).
+_NUMBER_CELL = re.compile(rb"\d+(?:\.\d+)?[A-Za-z%]{0,3}")
+_NUMERAL = b"0123456789."
+_UNIT_LETTERS = bytes(c for c in range(128) if chr(c).isalpha()) + b"%"
 # What a shape leaves out: letters, digits, the underscore and spaces (not newlines and
 # commas: they cut segments).
 SHAPE_DELETE = bytes(
@@ -700,9 +707,10 @@ def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
     another thing that no other cell of it says — ``suspended`` among ``active``,
     ``RERUN`` among ``PASSED``, ``failed`` among ``succeeded``, exit code ``1`` among
     ``0`` — while few cells (:data:`_ALONE_PER`) are alone in it (what most cells say
-    is looked for among the cells at its start, middle and end). The rows of a record
-    dump (pretty JSON, YAML lists) are also compared by their first cell, the key
-    (``"status": "failed"`` among the other ``"status"`` lines)."""
+    is looked for among the cells at its start, middle and end); or, in a column of
+    numbers in one unit, a cell far above all the others (:func:`_far_above`). The rows
+    of a record dump (pretty JSON, YAML lists) are also compared by their first cell,
+    the key (``"status": "failed"`` among the other ``"status"`` lines)."""
     tally = Counter(built)
     if max(tally.values(), default=0) < _COLUMN_ROWS:
         return []
@@ -757,6 +765,7 @@ def _outliers_of(members: list[int], cells: list[list[bytes]]) -> list[int]:
             continue
         most = max(first, column.count(column[rows // 2]), column.count(column[-1]))
         if most < least:
+            found.extend(members[kept[k]] for k in _far_above(column, rows // _ALONE_PER))
             continue
         tally = Counter(column)
         alone = {value for value, times in tally.items() if times == 1}
@@ -767,6 +776,33 @@ def _outliers_of(members: list[int], cells: list[list[bytes]]) -> list[int]:
         else:  # each row once, in one pass
             found.extend(members[kept[k]] for k, value in enumerate(column) if value in alone)
     return found
+
+
+def _far_above(column: Sequence[bytes], most: int) -> list[int]:
+    """Where, in ``column``, the cells are that stand far above the rest, when every
+    cell is a number in one unit: the largest few (at most ``most``, at least one, at
+    most :data:`_ODD_PER_DUMP`) when the smallest of them is :data:`_FAR` times the
+    largest of the others — a queue of 48,000 messages among queues of a few, a region's
+    1,742 ms among 40–140 ms. A column of spread values (ids, times, sizes from bytes to
+    gigabytes in one unit) seldom has such a gap."""
+    ends = (column[0], column[len(column) // 2], column[-1])
+    if not all(map(_NUMBER_CELL.fullmatch, ends)):
+        return []
+    if len(set(map(bytes.lstrip, column, repeat(_NUMERAL)))) > 1:
+        return []  # not one unit (or some cell no number)
+    try:
+        numbers = list(map(float, map(bytes.rstrip, column, repeat(_UNIT_LETTERS))))
+    except ValueError:  # a cell of digits and points that is no number (``1.2.3``)
+        return []
+    size = min(max(1, most), _ODD_PER_DUMP, len(column) - 1)
+    largest = heapq.nlargest(size + 1, numbers)
+    for top in range(1, len(largest)):
+        if largest[top] > 0 and largest[top - 1] >= _FAR * largest[top]:
+            far = list(
+                compress(itertools.count(), map(operator.ge, numbers, repeat(largest[top - 1])))
+            )
+            return far if len(far) <= size else []
+    return []
 
 
 def _holding(keys: list[bytes], stems: Iterable[bytes]) -> frozenset[bytes]:
