@@ -475,6 +475,28 @@ def test_a_number_far_above_its_column_stands_out(
     assert column_outliers(table_rows, [shape(row) for row in table_rows]) == [position]
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    lengths=st.lists(st.integers(2, 9), min_size=6, max_size=30),
+    at=st.floats(0, 1, exclude_max=True),
+    table=st.sampled_from(["markdown", "psql", "csv"]),
+)
+def test_cells_of_many_words_are_one_cell_each(lengths: list[int], at: float, table: str) -> None:
+    """A table's cells are what its pipes (or a CSV's commas) hold, however many words
+    each has: the one ticket ``blocked`` among tickets ``in progress`` stands out, whatever
+    the length of each ticket's summary."""
+    rng = random.Random(len(lengths))
+    rows = [
+        TABLES[table](
+            [f"OPS-{1000 + k}", " ".join(rng.choice(WORDS) for _ in range(size)), "in progress"]
+        ).encode()
+        for k, size in enumerate(lengths)
+    ]
+    position = int(at * len(rows))
+    rows[position] = rows[position].replace(b"in progress", b"blocked")
+    assert column_outliers(rows, [shape(row) for row in rows]) == [position]
+
+
 def test_numbers_in_mixed_units_or_mixed_with_words_are_not_compared() -> None:
     """A column whose cells are in different units (``900 MB`` beside ``120 GB``) or not
     all numbers says nothing about which is far above the rest."""

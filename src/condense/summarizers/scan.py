@@ -702,7 +702,8 @@ def _odd_lines(
 def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
     """The rows of a dump holding a cell that stands out of its column, in order: among
     rows built alike (the same punctuation, ``built``: each row's :func:`shape`) and cut
-    into as many cells (:func:`normalize`: at spaces, pipes, commas, quotes), a column
+    into as many cells (:func:`_cells_of`: at a table's pipes or a CSV's commas, else at
+    spaces, pipes, commas, quotes), a column
     most of whose cells (:data:`_COLUMN_COMMON`) say one thing, and a cell that says
     another thing that no other cell of it says — ``suspended`` among ``active``,
     ``RERUN`` among ``PASSED``, ``failed`` among ``succeeded``, exit code ``1`` among
@@ -723,9 +724,7 @@ def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
         members, at = order[at : at + size], at + size
         if size < _COLUMN_ROWS:
             continue
-        cells = list(
-            map(bytes.split, map(bytes.translate, map(rows.__getitem__, members), repeat(_NORMAL)))
-        )
+        cells = _cells_of(list(map(rows.__getitem__, members)), row_shape)
         found.extend(_outliers_of(members, cells))
         keys = Counter(map(operator.itemgetter(0), filter(None, cells)))
         keyed = {key for key, times in keys.items() if _COLUMN_ROWS <= times < size}
@@ -738,6 +737,23 @@ def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
         for group in groups.values():
             found.extend(_outliers_of([members[k] for k in group], [cells[k] for k in group]))
     return sorted(set(found))
+
+
+# The punctuation of a CSV row: its commas, and what its values hold (dates, times,
+# versions, addresses, amounts); no quotes, brackets or ``=`` (a record, a log line).
+_CSV_PUNCTUATION = b",-.:/@%+#"
+
+
+def _cells_of(rows: list[bytes], built: bytes) -> list[list[bytes]]:
+    """The cells of ``rows`` built alike (``built``: their shape): between the pipes of a
+    table that has them (``| in progress | Keiko Sato |``: two cells) or the commas of
+    a CSV export, so that a cell of many words is one; else their words
+    (:func:`normalize`)."""
+    if b"|" in built:
+        return [list(map(bytes.strip, row.split(b"|"))) for row in rows]
+    if b"," in built and not built.translate(None, _CSV_PUNCTUATION):
+        return list(map(bytes.split, rows, repeat(b",")))
+    return list(map(bytes.split, map(bytes.translate, rows, repeat(_NORMAL))))
 
 
 def _outliers_of(members: list[int], cells: list[list[bytes]]) -> list[int]:
