@@ -479,15 +479,16 @@ def test_a_number_far_above_its_column_stands_out(
 @given(
     lengths=st.lists(st.integers(2, 9), min_size=6, max_size=30),
     at=st.floats(0, 1, exclude_max=True),
-    table=st.sampled_from(["markdown", "psql", "csv"]),
+    table=st.sampled_from(["markdown", "psql", "csv", "aligned"]),
 )
 def test_cells_of_many_words_are_one_cell_each(lengths: list[int], at: float, table: str) -> None:
-    """A table's cells are what its pipes (or a CSV's commas) hold, however many words
-    each has: the one ticket ``blocked`` among tickets ``in progress`` stands out, whatever
-    the length of each ticket's summary."""
+    """A table's cells are what its pipes, a CSV's commas or an aligned table's runs of
+    spaces hold, however many words each has: the one ticket ``blocked`` among tickets
+    ``in progress`` stands out, whatever the length of each ticket's summary."""
     rng = random.Random(len(lengths))
+    formats = {**TABLES, "aligned": "   ".join}
     rows = [
-        TABLES[table](
+        formats[table](
             [f"OPS-{1000 + k}", " ".join(rng.choice(WORDS) for _ in range(size)), "in progress"]
         ).encode()
         for k, size in enumerate(lengths)

@@ -742,6 +742,10 @@ def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
 # The punctuation of a CSV row: its commas, and what its values hold (dates, times,
 # versions, addresses, amounts); no quotes, brackets or ``=`` (a record, a log line).
 _CSV_PUNCTUATION = b",-.:/@%+#"
+# Rows whose columns are aligned by runs of spaces (``kubectl get``, ``docker ps``): a
+# cell of many words is one, in tables of at most this many rows (a log is read by words).
+_ALIGNED_ROWS = 2_000
+_SPACED = re.compile(rb"\s{2,}")
 
 
 def _cells_of(rows: list[bytes], built: bytes) -> list[list[bytes]]:
@@ -753,6 +757,8 @@ def _cells_of(rows: list[bytes], built: bytes) -> list[list[bytes]]:
         return [list(map(bytes.strip, row.split(b"|"))) for row in rows]
     if b"," in built and not built.translate(None, _CSV_PUNCTUATION):
         return list(map(bytes.split, rows, repeat(b",")))
+    if len(rows) <= _ALIGNED_ROWS and b"  " in rows[0].strip() and b"  " in rows[-1].strip():
+        return list(map(_SPACED.split, map(bytes.strip, rows)))
     return list(map(bytes.split, map(bytes.translate, rows, repeat(_NORMAL))))
 
 
