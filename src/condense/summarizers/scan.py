@@ -40,7 +40,6 @@ sentence or a window around it (:meth:`SpanText.snippet`).
 from __future__ import annotations
 
 import bisect
-import heapq
 import itertools
 import json
 import operator
@@ -742,10 +741,10 @@ def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
 # The punctuation of a CSV row: its commas, and what its values hold (dates, times,
 # versions, addresses, amounts); no quotes, brackets or ``=`` (a record, a log line).
 _CSV_PUNCTUATION = b",-.:/@%+#"
-# Rows whose columns are aligned by runs of spaces (``kubectl get``, ``docker ps``): a
-# cell of many words is one, in tables of at most this many rows (a log is read by words).
+# Rows whose columns (three or more) are aligned by runs of spaces (``kubectl get``,
+# ``docker ps``): a cell of many words is one, in tables of at most this many rows (a
+# log is read by words).
 _ALIGNED_ROWS = 2_000
-_SPACED = re.compile(rb"\s{2,}")
 
 
 def _cells_of(rows: list[bytes], built: bytes) -> list[list[bytes]]:
@@ -757,9 +756,14 @@ def _cells_of(rows: list[bytes], built: bytes) -> list[list[bytes]]:
         return [list(map(bytes.strip, row.split(b"|"))) for row in rows]
     if b"," in built and not built.translate(None, _CSV_PUNCTUATION):
         return list(map(bytes.split, rows, repeat(b",")))
-    if len(rows) <= _ALIGNED_ROWS and b"  " in rows[0].strip() and b"  " in rows[-1].strip():
-        return list(map(_SPACED.split, map(bytes.strip, rows)))
+    if len(rows) <= _ALIGNED_ROWS and _aligned(rows[0]) and _aligned(rows[-1]):
+        return [list(filter(None, map(bytes.strip, row.split(b"  ")))) for row in rows]
     return list(map(bytes.split, map(bytes.translate, rows, repeat(_NORMAL))))
+
+
+def _aligned(row: bytes) -> bool:
+    """Whether ``row`` has three or more columns set apart by runs of spaces."""
+    return row.strip().count(b"  ") >= 2
 
 
 def _outliers_of(members: list[int], cells: list[list[bytes]]) -> list[int]:
@@ -808,7 +812,7 @@ def _far_above(column: Sequence[bytes], most: int) -> list[int]:
     1,742 ms among 40–140 ms. A column of spread values (ids, times, sizes from bytes to
     gigabytes in one unit) seldom has such a gap."""
     ends = (column[0], column[len(column) // 2], column[-1])
-    if not all(map(_NUMBER_CELL.fullmatch, ends)):
+    if not (ends[0][:1].isdigit() and all(map(_NUMBER_CELL.fullmatch, ends))):
         return []
     if len(set(map(bytes.lstrip, column, repeat(_NUMERAL)))) > 1:
         return []  # not one unit (or some cell no number)
@@ -817,7 +821,7 @@ def _far_above(column: Sequence[bytes], most: int) -> list[int]:
     except ValueError:  # a cell of digits and points that is no number (``1.2.3``)
         return []
     size = min(max(1, most), _ODD_PER_DUMP, len(column) - 1)
-    largest = heapq.nlargest(size + 1, numbers)
+    largest = sorted(numbers, reverse=True)[: size + 1]
     for top in range(1, len(largest)):
         if largest[top] > 0 and largest[top - 1] >= _FAR * largest[top]:
             far = list(
