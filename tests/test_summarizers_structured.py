@@ -19,7 +19,7 @@ from condense.summarizers import ExtractiveSummarizer
 from condense.summarizers.extractive import extract
 from condense.summarizers.failures import ITEM_CHARS, error_text
 from condense.summarizers.salient import key_lines, trimmed
-from condense.summarizers.scan import OUTPUT, SpanText, records_apart
+from condense.summarizers.scan import OUTPUT, SpanText, lines_unescaped, records_apart
 from profiles import examples
 
 Message = dict[str, Any]
@@ -442,6 +442,49 @@ def test_records_are_set_apart_by_newlines_only() -> None:
     assert records_apart(prose) == prose
     tiny = json.dumps([{}] * 1_000 + [[n] for n in range(1_000)])  # no records to compare
     assert records_apart(tiny) == tiny
+
+
+SYNC_TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    '  File "/app/replica/sync.py", line 786, in run\n'
+    "    raise SyncError('E7311: ledger out of balance')\n"
+    "replica.errors.SyncError: E7311: ledger out of balance\n"
+)
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [json.dumps, lambda value: json.dumps(value, indent=2), repr],
+    ids=["json", "pretty json", "python repr"],
+)
+def test_what_a_json_tool_result_holds_escaped_is_read_line_by_line(encode: Any) -> None:
+    """A tool result that is a JSON object (or a Python repr) whose strings hold a
+    command's output (``{"stderr": "Traceback…\\n  File \\"/app/…"}``) is read as that
+    output's lines: its error is written with where it was raised, in the summary and
+    in what a masked output keeps."""
+    result = {"exit_code": 1, "stdout": "starting sync\n" * 3, "stderr": SYNC_TRACEBACK}
+    output = encode(result)
+    assert "Traceback (most recent call last):\n" not in output  # the breaks are escaped
+    place = 'File "/app/replica/sync.py", line 786'
+    error = "SyncError: E7311: ledger out of balance"
+    assert written_together(fact_lines(session(output)), error, place)
+    assert written_together(key_lines(output, count=2, max_chars=400), error)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet='ab :\\n"t{}', max_size=400), max_size=6))
+def test_only_long_lines_holding_escaped_breaks_are_unescaped(lines: list[str]) -> None:
+    """A line is unescaped only when it holds two escaped line breaks or more and is
+    long or a JSON member whose value is a string; every other line is left as it is,
+    and text with no escaped break at all is returned unchanged."""
+    text = "\n".join(lines)
+    unescaped = lines_unescaped(text)
+    if "\\n" not in text:
+        assert unescaped is text
+    kept = [line for line in lines if line.count("\\n") < 2 or len(line) <= 280]
+    kept = [line for line in kept if not line.lstrip().startswith('"')]
+    assert all(line in unescaped.split("\n") for line in kept)
+    assert lines_unescaped(unescaped).count("\\n") <= unescaped.count("\\n")
 
 
 def test_a_value_in_a_long_line_is_read_with_the_small_object_around_it() -> None:

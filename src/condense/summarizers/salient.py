@@ -59,7 +59,7 @@ from condense.summarizers.scan import (
     Snippet,
     SpanText,
     column_outliers,
-    records_apart,
+    output_lines,
     shape,
     words,
     words_of_each,
@@ -215,21 +215,21 @@ def span_pieces(
 ) -> Iterator[tuple[int, int, str]]:
     """The text of every message of ``messages`` as ``(index, kind, text)`` pieces: asks,
     the assistant's text (without ``<think>`` blocks) and its calls' arguments, outputs
-    (and observations carried in user messages). Nothing is cut; an output's long line
-    of records (minified JSON) has each record on a line of its own
-    (:func:`.scan.records_apart`)."""
+    (and observations carried in user messages). Nothing is cut; an output is read line
+    by line, with the lines a JSON string holds escaped and the records of a long line
+    (minified JSON) set apart (:func:`.scan.output_lines`)."""
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             continue
         role = message.get("role")
         if role == "tool":
-            yield index, OUTPUT, records_apart(content_text(message.get("content"), _WHOLE))
+            yield index, OUTPUT, output_lines(content_text(message.get("content"), _WHOLE))
         elif role == "user":
             text = content_text(message.get("content"), _WHOLE)
             if index in asks:
                 yield index, ASK, text
             else:  # an observation a tool's result came back in
-                yield index, OUTPUT, records_apart(text)
+                yield index, OUTPUT, output_lines(text)
         elif role == "assistant":
             text = content_text(message.get("content"), _WHOLE)
             yield index, PROSE, strip_think(text) if "<t" in text else text
@@ -905,7 +905,7 @@ def key_lines(text: str, *, count: int = 2, max_chars: int = 220) -> list[str]:
 
 @functools.lru_cache(maxsize=1_024)  # a walk that measures, then the reductions, mask alike
 def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
-    text = records_apart(text)
+    text = output_lines(text)
     rows = text.split("\n")
     # look-alikes: lines built alike (their punctuation), holding digits or not
     # (``timeout_ms = 3471`` is not one of the ``x_enabled = true`` around it)

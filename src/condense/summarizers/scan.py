@@ -455,6 +455,39 @@ def _closing(blob: bytes, opening: int, limit: int) -> int | None:
 
 
 _RECORD_CHARS = 24  # a line's records are set apart when they are this long on average
+_ESCAPED_BREAKS = 2  # a long line holding this many escaped line breaks holds lines
+# What a string in JSON (or a Python repr) escapes, as it reads unescaped.
+_UNESCAPED = (("\\r\\n", "\n"), ("\\n", "\n"), ("\\t", "\t"), ('\\"', '"'))
+_STRING_MEMBER = re.compile(r'\s*"[^"\n]{1,64}"\s*:\s*"')  # ``  "stderr": "…``
+
+
+def output_lines(text: str) -> str:
+    """An output as the scan reads it, line by line: the lines a long line holds escaped
+    (a command's stdout and stderr in a JSON tool result: ``{"stderr": "Traceback
+    …\\n  File \\"/app/sync.py\\", line 786…"}``) made lines (:func:`lines_unescaped`),
+    and each record of a list in a long line on a line of its own
+    (:func:`records_apart`)."""
+    return records_apart(lines_unescaped(text))
+
+
+def lines_unescaped(text: str) -> str:
+    """``text`` with each line that holds :data:`_ESCAPED_BREAKS` or more escaped line
+    breaks (``\\n``) and is longer than :data:`SNIPPET_BYTES` or a JSON member whose
+    value is a string (pretty JSON's ``"stderr": "…"``) unescaped: its line breaks, tabs
+    and quotes made real (:data:`_UNESCAPED`). Other lines are left as they are."""
+    if "\\n" not in text:
+        return text
+    return "\n".join(map(_unescaped, text.split("\n")))
+
+
+def _unescaped(line: str) -> str:
+    if line.count("\\n") < _ESCAPED_BREAKS:
+        return line
+    if len(line) <= SNIPPET_BYTES and not _STRING_MEMBER.match(line):
+        return line  # a line of code, say, that writes ``"a\\nb\\n"``
+    for escaped, real in _UNESCAPED:
+        line = line.replace(escaped, real)
+    return line
 
 
 def records_apart(text: str) -> str:
