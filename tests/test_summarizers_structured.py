@@ -523,6 +523,58 @@ def test_a_record_is_read_whole_only_when_it_is_small_and_structured() -> None:
     assert _read(beside, '"state": "stuck"') == '  "state": "stuck"'
 
 
+def _owner(text: str, line: str) -> str | None:
+    """The line naming the record that ``line`` of pretty JSON ``text`` belongs to."""
+    span = SpanText([(0, OUTPUT, text)])
+    at = span.blob.index(line.encode())
+    owner = span.owner_of(span.record(span.snippet(at, 0), at))
+    return None if owner is None else span.decode(owner.start, owner.end)
+
+
+def _invoices(uncollectible: dict[str, Any]) -> str:
+    rng = random.Random(5)
+    data: list[dict[str, Any]] = [
+        {
+            "id": f"in_{rng.randrange(36**14):014x}",
+            "customer": {"email": f"c{n}@example.com"},
+            "payment": {"status": "paid", "attempts": 1},
+        }
+        for n in range(8)
+    ]
+    data.insert(5, uncollectible)
+    return json.dumps({"data": data}, indent=2)
+
+
+def test_a_value_deep_in_nested_json_is_written_with_its_record_s_id() -> None:
+    """A value in an object nested in a record (an invoice's ``payment.status``) is
+    read with the member that names the record, however deep: ``"uncollectible"``
+    alone says nothing of which invoice."""
+    invoice = {
+        "id": "in_1Qx7cA9r2LmT0b",
+        "customer": {"email": "ops@globex.example"},
+        "payment": {"status": "uncollectible", "attempts": 4},
+    }
+    output = _invoices(invoice)
+    assert _owner(output, '"status": "uncollectible"') == '"id": "in_1Qx7cA9r2LmT0b",'
+    assert written_together(fact_lines(session(output)), "in_1Qx7cA9r2LmT0b", "uncollectible")
+    order = {"order_id": "ORD-48213", "shipment": {"carrier": {"state": "lost"}}, "total": 9}
+    assert _owner(json.dumps(order, indent=2), '"state": "lost"') == '"order_id": "ORD-48213",'
+
+
+def test_a_record_s_owner_is_never_another_record_s() -> None:
+    """A record that names itself has no owner to add; and where a record's id comes
+    after the nested value (or it has none), the walk up stops at the record's opening
+    brace, never taking the id of the record before it."""
+    named = json.dumps([{"id": "a1", "state": {"phase": "Failed", "id": "p-9"}}], indent=2)
+    assert _owner(named, '"phase": "Failed"') is None
+    later = [
+        {"payment": {"status": "paid"}, "id": "in_before"},
+        {"payment": {"status": "uncollectible"}, "id": "in_after"},
+    ]
+    assert _owner(json.dumps(later, indent=2), '"status": "uncollectible"') is None
+    assert _owner("status: failed\nid: x", "status: failed") is None  # YAML: no JSON
+
+
 words = st.text(alphabet="abcdefghij_=:0123456789", min_size=1, max_size=12)
 
 

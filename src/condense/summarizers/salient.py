@@ -491,6 +491,8 @@ def _candidate(
     # a member of a record (pretty JSON, YAML) is read with its siblings: its id, its state
     read = span.record(snippet, lead.at) if kind in (OUTPUT, ARGS) else snippet
     text = snippet_text(span, read)
+    if kind == OUTPUT and (owner := span.owner_of(read)) is not None:
+        text = f"{snippet_text(span, owner)} … {text}"  # a nested value, with its record's id
     section = KEY
     stated = False  # the text is the error a line states
     if lead.error and kind == OUTPUT:

@@ -87,6 +87,13 @@ SETTING = re.compile(
 # The same, as a line of text is tested (``RECORD_MEMBER.match(line)``).
 RECORD_MEMBER = re.compile(_MEMBER.pattern.decode())
 _RECORD_LINES = 8  # a record of more members than this is a dump, not one fact
+# A member of nested pretty JSON that names its record (its id, key or name, a scalar),
+# looked for this many lines up from a lone member.
+_IDENTITY = re.compile(
+    rb'"(?:[Ii][Dd]|[Kk]ey|[Nn]ame|[Uu]id|[Nn]umber|[Ss]lug|[Ss]ku|[Tt]itle'
+    rb'|[\w-]*(?:_id|Id|_key|_name))"\s*:\s*(?:"[^"\n]*"|-?\d[\w.:-]*),?\s*$'
+)
+_OWNER_LINES = 40
 _RECORD_BYTES = 160  # a member line longer than this tells enough alone
 # What a line of minified JSON is read by to find an object's end: a string (skipped
 # whole, its brackets with it) or a bracket.
@@ -412,6 +419,48 @@ class SpanText:
         if lines == 1 or lines > _RECORD_LINES or end - start > SNIPPET_BYTES:
             return snippet
         return Snippet(start, end, snippet.piece, False, False)
+
+    def owner_of(self, member: Snippet) -> Snippet | None:
+        """The line naming the record that a member of nested pretty JSON (or a small
+        record of them, :meth:`record`) belongs to, when it does not name itself
+        (``"order_id": "ORD-48213",`` for the ``"state": "lost"`` of its
+        ``shipment.carrier``):
+        up from ``member``, the nearest member with an identity key (:data:`_IDENTITY`:
+        ``id``, ``key``, ``name``, ``*_id``…) among the members of each object that
+        holds it, within :data:`_OWNER_LINES` lines; ``None`` when there is none, or
+        when ``member`` is no JSON member. A value read without its record's id tells
+        the next turn little."""
+        blob = self.blob
+        if member.cut_before or member.cut_after:
+            return None
+        found = _MEMBER.match(blob, member.start, member.end)
+        if found is None or found.group(1) is None:
+            return None  # not a quoted JSON member
+        lines = blob[member.start : member.end].split(b"\n")
+        if any(_IDENTITY.match(line.lstrip(b" ")) for line in lines):
+            return None  # the record names itself
+        level = len(found.group(1))
+        first = self.starts[member.piece]
+        end = member.start - 1
+        for _ in range(_OWNER_LINES):
+            if end <= first:
+                return None
+            start = max(first, blob.rfind(b"\n", first, end) + 1)
+            line = blob[start:end]
+            body = line.lstrip(b" ")
+            indent = len(line) - len(body)
+            if indent < level:
+                if not body.endswith((b"{", b"[")) or body[:1] != b'"':
+                    return None  # the record's own opening brace, or no JSON
+                level = indent  # the member that holds the object: its siblings are next
+            elif indent == level and _IDENTITY.match(body):
+                if len(body) > _RECORD_BYTES:
+                    return None
+                return Snippet(
+                    start + indent, start + len(line.rstrip()), member.piece, False, False
+                )
+            end = start - 1
+        return None
 
     def _object_around(self, window: Snippet, at: int) -> Snippet:
         """The smallest JSON object of at least two members around byte ``at`` of a long
