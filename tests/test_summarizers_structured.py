@@ -487,6 +487,14 @@ def test_only_long_lines_holding_escaped_breaks_are_unescaped(lines: list[str]) 
     assert lines_unescaped(unescaped).count("\\n") <= unescaped.count("\\n")
 
 
+def test_line_breaks_escaped_by_the_million_are_left_escaped() -> None:
+    """Escaped breaks with next to nothing between them (a string of two million of
+    them) are no lines to read: the text stays as it is, and reading it stays cheap."""
+    text = json.dumps({"out": "\n" * 2_000_000, "code": 0})
+    assert lines_unescaped(text) == text
+    assert key_lines(text) == []
+
+
 def test_a_value_in_a_long_line_is_read_with_the_small_object_around_it() -> None:
     """In a long line of minified JSON, a value is read with its object's other members
     (the pool's size with its sibling setting); an object too long, or braces that are

@@ -521,17 +521,19 @@ def output_lines(text: str) -> str:
 
 def lines_unescaped(text: str) -> str:
     """``text`` with each line that holds :data:`_ESCAPED_BREAKS` or more escaped line
-    breaks (``\\n``) and is longer than :data:`SNIPPET_BYTES` or a JSON member whose
-    value is a string (pretty JSON's ``"stderr": "…"``) unescaped: its line breaks, tabs
-    and quotes made real (:data:`_UNESCAPED`). Other lines are left as they are."""
+    breaks (``\\n``), lines of :data:`_RECORD_CHARS` characters on average, and is
+    longer than :data:`SNIPPET_BYTES` or a JSON member whose value is a string (pretty
+    JSON's ``"stderr": "…"``) unescaped: its line breaks, tabs and quotes made real
+    (:data:`_UNESCAPED`). Other lines are left as they are."""
     if "\\n" not in text:
         return text
     return "\n".join(map(_unescaped, text.split("\n")))
 
 
 def _unescaped(line: str) -> str:
-    if line.count("\\n") < _ESCAPED_BREAKS:
-        return line
+    breaks = line.count("\\n")
+    if breaks < _ESCAPED_BREAKS or len(line) < breaks * _RECORD_CHARS:
+        return line  # a line break or two in a string, or breaks by the million
     if len(line) <= SNIPPET_BYTES and not _STRING_MEMBER.match(line):
         return line  # a line of code, say, that writes ``"a\\nb\\n"``
     for escaped, real in _UNESCAPED:
