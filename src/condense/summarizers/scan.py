@@ -905,6 +905,8 @@ def _far_above(column: Sequence[bytes], most: int) -> list[int]:
     except ValueError:  # a cell of digits and points that is no number (``1.2.3``)
         return []
     size = min(max(1, most), _ODD_PER_DUMP, len(column) - 1)
+    if sum(map(operator.gt, numbers, repeat(max(numbers) / _FAR))) > size:
+        return []  # more than a few within reach of the largest: no gap among the few
     largest = sorted(numbers, reverse=True)[: size + 1]
     for top in range(1, len(largest)):
         if largest[top] > 0 and largest[top - 1] >= _FAR * largest[top]:
