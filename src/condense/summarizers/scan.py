@@ -87,14 +87,14 @@ SETTING = re.compile(
 # The same, as a line of text is tested (``RECORD_MEMBER.match(line)``).
 RECORD_MEMBER = re.compile(_MEMBER.pattern.decode())
 _RECORD_LINES = 8  # a record of more members than this is a dump, not one fact
-# A member of nested pretty JSON that names its record (its id, key or name, a scalar),
-# looked for this many lines up from a lone member.
+_RECORD_BYTES = 160  # a member line longer than this tells enough alone
+# A member of pretty JSON that names its record (an id, a key or a name, a scalar: the
+# line of it a pretty printer writes, its indentation stripped)…
 _IDENTITY = re.compile(
     rb'"(?:[Ii][Dd]|[Kk]ey|[Nn]ame|[Uu]id|[Nn]umber|[Ss]lug|[Ss]ku|[Tt]itle'
     rb'|[\w-]*(?:_id|Id|_key|_name))"\s*:\s*(?:"[^"\n]*"|-?\d[\w.:-]*),?\s*$'
 )
-_OWNER_LINES = 40
-_RECORD_BYTES = 160  # a member line longer than this tells enough alone
+_OWNER_LINES = 40  # …looked for this many lines up from a nested member, at most
 # What a line of minified JSON is read by to find an object's end: a string (skipped
 # whole, its brackets with it) or a bracket.
 _JSON_TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|[][{}]')
@@ -422,14 +422,13 @@ class SpanText:
 
     def owner_of(self, member: Snippet) -> Snippet | None:
         """The line naming the record that a member of nested pretty JSON (or a small
-        record of them, :meth:`record`) belongs to, when it does not name itself
-        (``"order_id": "ORD-48213",`` for the ``"state": "lost"`` of its
-        ``shipment.carrier``):
-        up from ``member``, the nearest member with an identity key (:data:`_IDENTITY`:
+        record of them, :meth:`record`) belongs to, when it does not name itself: up
+        from ``member``, the nearest member with an identity key (:data:`_IDENTITY`:
         ``id``, ``key``, ``name``, ``*_id``…) among the members of each object that
-        holds it, within :data:`_OWNER_LINES` lines; ``None`` when there is none, or
-        when ``member`` is no JSON member. A value read without its record's id tells
-        the next turn little."""
+        holds it, within :data:`_OWNER_LINES` lines (``"order_id": "ORD-48213",`` for
+        the ``"state": "lost"`` of its ``shipment.carrier``). ``None`` when there is
+        none before the record's opening brace, or when ``member`` is no JSON member. A
+        value read without its record's id tells the next turn little."""
         blob = self.blob
         if member.cut_before or member.cut_after:
             return None
@@ -504,7 +503,7 @@ def _closing(blob: bytes, opening: int, limit: int) -> int | None:
 
 
 _RECORD_CHARS = 24  # a line's records are set apart when they are this long on average
-_ESCAPED_BREAKS = 2  # a long line holding this many escaped line breaks holds lines
+_ESCAPED_BREAKS = 2  # a line holding this many escaped line breaks (or more) holds lines
 # What a string in JSON (or a Python repr) escapes, as it reads unescaped.
 _UNESCAPED = (("\\r\\n", "\n"), ("\\n", "\n"), ("\\t", "\t"), ('\\"', '"'))
 _STRING_MEMBER = re.compile(r'\s*"[^"\n]{1,64}"\s*:\s*"')  # ``  "stderr": "…``
@@ -520,11 +519,12 @@ def output_lines(text: str) -> str:
 
 
 def lines_unescaped(text: str) -> str:
-    """``text`` with each line that holds :data:`_ESCAPED_BREAKS` or more escaped line
-    breaks (``\\n``), lines of :data:`_RECORD_CHARS` characters on average, and is
-    longer than :data:`SNIPPET_BYTES` or a JSON member whose value is a string (pretty
-    JSON's ``"stderr": "…"``) unescaped: its line breaks, tabs and quotes made real
-    (:data:`_UNESCAPED`). Other lines are left as they are."""
+    """``text`` with the lines a line holds escaped made real: its escaped line breaks,
+    tabs and quotes (:data:`_UNESCAPED`), in each line longer than
+    :data:`SNIPPET_BYTES` (or a JSON member whose value is a string: pretty JSON's
+    ``"stderr": "…"``) that holds :data:`_ESCAPED_BREAKS` escaped line breaks or more,
+    lines of :data:`_RECORD_CHARS` characters on average. Other lines are left as they
+    are (a line of code that writes ``"a\\nb\\n"``, a string of breaks alone)."""
     if "\\n" not in text:
         return text
     return "\n".join(map(_unescaped, text.split("\n")))
@@ -785,16 +785,16 @@ def _odd_lines(
 def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
     """The rows of a dump holding a cell that stands out of its column, in order: among
     rows built alike (the same punctuation, ``built``: each row's :func:`shape`) and cut
-    into as many cells (:func:`_cells_of`: at a table's pipes or a CSV's commas, else at
-    spaces, pipes, commas, quotes), a column
-    most of whose cells (:data:`_COLUMN_COMMON`) say one thing, and a cell that says
-    another thing that no other cell of it says — ``suspended`` among ``active``,
-    ``RERUN`` among ``PASSED``, ``failed`` among ``succeeded``, exit code ``1`` among
-    ``0`` — while few cells (:data:`_ALONE_PER`) are alone in it (what most cells say
-    is looked for among the cells at its start, middle and end); or, in a column of
-    numbers in one unit, a cell far above all the others (:func:`_far_above`). The rows
-    of a record dump (pretty JSON, YAML lists) are also compared by their first cell,
-    the key (``"status": "failed"`` among the other ``"status"`` lines)."""
+    into as many cells (:func:`_cells_of`: a table's, a CSV's, an aligned table's, else
+    its words), a column most of whose cells (:data:`_COLUMN_COMMON`) say one thing,
+    and a cell that says another thing that no other cell of it says — ``suspended``
+    among ``active``, ``RERUN`` among ``PASSED``, ``failed`` among ``succeeded``, exit
+    code ``1`` among ``0`` — while few cells (:data:`_ALONE_PER`) are alone in it (what
+    most cells say is looked for among the cells at its start, middle and end); or, in
+    a column of numbers in one unit, a cell far above all the others
+    (:func:`_far_above`). The rows of a record dump (pretty JSON, YAML lists) are also
+    compared by their first cell, the key (``"status": "failed"`` among the other
+    ``"status"`` lines)."""
     tally = Counter(built)
     if max(tally.values(), default=0) < _COLUMN_ROWS:
         return []
@@ -833,9 +833,9 @@ _ALIGNED_ROWS = 2_000
 
 def _cells_of(rows: list[bytes], built: bytes) -> list[list[bytes]]:
     """The cells of ``rows`` built alike (``built``: their shape): between the pipes of a
-    table that has them (``| in progress | Keiko Sato |``: two cells) or the commas of
-    a CSV export, so that a cell of many words is one; else their words
-    (:func:`normalize`)."""
+    table that has them (``| in progress | Keiko Sato |``: two cells), the commas of a
+    CSV export or the runs of spaces of an aligned table (:func:`_aligned`), so that a
+    cell of many words is one; else their words (:func:`normalize`)."""
     if b"|" in built:
         return [list(map(bytes.strip, row.split(b"|"))) for row in rows]
     if b"," in built and not built.translate(None, _CSV_PUNCTUATION):
