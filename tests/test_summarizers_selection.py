@@ -501,10 +501,12 @@ def test_cells_of_many_words_are_one_cell_each(lengths: list[int], at: float, ta
 def test_numbers_in_mixed_units_or_mixed_with_words_are_not_compared() -> None:
     """A column whose cells are in different units (``900 MB`` beside ``120 GB``) or not
     all numbers says nothing about which is far above the rest."""
-    sizes = [f"t{k},{size}\n".encode() for k, size in enumerate(["9MB", "12MB", "10MB"] * 3)]
+    sizes = [f"t{k},{size}".encode() for k, size in enumerate(["9MB", "12MB", "10MB"] * 3)]
+    far = [*sizes, b"t9,9000MB"]
+    assert column_outliers(far, [shape(row) for row in far]) == [9]  # one unit: compared
     mixed = [*sizes, b"t9,120GB"]
     assert column_outliers(mixed, [shape(row) for row in mixed]) == []
-    worded = [*sizes, b"t9,n/a", b"t10,9000MB"]
+    worded = [*sizes, b"t9,none", b"t10,9000MB"]
     assert column_outliers(worded, [shape(row) for row in worded]) == []
 
 

@@ -473,7 +473,7 @@ def test_what_a_json_tool_result_holds_escaped_is_read_line_by_line(encode: Any)
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(alphabet='ab :\\n"t{}', max_size=400), max_size=6))
-def test_only_long_lines_holding_escaped_breaks_are_unescaped(lines: list[str]) -> None:
+def test_only_lines_holding_escaped_lines_are_unescaped(lines: list[str]) -> None:
     """A line is unescaped only when it holds two escaped line breaks or more and is
     long or a JSON member whose value is a string; every other line is left as it is,
     and text with no escaped break at all is returned unchanged."""
@@ -484,7 +484,6 @@ def test_only_long_lines_holding_escaped_breaks_are_unescaped(lines: list[str]) 
     kept = [line for line in lines if line.count("\\n") < 2 or len(line) <= 280]
     kept = [line for line in kept if not line.lstrip().startswith('"')]
     assert all(line in unescaped.split("\n") for line in kept)
-    assert lines_unescaped(unescaped).count("\\n") <= unescaped.count("\\n")
 
 
 def test_line_breaks_escaped_by_the_million_are_left_escaped() -> None:
