@@ -564,6 +564,7 @@ def test_a_value_deep_in_nested_json_is_written_with_its_record_s_id() -> None:
     output = _invoices(invoice)
     assert _owner(output, '"status": "uncollectible"') == '"id": "in_1Qx7cA9r2LmT0b",'
     assert written_together(fact_lines(session(output)), "in_1Qx7cA9r2LmT0b", "uncollectible")
+    assert written_together(key_lines(output), "in_1Qx7cA9r2LmT0b", "uncollectible")
     order = {"order_id": "ORD-48213", "shipment": {"carrier": {"state": "lost"}}, "total": 9}
     assert _owner(json.dumps(order, indent=2), '"state": "lost"') == '"order_id": "ORD-48213",'
 

@@ -937,7 +937,7 @@ def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
     scored = [
         (-(score / (1 + math.log2(others)) + _STANDING_OUT * stands_out), number, line, index)
         for line, (number, others, stands_out, index) in hinted.items()
-        if (score := info_score(windows[line])) >= MIN_WORTH
+        if (score := info_score(windows[line])) >= MIN_WORTH or stands_out
     ]
     # the best line has the room first; the lines are written in their order
     pieces: list[tuple[int, str]] = []
@@ -965,8 +965,8 @@ _AROUND = 24  # rows read on each side of a key line for its record or its stack
 def _in_context(rows: list[str], index: int) -> str:
     """Row ``index`` of an output with what it needs around it, as the summary reads it
     (:func:`candidates`): a member of a small record with its siblings (a failed
-    refund's ``status`` with its ``id``), an error with where it was raised; ``""`` for
-    any other row."""
+    refund's ``status`` with its ``id``) and, nested, the member naming its record; an
+    error with where it was raised; ``""`` for any other row."""
     row = rows[index]
     if len(row) > LINE_READ:  # a long line is read as a window of itself
         return ""
@@ -980,7 +980,11 @@ def _in_context(rows: list[str], index: int) -> str:
     line = Snippet(start, start + len(row.encode("utf-8", "replace")), 0, False, False)
     if record:
         widened = span.record(line)
-        return one_line(span.decode(widened.start, widened.end)) if widened != line else ""
+        owner = span.owner_of(widened)
+        if widened == line and owner is None:
+            return ""
+        text = one_line(span.decode(widened.start, widened.end))
+        return text if owner is None else f"{span.decode(owner.start, owner.end)} … {text}"
     frame = raised_at(span, line.start, line.end)
     return f"{one_line(row)} ({clip(frame, FRAME_CHARS)})" if frame else ""
 
