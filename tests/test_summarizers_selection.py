@@ -498,6 +498,20 @@ def test_cells_of_many_words_are_one_cell_each(lengths: list[int], at: float, ta
     assert column_outliers(rows, [shape(row) for row in rows]) == [position]
 
 
+@pytest.mark.parametrize("table", ["markdown", "psql", "csv", "aligned"])
+def test_a_word_of_a_cell_unlike_its_column_s_stands_out_too(table: str) -> None:
+    """A table's cells of many words are compared whole, and their words too: the one
+    table of ``368 GB`` among tables of some ``MB`` stands out by its unit."""
+    rng = random.Random(11)
+    formats = {**TABLES, "aligned": "   ".join}
+    rows = [
+        formats[table]([f"{word}_{n}", f"{rng.randint(8, 900)} MB", "table"]).encode()
+        for n, word in enumerate(WORDS)
+    ]
+    rows.insert(3, formats[table](["shipment_events", "368 GB", "table"]).encode())
+    assert column_outliers(rows, [shape(row) for row in rows]) == [3]
+
+
 def test_numbers_in_mixed_units_or_mixed_with_words_are_not_compared() -> None:
     """A column whose cells are in different units (``900 MB`` beside ``120 GB``) or not
     all numbers says nothing about which is far above the rest."""

@@ -137,8 +137,8 @@ _COLUMN_ROWS = 5  # rows built alike, at least this many, are compared column by
 _COLUMN_COMMON = 0.6  # …where a column this share of whose cells say one thing is read
 _ALONE_PER = 10  # …and at most one cell in this many says a thing no other cell says
 _FAR = 4.0  # …or, in a column of numbers, is this many times the largest of the rest
-# A cell that is a number, with its unit if any (``1742``, ``3900Mi``, ``0.25s``, ``97%``).
-_NUMBER_CELL = re.compile(rb"\d+(?:\.\d+)?[A-Za-z%]{0,3}")
+# A cell that is a number, with its unit if any (``1742``, ``3900Mi``, ``900 MB``, ``97%``).
+_NUMBER_CELL = re.compile(rb"\d+(?:\.\d+)? ?[A-Za-z%]{0,3}")
 _NUMERAL = b"0123456789."
 _UNIT_LETTERS = bytes(c for c in range(128) if chr(c).isalpha()) + b"%"
 # What a shape leaves out: letters, digits, the underscore and spaces (not newlines and
@@ -785,12 +785,13 @@ def _odd_lines(
 def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
     """The rows of a dump holding a cell that stands out of its column, in order: among
     rows built alike (the same punctuation, ``built``: each row's :func:`shape`) and cut
-    into as many cells (:func:`_cells_of`: a table's, a CSV's, an aligned table's, else
-    its words), a column most of whose cells (:data:`_COLUMN_COMMON`) say one thing,
-    and a cell that says another thing that no other cell of it says — ``suspended``
-    among ``active``, ``RERUN`` among ``PASSED``, ``failed`` among ``succeeded``, exit
-    code ``1`` among ``0`` — while few cells (:data:`_ALONE_PER`) are alone in it (what
-    most cells say is looked for among the cells at its start, middle and end); or, in
+    into as many cells (their words; and a table's cells of many words, as one:
+    :func:`_table_cells`), a column most of whose cells (:data:`_COLUMN_COMMON`) say
+    one thing, and a cell that says another thing that no other cell of it says —
+    ``suspended`` among ``active``, ``RERUN`` among ``PASSED``, ``failed`` among
+    ``succeeded``, exit code ``1`` among ``0``, ``GB`` among ``MB`` — while few cells
+    (:data:`_ALONE_PER`) are alone in it (what most cells say is looked for among the
+    cells at its start, middle and end); or, in
     a column of numbers in one unit, a cell far above all the others
     (:func:`_far_above`). The rows of a record dump (pretty JSON, YAML lists) are also
     compared by their first cell, the key (``"status": "failed"`` among the other
@@ -807,8 +808,13 @@ def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
         members, at = order[at : at + size], at + size
         if size < _COLUMN_ROWS:
             continue
-        cells = _cells_of(list(map(rows.__getitem__, members)), row_shape)
-        found.extend(_outliers_of(members, cells))
+        alike = list(map(rows.__getitem__, members))
+        cells = list(map(bytes.split, map(bytes.translate, alike, repeat(_NORMAL))))
+        # a cell of many words, as one, where rows have cells of more words than others
+        whole = _table_cells(alike, row_shape) if len(set(map(len, cells))) > 1 else None
+        found.extend(_outliers_of(members, cells, numbers=whole is None))
+        if whole is not None:
+            found.extend(_outliers_of(members, whole, numbers=True))
         keys = Counter(map(operator.itemgetter(0), filter(None, cells)))
         keyed = {key for key, times in keys.items() if _COLUMN_ROWS <= times < size}
         if not keyed:
@@ -831,18 +837,21 @@ _CSV_PUNCTUATION = b",-.:/@%+#"
 _ALIGNED_ROWS = 2_000
 
 
-def _cells_of(rows: list[bytes], built: bytes) -> list[list[bytes]]:
-    """The cells of ``rows`` built alike (``built``: their shape): between the pipes of a
-    table that has them (``| in progress | Keiko Sato |``: two cells), the commas of a
-    CSV export or the runs of spaces of an aligned table (:func:`_aligned`), so that a
-    cell of many words is one; else their words (:func:`normalize`)."""
+def _table_cells(rows: list[bytes], built: bytes) -> list[list[bytes]] | None:
+    """The cells of the rows of a table built alike (``built``: their shape) where a
+    cell may hold many words: between the pipes of a table that has them (``| in
+    progress | Keiko Sato |``: two cells), the commas of a CSV export with spaces in
+    its cells, or the runs of spaces of an aligned table (:func:`_aligned`); ``None``
+    for other rows (their words are their cells)."""
     if b"|" in built:
         return [list(map(bytes.strip, row.split(b"|"))) for row in rows]
     if b"," in built and not built.translate(None, _CSV_PUNCTUATION):
-        return list(map(bytes.split, rows, repeat(b",")))
+        if b" " in rows[0] or b" " in rows[-1]:
+            return list(map(bytes.split, rows, repeat(b",")))
+        return None
     if len(rows) <= _ALIGNED_ROWS and _aligned(rows[0]) and _aligned(rows[-1]):
         return [list(filter(None, map(bytes.strip, row.split(b"  ")))) for row in rows]
-    return list(map(bytes.split, map(bytes.translate, rows, repeat(_NORMAL))))
+    return None
 
 
 def _aligned(row: bytes) -> bool:
@@ -850,10 +859,13 @@ def _aligned(row: bytes) -> bool:
     return row.strip().count(b"  ") >= 2
 
 
-def _outliers_of(members: list[int], cells: list[list[bytes]]) -> list[int]:
+def _outliers_of(
+    members: list[int], cells: list[list[bytes]], *, numbers: bool = True
+) -> list[int]:
     """Of rows ``members`` (their ``cells``), those with a cell alone against its
-    column's common value (:func:`column_outliers`); rows cut into another number of
-    cells than most are not compared."""
+    column's common value, or (``numbers``) far above its column's other numbers
+    (:func:`column_outliers`); rows cut into another number of cells than most are not
+    compared."""
     widths = list(map(len, cells))
     width = max(set(widths), key=widths.count)
     rows = widths.count(width)
@@ -875,7 +887,7 @@ def _outliers_of(members: list[int], cells: list[list[bytes]]) -> list[int]:
             continue
         most = max(first, column.count(column[rows // 2]), column.count(column[-1]))
         if most < least:
-            if column[0][:1].isdigit():  # a column of numbers, maybe: one far above the rest?
+            if numbers and column[0][:1].isdigit():  # numbers: one far above the rest?
                 found.extend([members[kept[k]] for k in _far_above(column, rows // _ALONE_PER)])
             continue
         tally = Counter(column)
