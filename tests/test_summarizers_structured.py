@@ -19,7 +19,13 @@ from condense.summarizers import ExtractiveSummarizer
 from condense.summarizers.extractive import extract
 from condense.summarizers.failures import ITEM_CHARS, error_text
 from condense.summarizers.salient import key_lines, trimmed
-from condense.summarizers.scan import OUTPUT, SpanText, lines_unescaped, records_apart
+from condense.summarizers.scan import (
+    OUTPUT,
+    SpanText,
+    lines_unescaped,
+    output_lines,
+    records_apart,
+)
 from profiles import examples
 
 Message = dict[str, Any]
@@ -484,6 +490,34 @@ def test_only_lines_holding_escaped_lines_are_unescaped(lines: list[str]) -> Non
     kept = [line for line in lines if line.count("\\n") < 2 or len(line) <= 280]
     kept = [line for line in kept if not line.lstrip().startswith('"')]
     assert all(line in unescaped.split("\n") for line in kept)
+
+
+def _ci_log(lines: list[str]) -> str:
+    """``lines`` as ``gh run view --log-failed`` prints them: job, step, time, line."""
+    return "\n".join(
+        f"build\tRun tests\t2026-03-04T10:11:{n:02d}.1234567Z {line}"
+        for n, line in enumerate(lines)
+    )
+
+
+def test_a_ci_log_s_error_is_written_with_the_frame_under_it() -> None:
+    """A GitHub Actions log (each line after its job, step and time) is read as the log
+    it holds: its error is written with the frame under it, in the summary and in what
+    a masked output keeps; a log without that prefix is read as it is."""
+    passes = [f"PASS src/{word}.test.ts" for word in ("ledger", "payout", "refund", "quota")]
+    failure = [
+        "FAIL src/gateway.test.ts",
+        "  ● gateway › settles › rejects stale quotes",
+        "    QuoteError: E9376 stale quote",
+        "      at settle (src/gateway.ts:507:11)",
+        "##[error]Process completed with exit code 1.",
+    ]
+    output = _ci_log(passes + failure)
+    error, place = "QuoteError: E9376 stale quote", "src/gateway.ts:507"
+    assert written_together(fact_lines(session(output)), error, place)
+    assert written_together(key_lines(output, count=2, max_chars=400), error, place)
+    plain = "\n".join(passes + failure)
+    assert output_lines(plain) == plain
 
 
 def test_line_breaks_escaped_by_the_million_are_left_escaped() -> None:

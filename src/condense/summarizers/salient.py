@@ -971,7 +971,8 @@ def _in_context(rows: list[str], index: int) -> str:
     if len(row) > LINE_READ:  # a long line is read as a window of itself
         return ""
     record = RECORD_MEMBER.match(row) is not None
-    if not record and (_ERROR_WORD.search(row) is None or error_text(row) is None):
+    failure = _ERROR_WORD.search(row) is not None and error_text(row) is not None
+    if not record and not failure:
         return ""
     # read from the rows around it only: a record's members, a stack's frames
     first = max(0, index - _AROUND)
@@ -981,11 +982,11 @@ def _in_context(rows: list[str], index: int) -> str:
     if record:
         widened = span.record(line)
         owner = span.owner_of(widened)
-        if widened == line and owner is None:
-            return ""
-        text = one_line(span.decode(widened.start, widened.end))
-        return text if owner is None else f"{span.decode(owner.start, owner.end)} … {text}"
-    frame = raised_at(span, line.start, line.end)
+        if widened != line or owner is not None:
+            text = one_line(span.decode(widened.start, widened.end))
+            return text if owner is None else f"{span.decode(owner.start, owner.end)} … {text}"
+    # an error, built like a member or not (``    QuoteError: E9376 stale quote``)
+    frame = raised_at(span, line.start, line.end) if failure else ""
     return f"{one_line(row)} ({clip(frame, FRAME_CHARS)})" if frame else ""
 
 

@@ -507,15 +507,24 @@ _ESCAPED_BREAKS = 2  # a line holding this many escaped line breaks (or more) ho
 # What a string in JSON (or a Python repr) escapes, as it reads unescaped.
 _UNESCAPED = (("\\r\\n", "\n"), ("\\n", "\n"), ("\\t", "\t"), ('\\"', '"'))
 _STRING_MEMBER = re.compile(r'\s*"[^"\n]{1,64}"\s*:\s*"')  # ``  "stderr": "…``
+# What ``gh run view --log`` writes before each line of a job's log: the job, the step
+# and the time, tab-separated (``build\tRun tests\t2026-03-04T10:11:30.1234567Z ``).
+_CI_PREFIX = re.compile(
+    r"^[^\t\n]{1,100}\t[^\t\n]{1,200}\t\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?", re.M
+)
 
 
 def output_lines(text: str) -> str:
     """An output as the scan reads it, line by line: the lines a long line holds escaped
     (a command's stdout and stderr in a JSON tool result: ``{"stderr": "Traceback
     …\\n  File \\"/app/sync.py\\", line 786…"}``) made lines (:func:`lines_unescaped`),
-    and each record of a list in a long line on a line of its own
-    (:func:`records_apart`)."""
-    return records_apart(lines_unescaped(text))
+    each record of a list in a long line on a line of its own (:func:`records_apart`),
+    and a CI log's lines without the job, step and time GitHub Actions writes before
+    each (:data:`_CI_PREFIX`), so that an error is read with the frame under it."""
+    text = records_apart(lines_unescaped(text))
+    if "\t" in text and _CI_PREFIX.search(text):
+        text = _CI_PREFIX.sub("", text)
+    return text
 
 
 def lines_unescaped(text: str) -> str:
