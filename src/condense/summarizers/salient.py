@@ -971,8 +971,7 @@ def _in_context(rows: list[str], index: int) -> str:
     if len(row) > LINE_READ:  # a long line is read as a window of itself
         return ""
     record = RECORD_MEMBER.match(row) is not None
-    failure = _ERROR_WORD.search(row) is not None and error_text(row) is not None
-    if not record and not failure:
+    if not record and not _states_error(row):
         return ""
     # read from the rows around it only: a record's members, a stack's frames
     first = max(0, index - _AROUND)
@@ -986,8 +985,13 @@ def _in_context(rows: list[str], index: int) -> str:
             text = one_line(span.decode(widened.start, widened.end))
             return text if owner is None else f"{span.decode(owner.start, owner.end)} … {text}"
     # an error, built like a member or not (``    QuoteError: E9376 stale quote``)
-    frame = raised_at(span, line.start, line.end) if failure else ""
+    frame = raised_at(span, line.start, line.end) if not record or _states_error(row) else ""
     return f"{one_line(row)} ({clip(frame, FRAME_CHARS)})" if frame else ""
+
+
+def _states_error(row: str) -> bool:
+    """Whether ``row`` states an error (a failure word, then :func:`.failures.error_text`)."""
+    return _ERROR_WORD.search(row) is not None and error_text(row) is not None
 
 
 def _has_digit(line: str) -> bool:
