@@ -633,6 +633,64 @@ def test_records_are_compared_by_their_key_in_one_pass() -> None:
     assert column_outliers(stamps, [shape(row) for row in stamps]) == []
 
 
+# -- what a document people wrote says -------------------------------------------------
+
+PAGE_FILLER = (
+    "This page describes how the service is deployed and operated.",
+    "All times are in UTC unless noted otherwise.",
+    "The team reviews this page every quarter.",
+    "Questions go to the platform channel.",
+    "Logs are kept for thirty days.",
+    "The staging environment mirrors production nightly.",
+)
+
+
+def _read(number: int, arguments: dict[str, str], body: str, tool: str) -> list[Message]:
+    call = {
+        "id": f"r{number}",
+        "type": "function",
+        "function": {"name": tool, "arguments": json.dumps(arguments)},
+    }
+    return [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": f"r{number}", "content": body},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("read_file", {"path": "docs/adr/0017-http-client.md"}),
+        ("read_file", {"path": "docs/decisions/http-client.rst"}),
+        ("bash", {"command": "cat notes/partners.txt"}),
+        ("view", {"path": "/repo/README"}),
+    ],
+)
+def test_a_decision_a_document_states_is_kept_though_its_words_are_plain(
+    tool: str, arguments: dict[str, str]
+) -> None:
+    """An agent read forty pages of docs, each with a ticket and a release named, and one
+    decision record whose decision names nothing rare (``We use httpx … because …``).
+    What a document people wrote says is read as their words: its decision is kept, in
+    a small room. (Before, only distinctive words led to a line of what a read showed,
+    and the decision was never read.)"""
+    decision = "We use httpx for all outbound calls because of its timeout model."
+    for seed in range(4):
+        rng = random.Random(seed)
+        messages: list[Message] = [{"role": "user", "content": "How do we call partners?"}]
+        for n in range(40):
+            page = [f"# Page {n}", "", *rng.sample(PAGE_FILLER, 3)]
+            page.append(f"Rollout notes are in OPS-{rng.randint(1000, 9999)} (v1.{n}.{seed}).")
+            messages += _read(n, {"path": f"docs/page{n}.md"}, "\n".join(page), "read_file")
+            if n == seed * 11:
+                record = ["# ADR 0017: HTTP client", "", "## Decision", "", decision, ""]
+                record += rng.sample(PAGE_FILLER, 3)
+                messages += _read(100, arguments, "\n".join(record), tool)
+        text = summarize(messages, target=400)
+        assert count_text(text) <= 400
+        assert decision in text, seed
+
+
 def _progress_output(rng: random.Random) -> str:
     """A training run's output: tqdm bars (each with a rate that looks like an id), pip's
     bar, and the one line that says what happened."""

@@ -111,6 +111,18 @@ def _names_log(text: str) -> bool:
     return any(not _SOURCE_FILE.search(found.group()) for found in _LOG_PATH.finditer(text))
 
 
+# A document people wrote (notes, a runbook, a decision record, a README): what a read of
+# it shows is read as what people say (its decisions, :class:`.scan.Scan`).
+_DOCUMENT_SUFFIXES = (".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".org")
+_DOCUMENT_NAMES = frozenset(("readme", "notes", "changelog", "contributing", "todo"))
+
+
+def _names_document(path: str) -> bool:
+    """Whether ``path`` (a file a call names) is a document people wrote."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return name.endswith(_DOCUMENT_SUFFIXES) or name in _DOCUMENT_NAMES
+
+
 # Matched at "exit" or "return" in lower-cased text.
 _EXIT_CODE = re.compile(
     r"(?:exit(?:ed)?(?: with)?[ _]?(?:code|status)|return[ _]?code|returncode)"
@@ -194,7 +206,7 @@ def extract(messages: Sequence[object], *, facts: int) -> dg.Digest:
         if isinstance(message, dict):
             walk.message(index, message, index in asks)
     walk.settle()
-    scan = Scan(SpanText(span_pieces(messages, asks)))
+    scan = Scan(SpanText(span_pieces(messages, asks)), documents=walk.documents - walk.logs)
     measure = Measure(scan)
     digest = walk.digest(len(messages), _last_state(messages))
     digest.measure = measure
@@ -240,7 +252,8 @@ def identifier(word: bytes) -> str:
 class _CallFacts(NamedTuple):
     """What a tool call tells, before its output: a command (``command`` is true, ``item``
     the command line) or a tool group and its telling argument; the files it names;
-    whether it reads (shows content) rather than runs, and whether what it reads is a log."""
+    whether it reads (shows content) rather than runs, and whether what it reads is a log
+    or a document people wrote."""
 
     command: bool
     item: str
@@ -248,6 +261,7 @@ class _CallFacts(NamedTuple):
     files: tuple[str, ...]
     reads: bool
     logs: bool
+    documents: bool
 
 
 def _call_facts(name: str, raw: str) -> _CallFacts:
@@ -266,7 +280,9 @@ def _read_call(name: str, raw: str) -> _CallFacts:
     if command is not None:
         item = clip(one_line(command), _COMMAND_CHARS)
         logs = reads and _names_log(command[: _ITEM_CHARS * 2])
-        return _CallFacts(True, item, "", tuple(_path_words(command)), reads, logs)
+        files = tuple(_path_words(command))
+        documents = reads and any(map(_names_document, files))
+        return _CallFacts(True, item, "", files, reads, logs, documents)
     group, detail = _call_group(name, args)
     files = tuple(
         _normal_path(value.strip())
@@ -276,7 +292,8 @@ def _read_call(name: str, raw: str) -> _CallFacts:
     logs = reads and any(
         isinstance(value := args.get(key), str) and _names_log(value) for key in _PATH_KEYS
     )
-    return _CallFacts(False, group, detail, files, reads, logs)
+    documents = reads and any(map(_names_document, files))
+    return _CallFacts(False, group, detail, files, reads, logs, documents)
 
 
 _cached_call_facts = functools.lru_cache(maxsize=4_096)(_read_call)
@@ -295,6 +312,8 @@ class _Walk:
         self.reads: set[int] = set()  # messages whose output is content, not an outcome
         self.log_calls: set[str] = set()
         self.logs: set[int] = set()  # …of which a log: a record of what ran and failed
+        self.document_calls: set[str] = set()
+        self.documents: set[int] = set()  # …or a document: what people wrote
         self.shapes: dict[str, list[int | str]] = {}
         # (call id, command?, item, detail): each call waits for its output's exit code
         self.pending: list[tuple[str, bool, str, str]] = []
@@ -336,6 +355,8 @@ class _Walk:
             self.read_calls.add(call_id)
         if facts.logs:
             self.log_calls.add(call_id)
+        if facts.documents:
+            self.document_calls.add(call_id)
         self.pending.append((call_id, facts.command, facts.item, facts.detail))
         for path in facts.files:
             self.add(dg.FILES, path)
@@ -359,6 +380,9 @@ class _Walk:
         self.pending = []
         self.reads = {index for index, call in self.outputs.items() if call in self.read_calls}
         self.logs = {index for index, call in self.outputs.items() if call in self.log_calls}
+        self.documents = {
+            index for index, call in self.outputs.items() if call in self.document_calls
+        }
 
     def shape(self, item: str, *, files: bool = False) -> None:
         """Count ``item`` under its shape (numbers left out): repeated actions aggregate."""

@@ -505,7 +505,9 @@ def _candidate(
             section = KEY if span.owners[snippet.piece] in logs else ERRORS
     if len(text) < 8 or is_progress_bar(text):
         return None
-    signals = read_signals(text, kind, error=lead.error or None)
+    # a document's sentence (what a read showed) that decides is read as people's words
+    read_as = PROSE if kind == OUTPUT and lead.decision and not stated else kind
+    signals = read_signals(text, read_as, error=lead.error or None)
     if kind == PROSE and (signals.decision or signals.finding or signals.plan):
         section = DECISIONS
     found = measure.words(text)

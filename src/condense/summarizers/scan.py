@@ -45,7 +45,7 @@ import json
 import operator
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 
@@ -590,10 +590,11 @@ class Scan:
     distinctive words and where they are (:attr:`places`); how many lines share each
     shape (:attr:`shapes`), the odd lines of dumps (:attr:`odd`) and the rows that stand
     out of their column (:attr:`standing_out`); the failure words in outputs
-    (:attr:`errors`); the decision and finding words in what the assistant wrote
-    (:attr:`decisions`)."""
+    (:attr:`errors`); the decision and finding words in what the assistant wrote and in
+    the documents people wrote that a tool read (``documents``: the messages whose output
+    is one) (:attr:`decisions`)."""
 
-    def __init__(self, span: SpanText) -> None:
+    def __init__(self, span: SpanText, documents: Collection[int] = ()) -> None:
         self.span = span
         blob = span.blob
         mapped = normalize(blob)
@@ -626,7 +627,10 @@ class Scan:
             self._forms.setdefault(key, {key}).add(token)
         self.family, self.distinct = self._families()
         failing = _holding(list(self.counts), FAILURE_STEMS)
-        deciding = _holding(list(self.said), _DECISION_STEMS)
+        kinds, owners = span.kinds, span.owners
+        papers = [i for i, kind in enumerate(kinds) if kind == OUTPUT and owners[i] in documents]
+        written = set(b" ".join(mapped[starts[i] : starts[i + 1] - 1] for i in papers).split())
+        deciding = _holding(list(written.union(self.said)), _DECISION_STEMS)
         placed = _places(text, tokens, self.distinct | failing | deciding)
         if first:  # from the distinct lines back to where each line first is in the span
             # where each line starts in the span, and in the distinct lines joined
@@ -644,7 +648,7 @@ class Scan:
         self.shapes: Counter[bytes] = Counter(line_shapes)
         self.odd, self.standing_out = _odd_lines(span, line_shapes, self.shapes)
         self.errors = _error_places(span, failures)
-        self.decisions = _decision_places(span, decisions)
+        self.decisions = _decision_places(span, decisions, papers)
 
     def _families(self) -> tuple[Counter[bytes], frozenset[bytes]]:
         """How many distinct rare words each class holds, and the distinctive words: the
@@ -1010,13 +1014,14 @@ def _literals(haystack: bytes, words: Iterable[bytes]) -> list[int]:
     return found
 
 
-def _decision_places(span: SpanText, words: list[int]) -> list[int]:
-    """Where the decision and finding words are in what the assistant wrote: ``words``
-    (where the words holding one are, anywhere) and the phrases, searched in its pieces
-    joined."""
+def _decision_places(span: SpanText, words: list[int], papers: list[int]) -> list[int]:
+    """Where the decision and finding words are in what the assistant wrote and in the
+    pieces ``papers`` (documents a tool read): ``words`` (where the words holding one
+    are, anywhere) and the phrases, searched in those pieces joined."""
     kinds, starts = span.kinds, span.starts
-    found = [at for at in words if kinds[bisect.bisect_right(starts, at) - 1] == PROSE]
-    pieces = [i for i, kind in enumerate(kinds) if kind == PROSE]
+    pieces = sorted([i for i, kind in enumerate(kinds) if kind == PROSE] + papers)
+    chosen = set(pieces)
+    found = [at for at in words if bisect.bisect_right(starts, at) - 1 in chosen]
     if not pieces:
         return found
     blob = span.lower
