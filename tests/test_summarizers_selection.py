@@ -645,7 +645,7 @@ PAGE_FILLER = (
 )
 
 
-def _read(number: int, arguments: dict[str, str], body: str, tool: str) -> list[Message]:
+def _read(number: int, arguments: dict[str, Any], body: str, tool: str) -> list[Message]:
     call = {
         "id": f"r{number}",
         "type": "function",
@@ -689,6 +689,31 @@ def test_a_decision_a_document_states_is_kept_though_its_words_are_plain(
         text = summarize(messages, target=400)
         assert count_text(text) <= 400
         assert decision in text, seed
+
+
+def test_a_state_a_call_sets_is_kept_with_what_it_set_it_on() -> None:
+    """Forty flag-API calls, each naming a flag and an audit id; the one the user asked
+    for switches a flag off in prod. The summary's line of that call holds the flag and
+    ``"enabled": false``: what the call did, though ``false`` is the commonest of words.
+    (Before, the line was cut to its telling words, the flag's URL, and the state was
+    left out.)"""
+    ask = "Switch enable_ledger_backfill off in prod, then check the others."
+    for seed in range(4):
+        rng = random.Random(seed)
+        messages: list[Message] = [{"role": "user", "content": ask}]
+        for n in range(40):
+            flag, method = f"{rng.choice(WORDS)}_{rng.choice(WORDS)}_{n}", "GET"
+            settings: dict[str, object] = {"environment": "staging", "audit": hexid(rng, 10)}
+            if n == seed * 9:
+                flag, method = "enable_ledger_backfill", "PATCH"
+                settings = {"environment": "prod", "enabled": False}
+            url = f"https://flags.internal/api/v1/flags/{flag}"
+            arguments = {"method": method, "url": url, "body": settings}
+            messages += _read(n, arguments, '{"ok": true}', "http_request")
+        text = summarize(messages, target=500)
+        assert count_text(text) <= 500
+        lines = [line for line in text.split("\n") if "enable_ledger_backfill" in line]
+        assert any('"enabled": false' in line for line in lines), (seed, lines)
 
 
 def _progress_output(rng: random.Random) -> str:

@@ -141,6 +141,7 @@ def progress_lines(span: SpanText) -> list[tuple[int, int]]:
 # Trimming a long line of output: from its first telling word to its last, a run of more
 # than _DULL_RUN words worth less than _DULL inside it left out.
 _TRIM_FROM = 100
+_STATES = (b"true", b"false", b"null", b"True", b"False", b"None")  # what a call may set
 _DULL = 0.08
 _TELLING = 0.25  # a word worth this share of the line's best is telling
 _DULL_RUN = 3
@@ -516,7 +517,10 @@ def _candidate(
     # a long line is cut to its telling part (a stated error is already; a record is short
     # and read whole: its values are the point, however common)
     if kind in (OUTPUT, ARGS) and not stated and read is snippet and len(text) > _TRIM_FROM:
-        text = trimmed(text, found)
+        weights = found
+        if kind == ARGS and found:  # a state a call sets (``"enabled": false``) is what it did
+            weights = {**found, **dict.fromkeys(_STATES, max(found.values()))}
+        text = trimmed(text, weights)
         found = {key: found.get(key, 0.0) for key in map(core, words(text))}
     specific = any(specificity(word) >= _NEW_WORD for word in found)
     # an odd line (or the one after a failure) tells something when it names something
