@@ -716,6 +716,37 @@ def test_a_state_a_call_sets_is_kept_with_what_it_set_it_on() -> None:
         assert any('"enabled": false' in line for line in lines), (seed, lines)
 
 
+def _diff(path: str, lines: list[tuple[str, str]]) -> str:
+    """A unified diff of one file (``git diff``): its header, one hunk of context lines
+    (``" "``), removed lines (``"-"``) and added ones (``"+"``)."""
+    head = [f"diff --git a/{path} b/{path}", "index 3f2a1c4..9b8e7d2 100644"]
+    head += [f"--- a/{path}", f"+++ b/{path}", f"@@ -10,{len(lines)} +10,{len(lines)} @@"]
+    return "\n".join(head + [f"{mark}{text}" for mark, text in lines]) + "\n"
+
+
+def test_a_setting_a_config_diff_changes_is_kept_as_the_change() -> None:
+    """Thirty diffs of code (assignments among them, built like settings) and one diff
+    of a config file that changes a timeout: the summary writes that change once, as
+    ``key: old → new``. (Before, the added line was worth no more than the code around
+    it and at most the removed one, with the old value, was kept.)"""
+    for seed in range(4):
+        rng = random.Random(seed)
+        outputs = []
+        for n in range(30):
+            name = f"{rng.choice(WORDS)}_{rng.choice(WORDS)}"
+            code = [(" ", f"def {name}(order):"), ("-", f"    limit = {rng.randint(1, 99)}")]
+            code += [("+", f"    limit = {rng.randint(100, 999)}"), (" ", "    return limit")]
+            outputs.append(_diff(f"src/{name}.py", code))
+            if n == seed * 7:
+                config = [(" ", "server:"), (" ", "  workers: 8"), ("-", "  payout_timeout_s: 9")]
+                config += [("+", "  payout_timeout_s: 205"), (" ", "  log_level: info")]
+                outputs.append(_diff("config/app.yaml", config))
+        text = summarize(calls_and_outputs(outputs), target=400)
+        assert count_text(text) <= 400
+        assert "payout_timeout_s: 9 → 205" in text, seed
+        assert "payout_timeout_s: 9\n" not in text + "\n", seed
+
+
 def _progress_output(rng: random.Random) -> str:
     """A training run's output: tqdm bars (each with a rate that looks like an id), pip's
     bar, and the one line that says what happened."""

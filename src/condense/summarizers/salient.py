@@ -523,16 +523,25 @@ def _candidate(
         text = trimmed(text, weights)
         found = {key: found.get(key, 0.0) for key in map(core, words(text))}
     specific = any(specificity(word) >= _NEW_WORD for word in found)
+    line = span.decode(snippet.start, snippet.end)
+    # a setting a diff changes (``+  timeout_s: 90``) is news, like an odd line, written
+    # once, as a change (``timeout_s: 30 → 90``)
+    setting = SETTING.fullmatch(line)
+    changed = snippet.start in scan.changed
+    if changed:
+        change = _setting_change(span, snippet, line)
+        if change == "":
+            return None  # the line that replaces it writes the change
+        text = change or text
     # an odd line (or the one after a failure) tells something when it names something
-    signal = signals.value + (_NEAR * lead.near + _ODD * lead.odd) * specific
+    signal = signals.value + (_NEAR * lead.near + _ODD * (lead.odd or changed)) * specific
     signal *= backed(combine(found.values()))
     # a row that stands out of its column is news by its cell that does, named or not
     signal += _STANDING_OUT * lead.standing_out
     scale = lead.scale  # by its role: what a file or a search showed is data, not an outcome
-    line = span.decode(snippet.start, snippet.end)
     if kind == OUTPUT and LISTED.match(line):  # …and so is a listing's line of code…
         scale = min(scale, READ_ROLE)
-    if scale == READ_ROLE and SETTING.fullmatch(line):
+    if scale == READ_ROLE and (setting or changed):
         scale = ROLE[OUTPUT]  # …but a setting a file holds configures what runs
     if kind == OUTPUT and not (
         lead.odd or lead.standing_out or snippet.cut_before or snippet.cut_after
@@ -552,6 +561,56 @@ def _candidate(
         return None
     position = (span.owners[snippet.piece], read.start)
     return Candidate(text, score, position, section, found, signal, scale, count)
+
+
+_BLOCK_LINES = 40  # the lines of a diff's block of changes read around a changed setting
+
+
+def _setting_change(span: SpanText, snippet: Snippet, line: str) -> str | None:
+    """A changed setting (``line``, of a diff) as a change: an added line that replaces a
+    removed one of the same key in its block of changes as ``key: old → new``; a removed
+    line that an added one replaces as ``""`` (that one writes it); else ``None``."""
+    blob, piece = span.blob, snippet.piece
+    key = _setting_key(line)
+    if line[0] == "-":
+        later = _block(blob, snippet.end + 1, span.piece_end(piece), forward=True)
+        replaced = any(other[0] == "+" and _setting_key(other) == key for other in later)
+        return "" if replaced else None
+    earlier = _block(blob, snippet.start - 1, span.starts[piece], forward=False)
+    old = next((other for other in earlier if other[0] == "-" and _setting_key(other) == key), None)
+    if old is None:
+        return None
+    before, after = old[1:].strip(), line[1:].strip()
+    same = next(
+        (i for i, pair in enumerate(zip(before, after, strict=False)) if pair[0] != pair[1]),
+        min(len(before), len(after)),
+    )
+    cut = max(before.rfind(mark, 0, same) for mark in " =:") + 1  # after the key's sign
+    return f"{after[:cut]}{before[cut:]} → {after[cut:]}"
+
+
+def _setting_key(line: str) -> str | None:
+    found = SETTING.fullmatch(line[1:])
+    return found.group(1) if found else None
+
+
+def _block(blob: bytes, at: int, end: int, *, forward: bool) -> list[str]:
+    """The changed lines (``+`` or ``-``) of a diff next to byte ``at``, going forward to
+    ``end`` or back to it, until a line that is not one; at most :data:`_BLOCK_LINES`."""
+    found: list[str] = []
+    while len(found) < _BLOCK_LINES and (at < end if forward else at > end):
+        if forward:
+            stop = blob.find(b"\n", at, end)
+            stop = end if stop < 0 else stop
+            raw, at = blob[at:stop], stop + 1
+        else:
+            start = blob.rfind(b"\n", end, at) + 1 or end
+            raw, at = blob[start:at], start - 1
+        text = raw.decode("utf-8", "replace")
+        if text[:1] not in ("+", "-") or text[1:2] in ("+", "-"):
+            break
+        found.append(text)
+    return found
 
 
 def _placed(found: Mapping[bytes, float]) -> dict[bytes, float]:

@@ -81,9 +81,10 @@ LISTED = re.compile(r"\s*\d+(?:\t|:\s)")
 # not a JSON member (``"type": "text",``: JSON a file holds is data more often than not).
 _SCALAR = r"(?:\"[^\"\n]{0,120}\"|'[^'\n]{0,120}'|[\w./:@%+-]{1,120})"
 SETTING = re.compile(
-    rf"(?:{LISTED.pattern})?\s*(?:- |export )?{_KEY}"
+    rf"(?:{LISTED.pattern})?\s*(?:- |export )?({_KEY})"
     rf"(?:\s*[=:]\s*{_SCALAR}[;,]?|[ \t]+{_SCALAR};)\s*(?:#[^\n]*)?"
 )
+"""(Its group 1 is the setting's key.)"""
 # The same, as a line of text is tested (``RECORD_MEMBER.match(line)``).
 RECORD_MEMBER = re.compile(_MEMBER.pattern.decode())
 _RECORD_LINES = 8  # a record of more members than this is a dump, not one fact
@@ -589,7 +590,8 @@ class Scan:
     and in what people wrote (:attr:`said`); the families of rare look-alikes; the
     distinctive words and where they are (:attr:`places`); how many lines share each
     shape (:attr:`shapes`), the odd lines of dumps (:attr:`odd`) and the rows that stand
-    out of their column (:attr:`standing_out`); the failure words in outputs
+    out of their column (:attr:`standing_out`), the settings a diff of a configuration
+    file changes (:attr:`changed`, odd lines too); the failure words in outputs
     (:attr:`errors`); the decision and finding words in what the assistant wrote and in
     the documents people wrote that a tool read (``documents``: the messages whose output
     is one) (:attr:`decisions`)."""
@@ -647,6 +649,8 @@ class Scan:
         line_shapes = shape(blob).split(b"\n")
         self.shapes: Counter[bytes] = Counter(line_shapes)
         self.odd, self.standing_out = _odd_lines(span, line_shapes, self.shapes)
+        self.changed = frozenset(_changed_settings(span))
+        self.odd = sorted({*self.odd, *self.changed})
         self.errors = _error_places(span, failures)
         self.decisions = _decision_places(span, decisions, papers)
 
@@ -793,6 +797,43 @@ def _odd_lines(
         )
         odd.extend(starts[piece] + sizes[i] + i for i in alone[:_ODD_PER_DUMP])
     return sorted(odd), sorted(standing_out)
+
+
+# The file a unified diff's hunks change (its ``+++ b/config/app.yaml`` line), when it is
+# a configuration file: what its settings say configures what runs (code's ``x = 5`` is
+# not a setting).
+_CONFIG_DIFF = re.compile(
+    rb"\n\+\+\+ [^\n]*(?:\.(?:ya?ml|toml|ini|cfg|conf|env|properties|json|tf|tfvars|hcl)"
+    rb"|/\.env[\w.]*|Dockerfile)[\t ]*(?=\n)"
+)
+_DIFF_FILE = b"\n+++ "
+
+
+def _changed_settings(span: SpanText) -> list[int]:
+    """Where the lines are (their starts) that add or remove a setting (:data:`SETTING`:
+    ``+  timeout_s: 90``, ``-MAX_BATCH = 500``) in the outputs' unified diffs of
+    configuration files, at most :data:`_ODD_PER_DUMP` of each file's: the hunks under
+    such a file's ``+++`` line, to the next file or the output's end."""
+    blob, kinds = span.blob, span.kinds
+    found: list[int] = []
+    header = blob.find(_DIFF_FILE)
+    while header >= 0:
+        after = blob.find(_DIFF_FILE, header + 1)
+        piece = span.piece_of(header + 1)
+        if kinds[piece] == OUTPUT and (config := _CONFIG_DIFF.match(blob, header)):
+            at = config.end() + 1
+            end = min(span.piece_end(piece), after if after >= 0 else len(blob))
+            of_file = 0
+            for line in blob[at:end].split(b"\n"):
+                if of_file >= _ODD_PER_DUMP:
+                    break
+                marked = line[:1] in (b"+", b"-") and line[1:2] not in (b"+", b"-")
+                if marked and SETTING.fullmatch(line[1:].decode("utf-8", "replace")):
+                    found.append(at)
+                    of_file += 1
+                at += len(line) + 1
+        header = after
+    return found
 
 
 def column_outliers(rows: list[bytes], built: list[bytes]) -> list[int]:
