@@ -588,6 +588,40 @@ def test_an_exception_is_kept_with_the_frame_it_was_raised_in(
     assert frame in line
 
 
+JEST_FAILURE = (
+    " FAIL  src/api/refunds.test.ts\n"
+    "  ● refunds › returns the right status\n\n"
+    "    expect(received).toBe(expected) // Object.is equality\n\n"
+    "    Expected: 200\n    Received: 409\n\n"
+    "      at Object.<anonymous> (src/api/refunds.test.ts:41:22)\n"
+)
+GO_FAILURE = "--- FAIL: TestRefundStatus (0.00s)\n    refunds_test.go:41: got 409, want 200\n"
+
+
+@pytest.mark.parametrize(
+    ("failure", "checked"),
+    [
+        (JEST_FAILURE, "● refunds › returns the right status: Expected: 200, Received: 409"),
+        (GO_FAILURE, "refunds_test.go:41: got 409, want 200"),
+    ],
+)
+def test_a_failing_test_is_kept_with_what_it_expected_and_got(failure: str, checked: str) -> None:
+    """Thirty test runs, one failing: the summary's line of the failure says which test
+    and what it expected and got, as the runner printed them under it (before, the
+    failure's line alone: ``FAIL src/api/refunds.test.ts``). What a masked output of the
+    run keeps says it too."""
+    rng = random.Random(3)
+    runs = []
+    for n in range(30):
+        passed = [f" PASS  src/{rng.choice(WORDS)}_{k}.test.ts" for k in range(6)]
+        runs.append("\n".join([*passed, f"Tests: {rng.randint(40, 90)} passed ({n})"]))
+    runs[17] = "\n".join([runs[17], failure, "Tests: 1 failed, 41 passed"])
+    text = summarize(calls_and_outputs(runs), target=500)
+    assert count_text(text) <= 500
+    assert any(checked in line and "FAIL" in line for line in text.split("\n")), text
+    assert any(checked in line for line in key_lines(runs[17]))
+
+
 def test_a_name_is_no_look_alike_of_other_names_but_an_id_is_of_other_ids() -> None:
     """Among hundreds of rare snake_case names (a code session's functions and tests), a
     test's name keeps its worth: names are not generated values. Among hundreds of

@@ -149,6 +149,30 @@ def raised_at(span: SpanText, start: int, end: int) -> str:
     return next((line.strip() for line in lines[:_LOCATION_LINES] if _LOCATION.fullmatch(line)), "")
 
 
+# What a failing check expected and got, as a test runner prints it under the failure:
+# Jest's ``Expected: 200`` and ``Received: 409``, RSpec's ``expected: …`` and ``got: …``,
+# Go's ``got 409, want 200``; and the failing test's title (Jest's and Vitest's ``● suite
+# › test``, ``✕ test``), read from this many lines after the failure's.
+_CHECKED = re.compile(
+    r"\s*(?:[Ee]xpected|Received|[Aa]ctual|got)\b[\w ]{0,20}:\s*\S.*|.*\bgot\b.{1,60}\bwant\b.*"
+)
+_TITLE = re.compile(r"\s*[●✕×] \S.*")
+_CHECK_LINES = 12
+
+
+def checked(span: SpanText, end: int) -> str:
+    """What the failure stated on the line ending at byte ``end`` checked, as the lines
+    after it tell: the failing test's title and the first expected and received values,
+    on one line (``● refunds › returns the right status: Expected: 200, Received: 409``);
+    ``""`` when they tell none."""
+    last = span.piece_end(span.piece_of(end))
+    following = span.decode(min(end + 1, last), min(last, end + 1 + _FRAME_READ))
+    lines = following.split("\n", _CHECK_LINES)[:_CHECK_LINES]
+    title = next((line.strip() for line in lines if _TITLE.fullmatch(line)), "")
+    values = [line.strip() for line in lines if _CHECKED.fullmatch(line)][:2]
+    return clip(": ".join(filter(None, (title, ", ".join(values)))), ITEM_CHARS)
+
+
 def _own(frames: list[str]) -> str:
     """Of ``frames`` (the nearest to the error first), the first in the program's own
     code, or the first when none is."""

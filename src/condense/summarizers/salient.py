@@ -38,6 +38,7 @@ from condense.summarizers.failures import (
     ITEM_CHARS,
     LINE_READ,
     PLACE,
+    checked,
     error_text,
     failed_read,
     line_error,
@@ -497,11 +498,14 @@ def _candidate(
     section = KEY
     stated = False  # the text is the error a line states
     if lead.error and kind == OUTPUT:
-        error, frame = line_error(span, *_failure_line(span, lead))
+        start, end = _failure_line(span, lead)
+        error, frame = line_error(span, start, end)
         if error:
             if len(error) > _TRIM_FROM:  # its error, code and place, wherever they sit
                 placed = _placed(measure.words(error))
                 error = trimmed(error, placed, ITEM_CHARS, statement(error))
+            if check := checked(span, end):  # what the failing test expected and got
+                error = f"{error} — {check}"
             text, stated = f"{error} ({frame})" if frame else error, True
             section = KEY if span.owners[snippet.piece] in logs else ERRORS
     if len(text) < 8 or is_progress_bar(text):
@@ -1031,7 +1035,8 @@ def _in_context(rows: list[str], index: int) -> str:
     """Row ``index`` of an output with what it needs around it, as the summary reads it
     (:func:`candidates`): a member of a small record with its siblings (a failed
     refund's ``status`` with its ``id``) and, nested, the member naming its record; an
-    error with where it was raised; ``""`` for any other row."""
+    error with where it was raised and what a failing test expected and got; ``""`` for
+    any other row."""
     row = rows[index]
     if len(row) > LINE_READ:  # a long line is read as a window of itself
         return ""
@@ -1049,9 +1054,16 @@ def _in_context(rows: list[str], index: int) -> str:
         if widened != line or owner is not None:
             text = one_line(span.decode(widened.start, widened.end))
             return text if owner is None else f"{span.decode(owner.start, owner.end)} … {text}"
-    # an error, built like a member or not (``    QuoteError: E9376 stale quote``)
-    frame = raised_at(span, line.start, line.end) if not record or _states_error(row) else ""
-    return f"{one_line(row)} ({clip(frame, FRAME_CHARS)})" if frame else ""
+    # an error, built like a member or not (``    QuoteError: E9376 stale quote``), with
+    # what a failing test expected and got
+    if record and not _states_error(row):
+        return ""
+    frame = raised_at(span, line.start, line.end)
+    check = checked(span, line.end)
+    error = f"{one_line(row)} — {check}" if check else one_line(row)
+    if frame:
+        return f"{error} ({clip(frame, FRAME_CHARS)})"
+    return error if check else ""  # a row alone is written as the caller reads it
 
 
 def _states_error(row: str) -> bool:
