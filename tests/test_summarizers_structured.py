@@ -267,6 +267,37 @@ def test_a_long_error_is_written_with_what_states_it(error: str, stated: str) ->
     assert any(line.startswith(f"- {stated}") for line in lines), lines
 
 
+@pytest.mark.parametrize(
+    ("error", "cause"),
+    [
+        (
+            "ERROR: for app_api_1  Cannot start service api: driver failed programming external"
+            " connectivity on endpoint app_api_1: Bind for 0.0.0.0:5809 failed: port is already"
+            " allocated",
+            "0.0.0.0:5809 failed: port is already allocated",
+        ),
+        (
+            "sqlalchemy.exc.ProgrammingError: (psycopg.errors.UndefinedColumn) column"
+            ' "webhook_session_at" does not exist',
+            '"webhook_session_at" does not exist',
+        ),
+        (
+            "level=error msg=sync failed job=ledger-sync-7 attempt=3 err=failed to sync ledger:"
+            " dial tcp 10.0.3.7:5432: connect: connection refused",
+            "connect: connection refused",
+        ),
+    ],
+)
+def test_a_chain_of_errors_is_written_with_the_cause_it_ends_with(error: str, cause: str) -> None:
+    """A long error line whose cause comes last, after its last failure word (Docker's
+    ``… failed: port is already allocated``, a driver's ``column … does not exist``, Go's
+    wrapped ``…: connection refused``): the cause is written, though its words are the
+    commonest. (Before, Docker's and the driver's lines were cut after their last telling
+    word; Go's is kept as a guard.)"""
+    lines = fact_lines(session(error))
+    assert any(cause in line for line in lines), lines
+
+
 def test_an_error_under_a_bare_label_is_written_once() -> None:
     """The label takes the line after it, which is an error line too: one fact, not two
     (a fact another fact of its message holds whole is that fact)."""

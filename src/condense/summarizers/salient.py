@@ -628,18 +628,25 @@ _CLAUSE_END = re.compile(r"[,;]|\.(?:\s|$)")
 _STATEMENT_CHUNKS = 6
 
 
-def statement(error: str) -> range:
+def statement(error: str) -> list[int]:
     """Which chunks (of ``error.split()``) state the error: the clause of its first
     failure word, from the chunk that holds it to the clause's end (``ERROR: No
     replacement was performed``), or the first clause of an error with none (``Invalid
-    `new_str` parameter``); at most :data:`_STATEMENT_CHUNKS`."""
+    `new_str` parameter``), at most :data:`_STATEMENT_CHUNKS`; and the cause a chain of
+    errors ends with, the chunks after its last failure word when they are as few
+    (``… Bind for 0.0.0.0:5809 failed: port is already allocated``)."""
     failure = _ERROR_WORD.search(error)
     start = failure.start() if failure is not None else len(error) - len(error.lstrip())
     before = error[:start]
     first = len(before.split()) - (1 if before and not before[-1].isspace() else 0)
     end = _CLAUSE_END.search(error, failure.end() if failure is not None else start)
     chunks = len(error[start : end.start() if end else len(error)].split())
-    return range(first, first + min(chunks, _STATEMENT_CHUNKS))
+    stated = list(range(first, first + min(chunks, _STATEMENT_CHUNKS)))
+    words = error.split()
+    last = max((i for i, chunk in enumerate(words) if _ERROR_WORD.search(chunk)), default=-1)
+    if last >= 0 and len(words) - 1 - last <= _STATEMENT_CHUNKS:
+        stated.extend(range(last, len(words)))
+    return stated
 
 
 def _failure_line(span: SpanText, lead: _Lead) -> tuple[int, int]:
@@ -653,7 +660,10 @@ def _failure_line(span: SpanText, lead: _Lead) -> tuple[int, int]:
 
 
 def trimmed(
-    text: str, found: Mapping[bytes, float], limit: int | None = None, stated: range = range(0)
+    text: str,
+    found: Mapping[bytes, float],
+    limit: int | None = None,
+    stated: Collection[int] = (),
 ) -> str:
     """``text`` without what tells nothing at its ends (a log line's timestamp and request
     id, a row's filler), and with a long run of such words inside it left out (``…``):
