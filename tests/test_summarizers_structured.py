@@ -372,6 +372,8 @@ VALUE = "lp-7f3a9c"  # a value distinctive enough to be a candidate wherever it 
         (f"    upstream_pool {VALUE};", True),
         (f"      - POOL={VALUE}", True),
         (f'     7\tPOOL_NAME = "{VALUE}"  # the replica\'s pool', True),
+        (f'src/app/settings.py:12:POOL_NAME = "{VALUE}"', True),  # a search's hit
+        (f'src/app/db.py:40:    return connect(pool="{VALUE}")', False),
         (f'    return connect(pool="{VALUE}")', False),
         (f'log = make_logger("{VALUE}")', False),
         (f'  "pool": "{VALUE}",', False),  # a JSON member: data more often than a setting
@@ -381,7 +383,8 @@ def test_a_setting_is_worth_as_much_read_from_a_file_as_printed_by_a_command(
     line: str, setting: bool
 ) -> None:
     """What a read showed is data, worth less than what a command printed; a setting
-    in it (one key, a scalar value) configures what runs, and is worth as much."""
+    in it (one key, a scalar value; a search's hit of one, after its file and line)
+    configures what runs, and is worth as much."""
 
     def worth(read: dict[str, str] | None) -> float:
         found = extract(session(f"# settings\n{line}\n", read=read), facts=40).candidates

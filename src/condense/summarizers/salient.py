@@ -530,7 +530,7 @@ def _candidate(
     line = span.decode(snippet.start, snippet.end)
     # a setting a diff changes (``+  timeout_s: 90``) is news, like an odd line, written
     # once, as a change (``timeout_s: 30 → 90``)
-    setting = SETTING.fullmatch(line)
+    setting = SETTING.fullmatch(_SEARCH_HIT.sub("", line, count=1))
     changed = snippet.start in scan.changed
     if changed:
         change = _setting_change(span, snippet, line)
@@ -567,6 +567,8 @@ def _candidate(
     return Candidate(text, score, position, section, found, signal, scale, count)
 
 
+# A search hit's file and line before what it found (``src/limits.py:46:MAX = 9``).
+_SEARCH_HIT = re.compile(r"[\w./\\-]+\.\w{1,8}:\d+:")
 _BLOCK_LINES = 40  # the lines of a diff's block of changes read around a changed setting
 
 
