@@ -651,6 +651,37 @@ def test_a_record_s_owner_is_never_another_record_s() -> None:
     assert _owner("status: failed\nid: x", "status: failed") is None  # YAML: no JSON
 
 
+DESCRIBE = """Name:         refunds-api-7d9f8c6b5-x2kqp
+Namespace:    prod
+Status:       Running
+Containers:
+  app:
+    State:          Running
+    Last State:     Terminated
+      Reason:       OOMKilled
+      Exit Code:    137
+    Restart Count:  12
+"""
+
+
+def test_a_value_in_an_indented_record_is_written_with_its_name() -> None:
+    """In an indented record (``kubectl describe``, a YAML manifest), a value is read
+    with the nearest member that names what holds it, up through the keys that hold it:
+    the pod's ``Name:`` for its container's last ``Reason: OOMKilled`` (an error line
+    too: the summary keeps the name with it), a container's ``- name:`` for its memory
+    limit. The walk stops at a line that is no key. (Before, only pretty JSON had
+    owners.)"""
+    oom = "      Reason:       OOMKilled"
+    assert _owner(DESCRIBE, oom) == "Name:         refunds-api-7d9f8c6b5-x2kqp"
+    assert written_together(
+        fact_lines(session(DESCRIBE)), "refunds-api-7d9f8c6b5-x2kqp", "OOMKilled"
+    )
+    manifest = "containers:\n  - name: web\n    image: nginx:1.25\n    resources:\n"
+    manifest += "      limits:\n        memory: 64Mi\n"
+    assert _owner(manifest, "        memory: 64Mi") == "- name: web"
+    assert _owner("Name: a\n+++ not a key\n  Reason: Failed\n", "  Reason: Failed") is None
+
+
 words = st.text(alphabet="abcdefghij_=:0123456789", min_size=1, max_size=12)
 
 

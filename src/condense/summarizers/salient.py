@@ -493,8 +493,9 @@ def _candidate(
     # a member of a record (pretty JSON, YAML) is read with its siblings: its id, its state
     read = span.record(snippet, lead.at) if kind in (OUTPUT, ARGS) else snippet
     text = snippet_text(span, read)
-    if kind == OUTPUT and (owner := span.owner_of(read)) is not None:
-        text = f"{snippet_text(span, owner)} … {text}"  # a nested value, with its record's id
+    owner = span.owner_of(read) if kind == OUTPUT else None
+    named = f"{snippet_text(span, owner)} … " if owner is not None else ""
+    text = named + text  # a nested value, with its record's id
     section = KEY
     stated = False  # the text is the error a line states
     if lead.error and kind == OUTPUT:
@@ -506,7 +507,7 @@ def _candidate(
                 error = trimmed(error, placed, ITEM_CHARS, statement(error))
             if check := checked(span, end):  # what the failing test expected and got
                 error = f"{error} — {check}"
-            text, stated = f"{error} ({frame})" if frame else error, True
+            text, stated = named + (f"{error} ({frame})" if frame else error), True
             section = KEY if span.owners[snippet.piece] in logs else ERRORS
     if len(text) < 8 or is_progress_bar(text):
         return None
@@ -530,7 +531,8 @@ def _candidate(
     line = span.decode(snippet.start, snippet.end)
     # a setting a diff changes (``+  timeout_s: 90``) is news, like an odd line, written
     # once, as a change (``timeout_s: 30 → 90``)
-    setting = SETTING.fullmatch(_SEARCH_HIT.sub("", line, count=1))
+    hit = _SEARCH_HIT.match(line)  # a search's hit is read without its file and line
+    setting = SETTING.fullmatch(line[hit.end() :] if hit else line)
     changed = snippet.start in scan.changed
     if changed:
         change = _setting_change(span, snippet, line)

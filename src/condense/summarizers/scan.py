@@ -95,6 +95,13 @@ _IDENTITY = re.compile(
     rb'"(?:[Ii][Dd]|[Kk]ey|[Nn]ame|[Uu]id|[Nn]umber|[Ss]lug|[Ss]ku|[Tt]itle'
     rb'|[\w-]*(?:_id|Id|_key|_name))"\s*:\s*(?:"[^"\n]*"|-?\d[\w.:-]*),?\s*$'
 )
+# …and of an indented record (YAML, ``kubectl describe``): its unquoted key, a scalar…
+_KEY_IDENTITY = re.compile(
+    rb"(?:- )?(?:[Ii][Dd]|[Kk]ey|[Nn]ame|[Uu]id|[\w-]*(?:_id|Id|_name))\s*[:=][ \t]*[^\s{\[][^\n]*$"
+)
+# …where a line of a key and a colon (and maybe a value: ``Last State:  Terminated``)
+# holds the members indented under it.
+_YAML_PARENT = re.compile(rb"(?:- )?[\w][\w .-]{0,40}:(?:[ \t][^\n]*)?$")
 _OWNER_LINES = 40  # …looked for this many lines up from a nested member, at most
 # What a line of minified JSON is read by to find an object's end: a string (skipped
 # whole, its brackets with it) or a bracket.
@@ -421,21 +428,56 @@ class SpanText:
             return snippet
         return Snippet(start, end, snippet.piece, False, False)
 
+    def _indented_owner(self, member: Snippet, level: int) -> Snippet | None:
+        """:meth:`owner_of` a member of an indented record, indented by ``level``: up from
+        it, through the lines of a key and a colon that hold it (``Last State:``,
+        ``containers:``), the nearest sibling of one of them (or of the member) with an
+        identity key (``Name:  refunds-api-7d9f``, ``name: web``), up to a line that is
+        no key (the record's start)."""
+        blob = self.blob
+        lines = blob[member.start : member.end].split(b"\n")
+        if any(_KEY_IDENTITY.match(line.lstrip(b" \t")) for line in lines):
+            return None  # the record names itself
+        first = self.starts[member.piece]
+        end = member.start - 1
+        for _ in range(_OWNER_LINES):
+            if end <= first:
+                return None
+            start = max(first, blob.rfind(b"\n", first, end) + 1)
+            line = blob[start:end]
+            body = line.lstrip(b" \t")
+            indent = len(line) - len(body)
+            if body and indent <= level:  # a sibling, or a key that holds them
+                if _KEY_IDENTITY.match(body):
+                    if len(body) > _RECORD_BYTES:
+                        return None
+                    return Snippet(
+                        start + indent, start + len(line.rstrip()), member.piece, False, False
+                    )
+                if not _YAML_PARENT.match(body):
+                    return None  # the record's start
+                level = indent
+            end = start - 1
+        return None
+
     def owner_of(self, member: Snippet) -> Snippet | None:
         """The line naming the record that a member of nested pretty JSON (or a small
         record of them, :meth:`record`) belongs to, when it does not name itself: up
         from ``member``, the nearest member with an identity key (:data:`_IDENTITY`:
         ``id``, ``key``, ``name``, ``*_id``…) among the members of each object that
         holds it, within :data:`_OWNER_LINES` lines (``"order_id": "ORD-48213",`` for
-        the ``"state": "lost"`` of its ``shipment.carrier``). ``None`` when there is
-        none before the record's opening brace, or when ``member`` is no JSON member. A
-        value read without its record's id tells the next turn little."""
+        the ``"state": "lost"`` of its ``shipment.carrier``); of an indented record's
+        member, :meth:`_indented_owner`. ``None`` when there is none before the
+        record's opening brace (or start), or when ``member`` is no member. A value read
+        without its record's id tells the next turn little."""
         blob = self.blob
         if member.cut_before or member.cut_after:
             return None
         found = _MEMBER.match(blob, member.start, member.end)
-        if found is None or found.group(1) is None:
-            return None  # not a quoted JSON member
+        if found is None:
+            return None  # no member
+        if found.group(1) is None:  # an indented record's member (YAML, ``kubectl describe``)
+            return self._indented_owner(member, len(found.group(2)))
         lines = blob[member.start : member.end].split(b"\n")
         if any(_IDENTITY.match(line.lstrip(b" ")) for line in lines):
             return None  # the record names itself
