@@ -566,6 +566,15 @@ def test_a_summary_keeps_the_row_far_above_its_column_wherever_it_is() -> None:
             "java.lang.IllegalStateException: reconcile failed",
             "at com.acme.billing.Reconciler.apply(Reconciler.java:432)",
         ),
+        (  # .NET: the runtime's frames first, without a place
+            "Unhandled exception. System.InvalidOperationException: Sequence contains no"
+            " elements\n   at System.Linq.ThrowHelper.ThrowNoElementsException()\n"
+            "   at System.Linq.Enumerable.First[TSource](IEnumerable`1 source)\n"
+            "   at Acme.Billing.Settler.Settle(Int32 id) in /src/Billing/Settler.cs:line 235\n"
+            "   at Acme.Billing.Program.Main(String[] args) in /src/Billing/Program.cs:line 12",
+            "System.InvalidOperationException: Sequence contains no elements",
+            "at Acme.Billing.Settler.Settle(Int32 id) in /src/Billing/Settler.cs:line 235",
+        ),
         (
             "TypeError: Cannot read properties of undefined (reading 'id')\n"
             "    at handler (/srv/app/routes/refund.js:57:19)\n"
@@ -579,7 +588,8 @@ def test_an_exception_is_kept_with_the_frame_it_was_raised_in(
     trace: str, error: str, frame: str
 ) -> None:
     """A summary's error says where it was raised, as its traceback tells it: Python's
-    last frame comes before the exception, Java's and JavaScript's first ``at`` after."""
+    last frame comes before the exception, Java's, .NET's and JavaScript's first ``at``
+    with a place after (.NET's ``in F.cs:line 235``, after the runtime's own frames)."""
     rng = random.Random(7)
     texts = [logfmt(rng, 30) for _ in range(20)]
     texts.insert(10, "\n".join([logfmt(rng, 10), trace, logfmt(rng, 10)]))

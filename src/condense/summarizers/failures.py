@@ -33,6 +33,7 @@ _ERROR_LINE = re.compile(
     | .*(?:No\ replacement\ was\ performed|[Cc]ould\ not\ |[Cc]annot\ |[Uu]nable\ to\ ).*
     | .*\blevel=(?:error|fatal|crit\w*)\b.*
     | Exception\ in\ thread\ .*                                       # Java's uncaught
+    | (?:Unhandled|Uncaught)\ [Ee]xception\b.*                        # .NET's, PHP's
     | \*\*\ \([A-Z][\w.]*\)\ .*                                      # Elixir's raise
     """
 )
@@ -47,7 +48,8 @@ _PYTEST_SUMMARY = re.compile(r"=+ (.*\b\d+ (?:failed|errors?)\b.*?)(?: in [\d.]+
 # The frame an exception was raised in: Python's (before it), and the ``at`` frames of
 # Java, JavaScript and C# (after it); read from this many bytes around the error's line.
 _PYTHON_FRAME = re.compile(r'\s*File "[^"]+", line \d+')
-_AT_FRAME = re.compile(r"\s+at \S.*[(:\s][^\s()]+:\d+")
+_AT_FRAME = re.compile(r"\s+at \S.*[(:\s][^\s()]+:(?:line )?\d+")  # C#'s ``in F.cs:line 42``
+_AT_LINE = re.compile(r"\s+at \S")  # a frame, with its place or not (``at System.Linq.…()``)
 # A line that is only a place in a file, maybe marked and named: Rust's ``  -->
 # src/lib.rs:88:17`` (right after the error), Go's ``\t/app/ledger/flush.go:77 +0x1d`` (a
 # panic's first frame, after its ``goroutine 1 [running]:`` and the function's line),
@@ -143,7 +145,7 @@ def raised_at(span: SpanText, start: int, end: int) -> str:
         return _own(frames).strip()
     following = span.decode(min(end + 1, last), min(last, end + 1 + _FRAME_READ))
     lines = following.split("\n", _FRAMES_READ)[:_FRAMES_READ]
-    frames = list(itertools.takewhile(_AT_FRAME.match, lines))
+    frames = [line for line in itertools.takewhile(_AT_LINE.match, lines) if _AT_FRAME.match(line)]
     if frames:
         return _own(frames).strip()
     return next((line.strip() for line in lines[:_LOCATION_LINES] if _LOCATION.fullmatch(line)), "")
