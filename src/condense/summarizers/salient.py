@@ -529,10 +529,10 @@ def _candidate(
         found = {key: found.get(key, 0.0) for key in map(core, words(text))}
     specific = any(specificity(word) >= _NEW_WORD for word in found)
     line = span.decode(snippet.start, snippet.end)
-    # a setting a diff changes (``+  timeout_s: 90``) is news, like an odd line, written
-    # once, as a change (``timeout_s: 30 → 90``)
     hit = _SEARCH_HIT.match(line)  # a search's hit is read without its file and line
     setting = SETTING.fullmatch(line[hit.end() :] if hit else line)
+    # a setting a diff of a config file changes (``+  timeout_s: 90``) is news, like an odd
+    # line, written once, as a change (``timeout_s: 30 → 90``)
     changed = snippet.start in scan.changed
     if changed:
         change = _setting_change(span, snippet, line)

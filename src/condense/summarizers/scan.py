@@ -84,7 +84,7 @@ SETTING = re.compile(
     rf"(?:{LISTED.pattern})?\s*(?:- |export )?({_KEY})"
     rf"(?:\s*[=:]\s*{_SCALAR}[;,]?|[ \t]+{_SCALAR};)\s*(?:#[^\n]*)?"
 )
-"""(Its group 1 is the setting's key.)"""
+"""A setting's line; its group 1 is the setting's key."""
 # The same, as a line of text is tested (``RECORD_MEMBER.match(line)``).
 RECORD_MEMBER = re.compile(_MEMBER.pattern.decode())
 _RECORD_LINES = 8  # a record of more members than this is a dump, not one fact
