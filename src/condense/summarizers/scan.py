@@ -428,36 +428,44 @@ class SpanText:
             return snippet
         return Snippet(start, end, snippet.piece, False, False)
 
+    def _lines_above(self, member: Snippet) -> Iterator[tuple[int, int, bytes]]:
+        """The lines above ``member`` in its piece, the nearest first, at most
+        :data:`_OWNER_LINES`: where each starts, its indentation, and the rest of it."""
+        blob, first = self.blob, self.starts[member.piece]
+        end = member.start - 1
+        for _ in range(_OWNER_LINES):
+            if end <= first:
+                return
+            start = max(first, blob.rfind(b"\n", first, end) + 1)
+            line = blob[start:end]
+            body = line.lstrip(b" \t")
+            yield start, len(line) - len(body), body.rstrip()
+            end = start - 1
+
+    @staticmethod
+    def _naming(member: Snippet, start: int, indent: int, body: bytes) -> Snippet | None:
+        """The line (at ``start``) naming ``member``'s record; ``None`` when it is too long
+        to be a name."""
+        if len(body) > _RECORD_BYTES:
+            return None
+        return Snippet(start + indent, start + indent + len(body), member.piece, False, False)
+
     def _indented_owner(self, member: Snippet, level: int) -> Snippet | None:
         """:meth:`owner_of` a member of an indented record, indented by ``level``: up from
         it, through the lines of a key and a colon that hold it (``Last State:``,
         ``containers:``), the nearest sibling of one of them (or of the member) with an
         identity key (``Name:  refunds-api-7d9f``, ``name: web``), up to a line that is
         no key (the record's start)."""
-        blob = self.blob
-        lines = blob[member.start : member.end].split(b"\n")
+        lines = self.blob[member.start : member.end].split(b"\n")
         if any(_KEY_IDENTITY.match(line.lstrip(b" \t")) for line in lines):
             return None  # the record names itself
-        first = self.starts[member.piece]
-        end = member.start - 1
-        for _ in range(_OWNER_LINES):
-            if end <= first:
-                return None
-            start = max(first, blob.rfind(b"\n", first, end) + 1)
-            line = blob[start:end]
-            body = line.lstrip(b" \t")
-            indent = len(line) - len(body)
+        for start, indent, body in self._lines_above(member):
             if body and indent <= level:  # a sibling, or a key that holds them
                 if _KEY_IDENTITY.match(body):
-                    if len(body) > _RECORD_BYTES:
-                        return None
-                    return Snippet(
-                        start + indent, start + len(line.rstrip()), member.piece, False, False
-                    )
+                    return self._naming(member, start, indent, body)
                 if not _YAML_PARENT.match(body):
                     return None  # the record's start
                 level = indent
-            end = start - 1
         return None
 
     def owner_of(self, member: Snippet) -> Snippet | None:
@@ -470,38 +478,24 @@ class SpanText:
         member, :meth:`_indented_owner`. ``None`` when there is none before the
         record's opening brace (or start), or when ``member`` is no member. A value read
         without its record's id tells the next turn little."""
-        blob = self.blob
         if member.cut_before or member.cut_after:
             return None
-        found = _MEMBER.match(blob, member.start, member.end)
+        found = _MEMBER.match(self.blob, member.start, member.end)
         if found is None:
             return None  # no member
         if found.group(1) is None:  # an indented record's member (YAML, ``kubectl describe``)
             return self._indented_owner(member, len(found.group(2)))
-        lines = blob[member.start : member.end].split(b"\n")
+        lines = self.blob[member.start : member.end].split(b"\n")
         if any(_IDENTITY.match(line.lstrip(b" ")) for line in lines):
             return None  # the record names itself
         level = len(found.group(1))
-        first = self.starts[member.piece]
-        end = member.start - 1
-        for _ in range(_OWNER_LINES):
-            if end <= first:
-                return None
-            start = max(first, blob.rfind(b"\n", first, end) + 1)
-            line = blob[start:end]
-            body = line.lstrip(b" ")
-            indent = len(line) - len(body)
+        for start, indent, body in self._lines_above(member):
             if indent < level:
                 if not body.endswith((b"{", b"[")) or body[:1] != b'"':
                     return None  # the record's own opening brace, or no JSON
                 level = indent  # the member that holds the object: its siblings are next
             elif indent == level and _IDENTITY.match(body):
-                if len(body) > _RECORD_BYTES:
-                    return None
-                return Snippet(
-                    start + indent, start + len(line.rstrip()), member.piece, False, False
-                )
-            end = start - 1
+                return self._naming(member, start, indent, body)
         return None
 
     def _object_around(self, window: Snippet, at: int) -> Snippet:
