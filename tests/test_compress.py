@@ -211,6 +211,30 @@ def test_failing_summarizer_falls_back_and_says_so() -> None:
     assert validate(result.messages) == []
 
 
+def test_a_crash_of_the_summarizer_leaves_a_notice_and_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Even the fallback summarizer failing (a bug of condense's own) does not cost the
+    caller the call: the span gets the one-line notice, the history stays valid and
+    within the budget, and the report names the error."""
+    import condense.summarizers.extractive as extractive
+
+    def crash(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("scanner bug")
+
+    monkeypatch.setattr(extractive, "extract", crash)
+    session = [*synthetic_session(200, seed=2), NEXT_ASK]
+    for summarizer in ("extractive", DeterministicSummarizer(fail=True)):
+        result = compress(session, budget=10_000, summarizer=summarizer)
+        assert validate(result.messages) == []
+        assert result.report.fits
+        assert result.report.summarizer_fell_back
+        assert result.report.fallback_reason == "RuntimeError: scanner bug"
+        assert "fell back: RuntimeError: scanner bug" in result.report.describe()
+        assert result.report.left_out
+        assert not any(find_summary(message) for message in result.messages)
+
+
 def test_bad_arguments() -> None:
     from condense import InputError
 

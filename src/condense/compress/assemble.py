@@ -230,8 +230,10 @@ def _build(
     inputs: SummaryInputs,
 ) -> Assembly | None:
     """Replace ``spans`` (unit ranges, oldest first) by one summary of ``target`` tokens of
-    them all, by a notice each when ``target`` is :data:`NOTICE` or the summary is not
-    smaller than what it replaces, or by nothing when it is :data:`DROP`.
+    them all, by a notice each when ``target`` is :data:`NOTICE`, the summary is not
+    smaller than what it replaces or no summary could be written (a failure of the
+    fallback summarizer too: a bug, which the report names), or by nothing when it is
+    :data:`DROP`.
 
     The summary goes where the first span was (after the latest ask only as the
     assistant's), else just before the latest ask; the other spans are left out (what
@@ -248,14 +250,18 @@ def _build(
     if target > 0:
         indices = [i for covered in covers for i in covered]
         previous = inputs.previous
-        text, fell_back, reason = _summarize(indices, target, previous, inputs)
-        text = _fit_text(text.strip() or "(nothing to summarize)", target, inputs.counter)
-        candidate = summary_block(
-            text, covered=sum(stands_for(inputs.original[i]) for i in indices)
-        )
-        size = inputs.counter.text(candidate) + 8 + NOTICE_TOKENS * (len(covers) - 1)
-        if _more_than([current[i] for i in indices], size, inputs.counter):
-            block, texts = candidate, [text]
+        try:
+            text, fell_back, reason = _summarize(indices, target, previous, inputs)
+        except Exception as error:  # a bug of condense's own: each span gets its notice
+            fell_back, reason = True, f"{type(error).__name__}: {error}"
+        else:
+            text = _fit_text(text.strip() or "(nothing to summarize)", target, inputs.counter)
+            candidate = summary_block(
+                text, covered=sum(stands_for(inputs.original[i]) for i in indices)
+            )
+            size = inputs.counter.text(candidate) + 8 + NOTICE_TOKENS * (len(covers) - 1)
+            if _more_than([current[i] for i in indices], size, inputs.counter):
+                block, texts = candidate, [text]
     # the summary's place: the first span; when that comes after the latest ask and the
     # summary cannot stand there as the assistant's, just before the ask
     host = covers[0]
@@ -302,7 +308,7 @@ def _build(
         summarized=tuple(u for span in spans for u in span),
         summary="\n\n".join(texts) or None,
         left_out=tuple(left_out),
-        summarizer=_name(inputs.summarizer) if texts else None,
+        summarizer=_name(inputs.summarizer) if texts or fell_back else None,
         fell_back=fell_back,
         fallback_reason=reason,
     )
