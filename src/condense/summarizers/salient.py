@@ -59,7 +59,9 @@ from condense.summarizers.scan import (
     Scan,
     Snippet,
     SpanText,
+    changed_key,
     column_outliers,
+    is_change,
     output_lines,
     shape,
     words,
@@ -529,8 +531,6 @@ def _candidate(
         found = {key: found.get(key, 0.0) for key in map(core, words(text))}
     specific = any(specificity(word) >= _NEW_WORD for word in found)
     line = span.decode(snippet.start, snippet.end)
-    hit = _SEARCH_HIT.match(line)  # a search's hit is read without its file and line
-    setting = SETTING.fullmatch(line[hit.end() :] if hit else line)
     # a setting a diff of a config file changes (``+  timeout_s: 90``) is news, like an odd
     # line, written once, as a change (``timeout_s: 30 → 90``)
     changed = snippet.start in scan.changed
@@ -547,7 +547,7 @@ def _candidate(
     scale = lead.scale  # by its role: what a file or a search showed is data, not an outcome
     if kind == OUTPUT and LISTED.match(line):  # …and so is a listing's line of code…
         scale = min(scale, READ_ROLE)
-    if scale == READ_ROLE and (setting or changed):
+    if scale == READ_ROLE and (changed or _holds_setting(line)):
         scale = ROLE[OUTPUT]  # …but a setting a file holds configures what runs
     if kind == OUTPUT and not (
         lead.odd or lead.standing_out or snippet.cut_before or snippet.cut_after
@@ -574,18 +574,25 @@ _SEARCH_HIT = re.compile(r"[\w./\\-]+\.\w{1,8}:\d+:")
 _BLOCK_LINES = 40  # the lines of a diff's block of changes read around a changed setting
 
 
+def _holds_setting(line: str) -> bool:
+    """Whether ``line`` is a setting (:data:`.scan.SETTING`), as a file holds it or as a
+    search's hit shows it (read without its file and line)."""
+    hit = _SEARCH_HIT.match(line)
+    return SETTING.fullmatch(line[hit.end() :] if hit else line) is not None
+
+
 def _setting_change(span: SpanText, snippet: Snippet, line: str) -> str | None:
     """A changed setting (``line``, of a diff) as a change: an added line that replaces a
     removed one of the same key in its block of changes as ``key: old → new``; a removed
     line that an added one replaces as ``""`` (that one writes it); else ``None``."""
     blob, piece = span.blob, snippet.piece
-    key = _setting_key(line)
+    key = changed_key(line)
     if line[0] == "-":
         later = _block(blob, snippet.end + 1, span.piece_end(piece), forward=True)
-        replaced = any(other[0] == "+" and _setting_key(other) == key for other in later)
+        replaced = any(other[0] == "+" and changed_key(other) == key for other in later)
         return "" if replaced else None
     earlier = _block(blob, snippet.start - 1, span.starts[piece], forward=False)
-    old = next((other for other in earlier if other[0] == "-" and _setting_key(other) == key), None)
+    old = next((other for other in earlier if other[0] == "-" and changed_key(other) == key), None)
     if old is None:
         return None
     before, after = old[1:].strip(), line[1:].strip()
@@ -595,11 +602,6 @@ def _setting_change(span: SpanText, snippet: Snippet, line: str) -> str | None:
     )
     cut = max(before.rfind(mark, 0, same) for mark in " =:") + 1  # after the key's sign
     return f"{after[:cut]}{before[cut:]} → {after[cut:]}"
-
-
-def _setting_key(line: str) -> str | None:
-    found = SETTING.fullmatch(line[1:])
-    return found.group(1) if found else None
 
 
 def _block(blob: bytes, at: int, end: int, *, forward: bool) -> list[str]:
@@ -615,7 +617,7 @@ def _block(blob: bytes, at: int, end: int, *, forward: bool) -> list[str]:
             start = blob.rfind(b"\n", end, at) + 1 or end
             raw, at = blob[start:at], start - 1
         text = raw.decode("utf-8", "replace")
-        if text[:1] not in ("+", "-") or text[1:2] in ("+", "-"):
+        if not is_change(text):
             break
         found.append(text)
     return found

@@ -845,6 +845,19 @@ _CONFIG_DIFF = re.compile(
 _DIFF_FILE = b"\n+++ "
 
 
+def is_change(line: str) -> bool:
+    """Whether ``line`` of a unified diff adds or removes a line (``+…``, ``-…``; not a
+    file's ``+++`` or ``---`` header)."""
+    return line[:1] in ("+", "-") and line[1:2] not in ("+", "-")
+
+
+def changed_key(line: str) -> str | None:
+    """The key of the setting (:data:`SETTING`) that ``line`` of a diff adds or removes
+    (``timeout_s`` of ``+  timeout_s: 90``); ``None`` for any other line."""
+    found = SETTING.fullmatch(line[1:]) if is_change(line) else None
+    return found.group(1) if found else None
+
+
 def _changed_settings(span: SpanText) -> list[int]:
     """Where the lines are (their starts) that add or remove a setting (:data:`SETTING`:
     ``+  timeout_s: 90``, ``-MAX_BATCH = 500``) in the outputs' unified diffs of
@@ -863,8 +876,7 @@ def _changed_settings(span: SpanText) -> list[int]:
             for line in blob[at:end].split(b"\n"):
                 if of_file >= _ODD_PER_DUMP:
                     break
-                marked = line[:1] in (b"+", b"-") and line[1:2] not in (b"+", b"-")
-                if marked and SETTING.fullmatch(line[1:].decode("utf-8", "replace")):
+                if line[:1] in b"+-" and changed_key(line.decode("utf-8", "replace")):
                     found.append(at)
                     of_file += 1
                 at += len(line) + 1
