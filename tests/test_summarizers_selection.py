@@ -26,7 +26,15 @@ from hypothesis import strategies as st
 
 from condense.summarizers import ExtractiveSummarizer
 from condense.summarizers.salient import is_progress_bar, key_lines
-from condense.summarizers.scan import FAMILY_FROM, OUTPUT, Scan, SpanText, column_outliers, shape
+from condense.summarizers.scan import (
+    ASK,
+    FAMILY_FROM,
+    OUTPUT,
+    Scan,
+    SpanText,
+    column_outliers,
+    shape,
+)
 from condense.summarizers.worth import Measure, specificity
 from condense.tokens import count_text
 
@@ -789,6 +797,97 @@ def test_a_setting_a_config_diff_changes_is_kept_as_the_change() -> None:
         assert count_text(text) <= 400
         assert "payout_timeout_s: 9 → 205" in text, seed
         assert "payout_timeout_s: 9\n" not in text + "\n", seed
+
+
+# A question, the file a tool read to answer it, and the line of it that answers: a
+# setting whose words and value are plain (nothing rare, no digits worth a look).
+ANSWERS = [
+    (
+        "How many replicas does the payout deployment run?",
+        "deploy/payout.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: payout\nspec:\n"
+        "  replicas: 7\n  template:\n    spec:\n      containers:\n      - name: payout\n",
+        "replicas: 7",
+    ),
+    (
+        "When does the cleanup job run?",
+        "deploy/cron.yaml",
+        "jobs:\n  - name: cleanup\n    schedule: '57 0 * * 6'\n    command: python -m cleanup\n",
+        "schedule: '57 0 * * 6'",
+    ),
+    (
+        "What batch size do the ledger flushes use?",
+        "src/ledger/flush.py",
+        "import logging\n\nLEDGER_BATCH_SIZE = 500\nlog = logging.getLogger(__name__)\n",
+        "LEDGER_BATCH_SIZE = 500",
+    ),
+    (
+        "Which timeout does the gateway give upstream reads?",
+        "/etc/nginx/conf.d/gateway.conf",
+        "server {\n    listen 443 ssl;\n    location / {\n        proxy_pass http://up;\n"
+        "        proxy_read_timeout 12s;\n    }\n}\n",
+        "proxy_read_timeout 12s",
+    ),
+]
+
+
+@pytest.mark.parametrize(("question", "path", "body", "answer"), ANSWERS)
+def test_the_line_that_answers_a_question_is_kept_though_its_words_are_plain(
+    question: str, path: str, body: str, answer: str
+) -> None:
+    """Sixty outputs full of distinctive ids (logs, lockfiles, pod tables) and one
+    question whose answer is a plain setting of a file a tool read: the summary keeps
+    that line, in a small room. (Before, its words were worth too little to be read.)"""
+    for seed in range(4):
+        rng = random.Random(seed)
+        outputs = [NOISE[rng.choice(sorted(NOISE))](rng, 12) for _ in range(60)]
+        messages = calls_and_outputs(outputs)
+        at = 2 * rng.randrange(len(outputs))
+        turn = [{"role": "user", "content": question}, *_read(0, {"path": path}, body, "read_file")]
+        turn.append({"role": "assistant", "content": "Found it."})
+        messages[at:at] = [*turn, {"role": "user", "content": "Go on with the rest."}]
+        text = summarize(messages, target=400)
+        assert count_text(text) <= 400
+        assert answer in text, seed
+
+
+def _answers(*pieces: tuple[int, str]) -> list[str]:
+    """The lines :attr:`Scan.answers` singles out in a span of ``(kind, text)`` pieces."""
+    span = SpanText((number, kind, text) for number, (kind, text) in enumerate(pieces))
+    found = []
+    for at in Scan(span).answers:
+        end = span.blob.find(b"\n", at)
+        found.append(span.decode(at, end if end >= 0 else len(span.blob)))
+    return found
+
+
+CONFIG = "workers: 4\nreplicas: 3\nparams: none\nLEDGER_BATCH_SIZE = 500\nbatchsize = 9\n"
+
+
+@pytest.mark.parametrize(
+    ("ask", "answers"),
+    [
+        ("How many replicas do we run?", ["replicas: 3"]),  # its topic, named
+        ("What size are the ledger batches?", ["LEDGER_BATCH_SIZE = 500"]),  # a plural
+        ("Para que sirve?", []),  # a word of its own, not a part of another (``params``)
+        ("How many replicas do we run", []),  # no question mark: no question
+        ("How many replicas do we run? " + "Some context. " * 30, []),  # a task, not a question
+        ("What do the workers do?", ["workers: 4"]),
+    ],
+)
+def test_what_answers_a_question(ask: str, answers: list[str]) -> None:
+    assert _answers((ASK, ask), (OUTPUT, CONFIG)) == answers
+
+
+def test_a_question_is_answered_by_the_first_outputs_after_it_and_a_few_lines_of_each() -> None:
+    """Of the outputs that follow a question, the first three are read, until the next
+    ask; of each, the three lines naming most of its topic."""
+    lines = [f"ledger shard {n}: ok" for n in range(10)] + ["ledger payout shard 10: lagging"]
+    output = "\n".join(lines)
+    ask = "Is the ledger payout shard healthy?"
+    found = _answers((ASK, ask), *[(OUTPUT, output)] * 5, (ASK, "thanks"), (OUTPUT, output))
+    assert found.count("ledger payout shard 10: lagging") == 3
+    assert len(found) == 9
 
 
 def _progress_output(rng: random.Random) -> str:

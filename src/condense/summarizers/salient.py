@@ -100,6 +100,7 @@ _WINDOW = SNIPPET_WINDOW  # a long line's leads are told apart by which window t
 _BEFORE = 60  # about where a window around a lead in a long line starts and ends
 _NEAR = 2.0  # a line right after a failure (a frame, a cause) signals this much
 _ODD = 3.0  # a line of a dump built like no other of it (:func:`.scan._odd_lines`)
+_ANSWER = 4.0  # a line of an output that names what the question before it asked about
 # A row that stands out of its look-alikes (a cell no other row of its column holds, a
 # value among flags) is worth writing by itself (in what a read showed, with what it
 # names). Measured with the held-out probe: as much again as a read's role takes away
@@ -255,6 +256,7 @@ class _Lead:
     that stands out of its column."""
 
     __slots__ = (
+        "answer",
         "at",
         "decision",
         "end",
@@ -276,12 +278,13 @@ class _Lead:
         self.decision = False
         self.odd = False
         self.standing_out = False
+        self.answer = False
         self.found: dict[bytes, float] = {}
 
     def hint(self) -> float:
         """What the lead promises before its text is read."""
         flags = 4.0 * self.error + 3.0 * self.decision + _NEAR * self.near + _ODD * self.odd
-        flags += _STANDING_OUT * self.standing_out
+        flags += _STANDING_OUT * self.standing_out + _ANSWER * self.answer
         return (WORD * combine(self.found.values()) + flags) * self.scale
 
 
@@ -342,6 +345,8 @@ def candidates(
         lead(at, span.piece_of(at)).odd = True
     for at in scan.standing_out:
         lead(at, span.piece_of(at)).standing_out = True
+    for at in scan.answers:
+        lead(at, span.piece_of(at)).answer = True
     # the same text led to in many places is read once, and counted
     same: dict[bytes, list[_Lead]] = {}
     for item in leads.values():
@@ -408,7 +413,7 @@ def _likely(leads: list[tuple[_Lead, int]], size: int) -> list[tuple[_Lead, int]
         return (-lead.hint() / (lead.end - lead.start + _PER_CHAR), lead.start)
 
     chosen = {id(item): item for item in sorted(leads, key=promise)[:size]}
-    for kind in ("error", "decision", "odd", "standing_out"):
+    for kind in ("error", "decision", "odd", "standing_out", "answer"):
         of_kind = [item for item in leads if getattr(item[0], kind)]
         chosen.update((id(item), item) for item in sorted(of_kind, key=promise)[: size // 4])
     return list(chosen.values())
@@ -423,6 +428,7 @@ def _merged(leads: list[_Lead]) -> tuple[_Lead, int]:
         newest.decision |= item.decision
         newest.odd |= item.odd
         newest.standing_out |= item.standing_out
+        newest.answer |= item.answer
         newest.found.update(item.found)
     return newest, len(leads)
 
@@ -544,11 +550,14 @@ def _candidate(
     signal *= backed(combine(found.values()))
     # a row that stands out of its column is news by its cell that does, named or not
     signal += _STANDING_OUT * lead.standing_out
+    # and so is what a question asked for, however plain its words
+    signal += _ANSWER * lead.answer
     scale = lead.scale  # by its role: what a file or a search showed is data, not an outcome
     if kind == OUTPUT and LISTED.match(line):  # …and so is a listing's line of code…
         scale = min(scale, READ_ROLE)
-    if scale == READ_ROLE and (changed or _holds_setting(line)):
-        scale = ROLE[OUTPUT]  # …but a setting a file holds configures what runs
+    if scale == READ_ROLE and (changed or lead.answer or _holds_setting(line)):
+        scale = ROLE[OUTPUT]  # …but a setting a file holds configures what runs, and a
+        # question asked for what it answers
     if kind == OUTPUT and not (
         lead.odd or lead.standing_out or snippet.cut_before or snippet.cut_after
     ):

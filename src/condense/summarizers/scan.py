@@ -31,7 +31,10 @@ each run at C speed over the whole of it; Python only looks at what they single 
 - **failure words** in the outputs (``error``, ``exception``, ``fail`` everywhere;
   ``fatal``, ``denied``, ``not found``… near the two ends of each output) and **decision
   and finding words** in what the assistant wrote ("because", "instead of", "root cause",
-  "downgrade", "weil", "parce que", "porque", "因为", "決定"…).
+  "downgrade", "weil", "parce que", "porque", "因为", "決定"…);
+- **answers**: the lines of the first outputs after a question (a short ask with a question
+  mark) that name its topic (``How many replicas do we run?`` → ``replicas: 3``), however
+  plain their words.
 
 A place is widened to what a reader needs: its line when the line is short, else the
 sentence or a window around it (:meth:`SpanText.snippet`).
@@ -630,7 +633,8 @@ class Scan:
     file changes (:attr:`changed`, odd lines too); the failure words in outputs
     (:attr:`errors`); the decision and finding words in what the assistant wrote and in
     the documents people wrote that a tool read (``documents``: the messages whose output
-    is one) (:attr:`decisions`)."""
+    is one) (:attr:`decisions`); the lines of outputs that answer a question
+    (:attr:`answers`)."""
 
     def __init__(self, span: SpanText, documents: Collection[int] = ()) -> None:
         self.span = span
@@ -687,6 +691,7 @@ class Scan:
         self.odd, self.standing_out = _odd_lines(span, line_shapes, self.shapes)
         self.changed = frozenset(_changed_settings(span))
         self.odd = sorted({*self.odd, *self.changed})
+        self.answers = _answer_places(span)
         self.errors = _error_places(span, failures)
         self.decisions = _decision_places(span, decisions, papers)
 
@@ -856,6 +861,94 @@ def changed_key(line: str) -> str | None:
     (``timeout_s`` of ``+  timeout_s: 90``); ``None`` for any other line."""
     found = SETTING.fullmatch(line[1:]) if is_change(line) else None
     return found.group(1) if found else None
+
+
+# A short ask with a question mark is a question, and the lines of the outputs that follow
+# it and name its topic are its answer (``How many replicas do we run?`` → ``replicas: 3``),
+# however plain their words: a task statement (a longer ask) names too much to point at any
+# line, and an ask that asks nothing ("Economy", "Yes, go ahead") points at none.
+_QUESTION_BYTES = 300
+_QUESTION_MARKS = (b"?", "？".encode())
+_ANSWER_OUTPUTS = 3  # the outputs after a question read for its answer…
+_ANSWER_READ = 32_000  # …each in this many of its first bytes…
+_ANSWER_LINES = 3  # …of which at most this many lines answer it
+_TOPIC = re.compile(rb"[a-z]{4,24}")
+# Words of four letters or more that name no topic: how people ask, not what about.
+_NOT_TOPIC = frozenset(
+    b"what when where which whose does have this that these those with from there their "
+    b"they them then than into about would could should please check look show print "
+    b"tell find make many much some will your just also still again need want like know "
+    b"were been being here same only every other after before over under keep sure okay "
+    b"thanks thank yeah happen happening going doing done right wrong work working help "
+    b"give list anything something everything else".split()
+)
+
+
+def _answer_places(span: SpanText) -> list[int]:
+    """Where the lines are (their starts) that answer a question (an ask of at most
+    :data:`_QUESTION_BYTES` with a question mark): of the first :data:`_ANSWER_OUTPUTS`
+    outputs before the next ask, the lines that name the question's topic (its words of
+    four letters or more but :data:`_NOT_TOPIC`, each alone or with a plural's ending:
+    ``batch`` in ``LEDGER_BATCH_SIZE`` and ``batches``), at most :data:`_ANSWER_LINES` of
+    each output, those naming most of it first."""
+    blob, lower, kinds, starts = span.blob, span.lower, span.kinds, span.starts
+    found: list[int] = []
+    topics: list[bytes] = []
+    outputs = 0
+    for piece, kind in enumerate(kinds):
+        if kind == ASK:
+            text = lower[starts[piece] : starts[piece + 1] - 1]
+            asking = len(text) <= _QUESTION_BYTES and any(m in text for m in _QUESTION_MARKS)
+            topics = [_singular(w) for w in _TOPIC.findall(text) if w not in _NOT_TOPIC]
+            topics = topics if asking else []
+            outputs = 0
+        elif kind == OUTPUT and topics and outputs < _ANSWER_OUTPUTS:
+            outputs += 1
+            start = starts[piece]
+            found += _naming(
+                blob, lower, start, min(starts[piece + 1] - 1, start + _ANSWER_READ), topics
+            )
+    return found
+
+
+def _singular(word: bytes) -> bytes:
+    """A word without a plural's ending (``batches`` → ``batch``, ``replicas`` →
+    ``replica``), which :func:`_naming` finds with or without it."""
+    if word.endswith((b"ches", b"shes", b"sses", b"xes")):
+        return word[:-2]
+    return word[:-1] if word.endswith(b"s") and not word.endswith(b"ss") else word
+
+
+_PLURAL = (b"s", b"es")
+_MATCHES_PER_TOPIC = 64  # a topic named on this many lines of an output is what it is about
+
+
+def _naming(blob: bytes, lower: bytes, start: int, end: int, topics: list[bytes]) -> list[int]:
+    """The starts of the lines between ``start`` and ``end`` that name the most of
+    ``topics`` (a topic as a whole word, or with a plural's ending), at most
+    :data:`_ANSWER_LINES`, in order."""
+    named: dict[int, set[bytes]] = {}
+    for topic in dict.fromkeys(topics):
+        at, size, matches = lower.find(topic, start, end), len(topic), 0
+        while at >= 0 and matches < _MATCHES_PER_TOPIC:
+            after = at + size
+            for ending in _PLURAL:
+                if lower.startswith(ending, after):
+                    after += len(ending)
+                    break
+            if not _letter(lower, at - 1) and not _letter(lower, after):
+                line = blob.rfind(b"\n", start, at) + 1 or start
+                named.setdefault(line, set()).add(topic)
+                matches += 1
+            at = lower.find(topic, at + size, end)
+    if len(named) >= _MATCHES_PER_TOPIC:  # what the whole output is about: no line answers
+        return []
+    best = sorted(named, key=lambda line: (-len(named[line]), line))[:_ANSWER_LINES]
+    return sorted(best)
+
+
+def _letter(text: bytes, at: int) -> bool:
+    return 0 <= at < len(text) and 97 <= text[at] <= 122
 
 
 def _changed_settings(span: SpanText) -> list[int]:
