@@ -851,6 +851,42 @@ def test_the_line_that_answers_a_question_is_kept_though_its_words_are_plain(
         assert answer in text, seed
 
 
+def _failure_lines(text: str) -> set[str]:
+    """The lines of an output that :attr:`Scan.errors` points at."""
+    span = SpanText([(0, OUTPUT, text)])
+    lines = set()
+    for at in Scan(span).errors:
+        start = span.blob.rfind(b"\n", 0, at) + 1
+        end = span.blob.find(b"\n", at)
+        lines.add(span.decode(start, end if end >= 0 else len(span.blob)))
+    return lines
+
+
+@pytest.mark.parametrize(
+    "rerun",
+    [
+        "RERUN tests/integration/test_refunds.py::test_refund_webhook_retry",  # -rR summary
+        "tests/e2e/test_refunds.py::test_refund_webhook_retry RERUN",  # -v
+    ],
+)
+def test_a_test_a_runner_ran_again_is_a_failure_and_the_count_of_reruns_is_not(
+    rerun: str,
+) -> None:
+    """A test pytest ran again (``RERUN``, pytest-rerunfailures' marker) is flaky: its
+    line is a failure the scan points at, as a ``FAILED`` one is, however the rest of the
+    run went; the count of reruns at the end is not. (Before, a rerun was no failure.)
+    And a session of sixty outputs full of ids keeps it in a small room (a guard)."""
+    rng = random.Random(7)
+    count = "=== 212 passed, 2 rerun in 81.22s ==="
+    run = [logfmt(rng, 10), rerun, count]
+    assert _failure_lines("\n".join(run)) == {rerun}
+    outputs = [NOISE[rng.choice(sorted(NOISE))](rng, 12) for _ in range(60)]
+    outputs.insert(rng.randrange(len(outputs)), "\n".join(run))
+    text = summarize(calls_and_outputs(outputs), target=400)
+    assert count_text(text) <= 400
+    assert rerun in text
+
+
 def _answers(*pieces: tuple[int, str]) -> list[str]:
     """The lines :attr:`Scan.answers` singles out in a span of ``(kind, text)`` pieces."""
     span = SpanText((number, kind, text) for number, (kind, text) in enumerate(pieces))

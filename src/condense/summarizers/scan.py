@@ -176,6 +176,9 @@ FAILURE_STEMS = (
     *(b"unable", b"unavailable", b"forbidden", b"traceback", b"segmentation", b"critical"),
     *(b"abort", b"oomkilled", b"crashloop", b"err!"),
 )
+# A test a runner ran again is flaky: its marker, in capitals (pytest's ``RERUN``), is a
+# failure word; the count of reruns (``2 rerun in 81s``) is not.
+FAILURE_MARKERS = frozenset((b"RERUN", b"FLAKY"))
 END_ERROR_WORDS = (
     *(b"no such", b"not found", b"ould not", b"caused by", b"no replacement", b"timed out"),
     *(b"bad gateway", b"permission"),
@@ -669,6 +672,7 @@ class Scan:
             self._forms.setdefault(key, {key}).add(token)
         self.family, self.distinct = self._families()
         failing = _holding(list(self.counts), FAILURE_STEMS)
+        failing |= FAILURE_MARKERS.intersection(self.counts)
         kinds, owners = span.kinds, span.owners
         papers = [i for i, kind in enumerate(kinds) if kind == OUTPUT and owners[i] in documents]
         written = set(b" ".join(mapped[starts[i] : starts[i + 1] - 1] for i in papers).split())
