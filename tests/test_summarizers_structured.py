@@ -22,6 +22,7 @@ from condense.summarizers.salient import key_lines, trimmed
 from condense.summarizers.scan import (
     OUTPUT,
     SpanText,
+    letters_unescaped,
     lines_unescaped,
     output_lines,
     records_apart,
@@ -524,6 +525,34 @@ def test_only_lines_holding_escaped_lines_are_unescaped(lines: list[str]) -> Non
     kept = [line for line in lines if line.count("\\n") < 2 or len(line) <= 280]
     kept = [line for line in kept if not line.lstrip().startswith('"')]
     assert all(line in unescaped.split("\n") for line in kept)
+
+
+def test_a_name_json_escaped_is_written_as_people_write_it() -> None:
+    """A JSON tool result written by ``json.dumps`` escapes every letter beyond ASCII
+    (``Luc\\u00eda``): the summary and what a masked output keeps write the name as the
+    user would (``Lucía``), the same word the user wrote. (Before, the escapes were
+    written as they were.)"""
+    oncall = {"schedule": "payments-primary", "oncall": [{"user": {"name": "Lucía Ibáñez"}}]}
+    output = json.dumps(oncall)
+    assert "Lucía" not in output  # escaped
+    lines = fact_lines(session(output))
+    assert written_together(lines, "Lucía Ibáñez")
+    assert not written_together(lines, "\\u00")
+    assert any("Lucía Ibáñez" in line for line in key_lines(output, count=2, max_chars=400))
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        (json.dumps("Lucía 東京 🚀"), '"Lucía 東京 🚀"'),  # letters, a surrogate pair
+        (json.dumps('a "quote", a \x01 control'), json.dumps('a "quote", a \x01 control')),
+        ("\\\\u00ed", "\\\\u00ed"),  # an escaped backslash, then ``u00ed``
+        ("\\ud83d alone", "\\ud83d alone"),  # a lone surrogate
+        ("C:\\users\\ana", "C:\\users\\ana"),  # no escape at all
+    ],
+)
+def test_only_the_letters_json_escapes_are_unescaped(text: str, read: str) -> None:
+    assert letters_unescaped(text) == read
 
 
 def _ci_log(lines: list[str]) -> str:

@@ -62,6 +62,7 @@ from condense.summarizers.scan import (
     changed_key,
     column_outliers,
     is_change,
+    letters_unescaped,
     output_lines,
     shape,
     words,
@@ -243,7 +244,7 @@ def span_pieces(
                 function = call.get("function") if isinstance(call, dict) else None
                 arguments = function.get("arguments") if isinstance(function, dict) else None
                 if isinstance(arguments, str):
-                    yield index, ARGS, arguments
+                    yield index, ARGS, letters_unescaped(arguments)
 
 
 # -- candidates ---------------------------------------------------------------------------

@@ -563,11 +563,36 @@ def output_lines(text: str) -> str:
     …\\n  File \\"/app/sync.py\\", line 786…"}``) made lines (:func:`lines_unescaped`),
     each record of a list in a long line on a line of its own (:func:`records_apart`),
     and a CI log's lines without the job, step and time GitHub Actions writes before
-    each (:data:`_CI_PREFIX`), so that an error is read with the frame under it."""
-    text = records_apart(lines_unescaped(text))
+    each (:data:`_CI_PREFIX`), so that an error is read with the frame under it; the
+    letters JSON escapes written as they read (:func:`letters_unescaped`)."""
+    text = records_apart(lines_unescaped(letters_unescaped(text)))
     if "\t" in text and _CI_PREFIX.search(text):
         text = _CI_PREFIX.sub("", text)
     return text
+
+
+# A letter JSON writes escaped (``json.dumps`` does, by default, for every letter beyond
+# ASCII): ``\u00ed``, or a pair of surrogates, ``\ud83d\ude80``; not after a backslash (an
+# escaped backslash before a ``u``).
+_ESCAPED_LETTER = re.compile(
+    r"(?<!\\)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})|(?<!\\)\\u([0-9a-f]{4})", re.I
+)
+
+
+def letters_unescaped(text: str) -> str:
+    """``text`` with the letters beyond ASCII that JSON escaped written as they read
+    (``"name": "Luc\\u00eda"`` → ``"name": "Lucía"``, as the user would write the
+    name); the escapes of ASCII (a quote, a control character) and lone surrogates are
+    left as they are."""
+    return _ESCAPED_LETTER.sub(_letter_of, text) if "\\u" in text else text
+
+
+def _letter_of(escape: re.Match[str]) -> str:
+    high, low, single = escape.groups()
+    if single is None:
+        return chr(0x10000 + ((int(high, 16) - 0xD800) << 10) + int(low, 16) - 0xDC00)
+    code = int(single, 16)
+    return chr(code) if code >= 0x80 and not 0xD800 <= code < 0xE000 else escape.group(0)
 
 
 def lines_unescaped(text: str) -> str:
