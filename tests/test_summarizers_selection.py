@@ -867,14 +867,15 @@ def _failure_lines(text: str) -> set[str]:
     [
         "RERUN tests/integration/test_refunds.py::test_refund_webhook_retry",  # -rR summary
         "tests/e2e/test_refunds.py::test_refund_webhook_retry RERUN",  # -v
+        "//payments/refunds:webhook_retry_test    FLAKY, failed in 1 out of 2 in 3.4s",  # Bazel
     ],
 )
 def test_a_test_a_runner_ran_again_is_a_failure_and_the_count_of_reruns_is_not(
     rerun: str,
 ) -> None:
-    """A test pytest ran again (``RERUN``, pytest-rerunfailures' marker) is flaky: its
-    line is a failure the scan points at, as a ``FAILED`` one is, however the rest of the
-    run went; the count of reruns at the end is not. (Before, a rerun was no failure.)
+    """A test a runner ran again (pytest-rerunfailures' ``RERUN``, Bazel's ``FLAKY``) is
+    flaky: its line is a failure the scan points at, as a ``FAILED`` one is, however the
+    rest of the run went; the count of reruns at the end is not. (Before, a rerun was no failure.)
     And a session of sixty outputs full of ids keeps it in a small room (a guard)."""
     rng = random.Random(7)
     count = "=== 212 passed, 2 rerun in 81.22s ==="

@@ -176,8 +176,9 @@ FAILURE_STEMS = (
     *(b"unable", b"unavailable", b"forbidden", b"traceback", b"segmentation", b"critical"),
     *(b"abort", b"oomkilled", b"crashloop", b"err!"),
 )
-# A test a runner ran again is flaky: its marker, in capitals (pytest's ``RERUN``), is a
-# failure word; the count of reruns (``2 rerun in 81s``) is not.
+# A test a runner ran again is flaky: its marker, in capitals (pytest-rerunfailures'
+# ``RERUN``, Bazel's ``FLAKY, failed in 1 out of 2``), is a failure word; the count of
+# reruns (``2 rerun in 81s``) is not.
 FAILURE_MARKERS = frozenset((b"RERUN", b"FLAKY"))
 END_ERROR_WORDS = (
     *(b"no such", b"not found", b"ould not", b"caused by", b"no replacement", b"timed out"),
@@ -928,8 +929,8 @@ def _answer_places(span: SpanText) -> list[int]:
         if kind == ASK:
             text = lower[starts[piece] : starts[piece + 1] - 1]
             asking = len(text) <= _QUESTION_BYTES and any(m in text for m in _QUESTION_MARKS)
-            topics = [_singular(w) for w in _TOPIC.findall(text) if w not in _NOT_TOPIC]
-            topics = topics if asking else []
+            named = _TOPIC.findall(text) if asking else []
+            topics = [_singular(word) for word in named if word not in _NOT_TOPIC]
             outputs = 0
         elif kind == OUTPUT and topics and outputs < _ANSWER_OUTPUTS:
             outputs += 1
@@ -965,7 +966,7 @@ def _naming(blob: bytes, lower: bytes, start: int, end: int, topics: list[bytes]
                 if lower.startswith(ending, after):
                     after += len(ending)
                     break
-            if not _letter(lower, at - 1) and not _letter(lower, after):
+            if not _lower_letter_at(lower, at - 1) and not _lower_letter_at(lower, after):
                 line = blob.rfind(b"\n", start, at) + 1 or start
                 named.setdefault(line, set()).add(topic)
                 matches += 1
@@ -976,7 +977,7 @@ def _naming(blob: bytes, lower: bytes, start: int, end: int, topics: list[bytes]
     return sorted(best)
 
 
-def _letter(text: bytes, at: int) -> bool:
+def _lower_letter_at(text: bytes, at: int) -> bool:
     return 0 <= at < len(text) and 97 <= text[at] <= 122
 
 
