@@ -548,6 +548,7 @@ def test_a_name_json_escaped_is_written_as_people_write_it() -> None:
         (json.dumps('a "quote", a \x01 control'), json.dumps('a "quote", a \x01 control')),
         ("\\\\u00ed", "\\\\u00ed"),  # an escaped backslash, then ``u00ed``
         ("\\ud83d alone", "\\ud83d alone"),  # a lone surrogate
+        ("a\\u2028b\\u0085c", "a\\u2028b\\u0085c"),  # separators that would break a line
         ("C:\\users\\ana", "C:\\users\\ana"),  # no escape at all
     ],
 )

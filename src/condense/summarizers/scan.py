@@ -583,17 +583,22 @@ _ESCAPED_LETTER = re.compile(
 def letters_unescaped(text: str) -> str:
     """``text`` with the letters beyond ASCII that JSON escaped written as they read
     (``"name": "Luc\\u00eda"`` → ``"name": "Lucía"``, as the user would write the
-    name); the escapes of ASCII (a quote, a control character) and lone surrogates are
-    left as they are."""
+    name); the escapes of ASCII (a quote, a control character), of what does not print
+    (``\\u2028``, a line separator to ``str.splitlines``) and lone surrogates are left
+    as they are."""
     return _ESCAPED_LETTER.sub(_letter_of, text) if "\\u" in text else text
 
 
 def _letter_of(escape: re.Match[str]) -> str:
     high, low, single = escape.groups()
     if single is None:
-        return chr(0x10000 + ((int(high, 16) - 0xD800) << 10) + int(low, 16) - 0xDC00)
-    code = int(single, 16)
-    return chr(code) if code >= 0x80 and not 0xD800 <= code < 0xE000 else escape.group(0)
+        code = 0x10000 + ((int(high, 16) - 0xD800) << 10) + int(low, 16) - 0xDC00
+    else:
+        code = int(single, 16)
+        if code < 0x80 or 0xD800 <= code < 0xE000:
+            return escape.group(0)
+    letter = chr(code)  # a line or paragraph separator, a control, stays escaped
+    return letter if letter.isprintable() else escape.group(0)
 
 
 def lines_unescaped(text: str) -> str:
@@ -902,6 +907,7 @@ _QUESTION_MARKS = (b"?", "？".encode())
 _ANSWER_OUTPUTS = 3  # the outputs after a question read for its answer…
 _ANSWER_READ = 32_000  # …each in this many of its first bytes…
 _ANSWER_LINES = 3  # …of which at most this many lines answer it
+_TOPICS = 8  # a question's topic: its first words this many at most (a question is short)
 _TOPIC = re.compile(rb"[a-z]{4,24}")
 # Words of four letters or more that name no topic: how people ask, not what about.
 _NOT_TOPIC = frozenset(
@@ -918,9 +924,10 @@ def _answer_places(span: SpanText) -> list[int]:
     """Where the lines are (their starts) that answer a question (an ask of at most
     :data:`_QUESTION_BYTES` with a question mark): of the first :data:`_ANSWER_OUTPUTS`
     outputs before the next ask, the lines that name the question's topic (its words of
-    four letters or more but :data:`_NOT_TOPIC`, each alone or with a plural's ending:
-    ``batch`` in ``LEDGER_BATCH_SIZE`` and ``batches``), at most :data:`_ANSWER_LINES` of
-    each output, those naming most of it first."""
+    four letters or more but :data:`_NOT_TOPIC`, the first :data:`_TOPICS`, each alone or
+    with a plural's ending: ``batch`` in ``LEDGER_BATCH_SIZE`` and ``batches``), at most
+    :data:`_ANSWER_LINES` of each output, those naming most of it first. Each output is
+    read for one question: the scan is linear in the span."""
     blob, lower, kinds, starts = span.blob, span.lower, span.kinds, span.starts
     found: list[int] = []
     topics: list[bytes] = []
@@ -931,6 +938,7 @@ def _answer_places(span: SpanText) -> list[int]:
             asking = len(text) <= _QUESTION_BYTES and any(m in text for m in _QUESTION_MARKS)
             named = _TOPIC.findall(text) if asking else []
             topics = [_singular(word) for word in named if word not in _NOT_TOPIC]
+            topics = list(dict.fromkeys(topics))[:_TOPICS]
             outputs = 0
         elif kind == OUTPUT and topics and outputs < _ANSWER_OUTPUTS:
             outputs += 1
@@ -950,17 +958,22 @@ def _singular(word: bytes) -> bytes:
 
 
 _PLURAL = (b"s", b"es")
-_MATCHES_PER_TOPIC = 64  # a topic named on this many lines of an output is what it is about
+_LOOKS = 128  # an output that names a question's topic this often is about it: no line answers
 
 
 def _naming(blob: bytes, lower: bytes, start: int, end: int, topics: list[bytes]) -> list[int]:
     """The starts of the lines between ``start`` and ``end`` that name the most of
     ``topics`` (a topic as a whole word, or with a plural's ending), at most
-    :data:`_ANSWER_LINES`, in order."""
+    :data:`_ANSWER_LINES`, in order; none when the topics are found in it more than
+    :data:`_LOOKS` times (a part of a word or not: the search stays short)."""
     named: dict[int, set[bytes]] = {}
-    for topic in dict.fromkeys(topics):
-        at, size, matches = lower.find(topic, start, end), len(topic), 0
-        while at >= 0 and matches < _MATCHES_PER_TOPIC:
+    looks = 0
+    for topic in topics:
+        at, size = lower.find(topic, start, end), len(topic)
+        while at >= 0:
+            looks += 1
+            if looks > _LOOKS:
+                return []
             after = at + size
             for ending in _PLURAL:
                 if lower.startswith(ending, after):
@@ -969,10 +982,7 @@ def _naming(blob: bytes, lower: bytes, start: int, end: int, topics: list[bytes]
             if not _lower_letter_at(lower, at - 1) and not _lower_letter_at(lower, after):
                 line = blob.rfind(b"\n", start, at) + 1 or start
                 named.setdefault(line, set()).add(topic)
-                matches += 1
             at = lower.find(topic, at + size, end)
-    if len(named) >= _MATCHES_PER_TOPIC:  # what the whole output is about: no line answers
-        return []
     best = sorted(named, key=lambda line: (-len(named[line]), line))[:_ANSWER_LINES]
     return sorted(best)
 
