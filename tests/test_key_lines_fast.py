@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import json
 import math
 import operator
 from collections import Counter
@@ -25,6 +26,7 @@ from condense.summarizers.salient import (
     _hinted_lines,
     _kins,
     _window,
+    key_lines,
 )
 from condense.summarizers.scan import column_outliers
 from profiles import examples
@@ -202,3 +204,18 @@ def test_a_long_line_s_window_is_around_its_first_specific_word_near_its_start()
     assert "ledger-7f3a9c2" in window and len(window) <= 240 and window.startswith("…")
     late = "[0]," * 2_000 + "ledger-7f3a9c2 " + "[1]," * 500_000
     assert _window(late) == late[:238].rstrip() + "…"
+
+
+def test_a_long_line_s_window_is_around_its_id_least_like_the_others() -> None:
+    """In a line of minified JSON whose keys are ids built alike (``session_0``,
+    ``refund_1``…), the window is cut around the id unlike them, at the end of the line
+    (a rollout's id), and what a masked output keeps holds it; where every id is built
+    alike, around the first. (Before, the window was the line's start: its keys.)"""
+    words = ("session", "refund", "ledger", "payout", "quota")
+    fields = {f"{words[i % 5]}_{i}": words[(i * 3) % 5] * 3 for i in range(60)}
+    line = json.dumps({**fields, "rollout_id": "ro-48b81e7f"}, separators=(",", ":"))
+    assert len(line) > 1_500
+    assert "ro-48b81e7f" in _window(line)
+    assert any("ro-48b81e7f" in kept for kept in key_lines(line, count=2, max_chars=220))
+    alike = json.dumps(fields, separators=(",", ":"))
+    assert _window(alike).startswith('{"session_0"')

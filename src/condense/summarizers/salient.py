@@ -65,6 +65,7 @@ from condense.summarizers.scan import (
     letters_unescaped,
     output_lines,
     shape,
+    word_class,
     words,
     words_of_each,
 )
@@ -1228,11 +1229,14 @@ def _word_after(data: bytes, at: int) -> bool:
 
 
 def _window(line: str) -> str:
-    """A line of at most LINE_CHARS, cut around its first specific word (in its first
-    :data:`_WINDOW_READ` characters)."""
+    """A line of at most LINE_CHARS, cut around its specific word least like its others
+    (the first of them; in its first :data:`_WINDOW_READ` characters): the ids built
+    alike, a record dump's keys (``session_0``, ``refund_2``…), are its backdrop."""
     if len(line) <= LINE_CHARS:
         return line
     ids = identifiers(line[:_WINDOW_READ], least=0.6)  # a line of megabytes: its start
-    at = line.find(ids[0]) if ids else 0
+    built = [word_class(word.encode()) for word in ids]
+    kin = Counter(built)
+    at = line.find(ids[min(range(len(ids)), key=lambda i: kin[built[i]])]) if ids else 0
     start = max(0, at - 40)
     return ("…" if start else "") + line[start : start + LINE_CHARS - 2].rstrip() + "…"
