@@ -27,6 +27,7 @@ from condense.summarizers.scan import (
     output_lines,
     records_apart,
 )
+from condense.summarizers.worth import is_tally
 from profiles import examples
 
 Message = dict[str, Any]
@@ -726,3 +727,46 @@ def test_a_trimmed_line_never_exceeds_its_limit(
     text = " ".join(chunk for chunk, _ in chunks)
     found = {chunk.strip(".:-_/=#+~%$&").encode(): worth for chunk, worth in chunks}
     assert len(trimmed(text, found, limit)) <= limit
+
+
+PYTEST_FAILURE = "\n".join(
+    [
+        "============================= test session starts ==============================",
+        *(f"tests/test_{name}.py ....." for name in ("export", "billing", "invoice", "payout")),
+        "tests/test_tax.py F",
+        "=================================== FAILURES ===================================",
+        "Traceback (most recent call last):",
+        '  File "/app/billing/api.py", line 41, in handle',
+        "    return compute(order)",
+        '  File "/app/billing/tax.py", line 178, in round_cents',
+        "    rate = RATES[country]",
+        "KeyError: 'vat_rate_FI'",
+        "FAILED tests/test_tax.py::test_eu_orders - KeyError",
+        "1 failed, 40 passed in 3.21s",
+    ]
+)
+
+
+def test_a_masked_test_run_keeps_its_error_and_frame_before_its_tally() -> None:
+    """Of a failed pytest run, what a masked output keeps in two lines is the error with
+    where it was raised and the test that failed, not the tally of passed and failed
+    tests, which names nothing. (Before, the tally took the error's place.)"""
+    kept = key_lines(PYTEST_FAILURE, count=2, max_chars=220)
+    assert written_together(kept, "KeyError: 'vat_rate_FI'", 'tax.py", line 178')
+    assert not written_together(kept, "1 failed, 40 passed")
+
+
+@pytest.mark.parametrize(
+    ("line", "tally"),
+    [
+        ("1 failed, 40 passed in 3.21s", True),  # pytest
+        ("=== 212 passed, 2 rerun in 81.22s ===", True),
+        ("Tests:       1 failed, 311 passed, 312 total", True),  # jest
+        ("test result: FAILED. 40 passed; 1 failed; 0 ignored", True),  # cargo
+        ("2 failed tests in payout", False),  # one count
+        ("FAILED tests/test_tax.py::test_eu_orders - KeyError", False),
+        ("upstream returned 502 after 3 retries", False),
+    ],
+)
+def test_what_is_a_test_runner_s_tally(line: str, tally: bool) -> None:
+    assert is_tally(line) is tally

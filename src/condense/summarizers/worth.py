@@ -83,6 +83,21 @@ _SHARP = re.compile(
     r"[\w.]*(?:Error|Exception)\b[:(]|\b[A-Z][A-Z0-9]{1,9}-\w*\d|\berror\[|FAILED \S|--- FAIL"
     r"|[Cc]aused by|\w\.\w+:\d+|line \d+|\b[1-9]\d* (?:failed|errors?)\b"
 )
+# A test runner's tally (``1 failed, 40 passed in 3.21s``, ``Tests: 1 failed, 311 passed,
+# 312 total``, cargo's ``40 passed; 1 failed``): two counts of outcomes or more. It says
+# that something failed, never what: the failure's own line does.
+_TALLIED = re.compile(
+    r"(?i)\b\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|reruns?|deselected"
+    r"|flaky|total|ignored|pending|todo|broken|succeeded|failures?|tests?)\b"
+)
+
+
+def is_tally(line: str) -> bool:
+    """Whether ``line`` is a test runner's tally: two counts of outcomes or more."""
+    first = _TALLIED.search(line)
+    return first is not None and _TALLIED.search(line, first.end()) is not None
+
+
 _REASON = re.compile(
     r"(?i)\b(?:because|instead of|due to|so that|in order to|rather than|since|as it)\b"
     r"|weil|parce que|porque|perché|poiché|因为|由于|ため|ので|때문"
@@ -287,11 +302,13 @@ class Signals:
 
 def read_signals(text: str, kind: int = OUTPUT, *, error: bool | None = None) -> Signals:
     """What ``text`` signals as a line of ``kind``: in an output, a failure (one that
-    names what failed is sharp); in what people wrote, a decision, a reason, a finding,
+    names what failed is sharp; a test runner's tally, :func:`is_tally`, never is); in
+    what people wrote, a decision, a reason, a finding,
     a plan."""
     if kind == OUTPUT or kind not in ROLE:
         failed = bool(_ERROR.search(text)) if error is None else error
-        return Signals(error=failed, sharp=failed and bool(_SHARP.search(text)))
+        sharp = failed and bool(_SHARP.search(text)) and not is_tally(text)
+        return Signals(error=failed, sharp=sharp)
     lowered = text.lower()
     decision = bool(_DECIDES.search(lowered))
     finding = bool(_FINDS.search(lowered)) and bool(FINDING.search(text))
