@@ -770,3 +770,16 @@ def test_a_masked_test_run_keeps_its_error_and_frame_before_its_tally() -> None:
 )
 def test_what_is_a_test_runner_s_tally(line: str, tally: bool) -> None:
     assert is_tally(line) is tally
+
+
+DESCRIBE_WITH_LIMITS = DESCRIBE + "    Limits:\n      memory:  256Mi\n"
+
+
+def test_a_masked_describe_keeps_why_the_pod_died_and_names_the_pod_once_a_line() -> None:
+    """Of ``kubectl describe pod``, what a masked output keeps is why the container died
+    (``Reason: OOMKilled``, a failure as the scan reads it) with the pod's name, and a
+    line that only names the pod is not kept beside one that names it with a member.
+    (Before: ``Name: …`` alone, then the name again with the memory limit.)"""
+    kept = key_lines(DESCRIBE_WITH_LIMITS, count=2, max_chars=220)
+    assert written_together(kept, "Name: refunds-api-7d9f8c6b5-x2kqp", "Reason: OOMKilled")
+    assert "Name: refunds-api-7d9f8c6b5-x2kqp" not in kept

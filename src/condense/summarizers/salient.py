@@ -504,7 +504,7 @@ def _candidate(
     read = span.record(snippet, lead.at) if kind in (OUTPUT, ARGS) else snippet
     text = snippet_text(span, read)
     owner = span.owner_of(read) if kind == OUTPUT else None
-    named = f"{snippet_text(span, owner)} … " if owner is not None else ""
+    named = f"{one_line(snippet_text(span, owner))} … " if owner is not None else ""
     text = named + text  # a nested value, with its record's id
     section = KEY
     stated = False  # the text is the error a line states
@@ -1043,9 +1043,12 @@ def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
         if len(pieces) >= count or room < 24:
             break
         piece = _in_context(rows, index) or windows[line]
-        if piece in seen:  # two lines of one record
-            continue
+        if piece in seen or any(piece in earlier for _, earlier in pieces):
+            continue  # two lines of one record, a record's name again
         seen.add(piece)
+        for held in [item for item in pieces if item[1] in piece]:  # …or with a member
+            pieces.remove(held)
+            room += len(held[1]) + 3
         piece = piece if len(piece) <= room else piece[: room - 1].rstrip() + "…"
         pieces.append((number, piece))
         room -= len(piece) + 3
@@ -1080,7 +1083,8 @@ def _in_context(rows: list[str], index: int) -> str:
         owner = span.owner_of(widened)
         if widened != line or owner is not None:
             text = one_line(span.decode(widened.start, widened.end))
-            return text if owner is None else f"{span.decode(owner.start, owner.end)} … {text}"
+            named = one_line(span.decode(owner.start, owner.end)) if owner is not None else ""
+            return f"{named} … {text}" if named else text
     # an error, built like a member or not (``    QuoteError: E9376 stale quote``), with
     # what a failing test expected and got
     if record and not _states_error(row):

@@ -77,7 +77,7 @@ ARGS_ROLE = 0.7
 _ERROR = re.compile(
     r"\b(?:[A-Z]\w*(?:Error|Exception|Failure|Fault)|ERROR|FATAL|FAIL(?:ED|URE)?|CRITICAL"
     r"|panic|Traceback|[Ss]egmentation fault|(?<!\b0 )[Ee]rrors?\b|(?<!\b0 )[Ff]ailed\b"
-    r"|[Cc]aused by|HTTP(?:/[\d.]+)? [45]\d\d)"
+    r"|[Cc]aused by|HTTP(?:/[\d.]+)? [45]\d\d|OOMKilled|CrashLoopBackOff)"
 )
 _SHARP = re.compile(
     r"[\w.]*(?:Error|Exception)\b[:(]|\b[A-Z][A-Z0-9]{1,9}-\w*\d|\berror\[|FAILED \S|--- FAIL"
