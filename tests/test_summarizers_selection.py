@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from condense.summarizers import ExtractiveSummarizer
-from condense.summarizers.salient import is_progress_bar, key_lines
+from condense.summarizers.salient import candidates, is_progress_bar, key_lines
 from condense.summarizers.scan import (
     ASK,
     FAMILY_FROM,
@@ -886,6 +886,31 @@ def test_a_test_a_runner_ran_again_is_a_failure_and_the_count_of_reruns_is_not(
     text = summarize(calls_and_outputs(outputs), target=400)
     assert count_text(text) <= 400
     assert rerun in text
+
+
+def _metrics(rng: random.Random, lines: int) -> str:
+    """Metric lines all built alike: ``queue depth: 41 items (limit 500 items)``."""
+    names = ("queue depth", "cpu load", "open files", "heap used", "disk io")
+    units = ("items", "pct", "fds", "mb", "ops")
+    return "\n".join(
+        f"{names[k]}: {rng.randint(1, 999)} {units[k]} (limit {rng.randint(1, 9) * 100} {units[k]})"
+        for k in (rng.randrange(5) for _ in range(lines))
+    )
+
+
+def test_the_answer_to_a_question_is_not_one_of_the_lines_built_like_it() -> None:
+    """A question's answer, built like two thousand metric lines of the outputs before
+    it: the question singles it out of its look-alikes, as an odd line is, and it keeps
+    the worth of its role. (Before, its shape's look-alikes
+    discounted it below the worth a fact must have.)"""
+    rng = random.Random(3)
+    answer = "p99 latency: 2792 ms (budget 800 ms)"
+    pieces = [(n, OUTPUT, _metrics(rng, 40)) for n in range(50)]
+    pieces += [(50, ASK, "How bad is the latency now?")]
+    pieces += [(51, OUTPUT, f"window: last 5 minutes\n{answer}\nsamples: 18204")]
+    scan = Scan(SpanText(pieces))
+    found = {c.text: c for c in candidates(scan, Measure(scan), limit=40)}
+    assert found[answer].scale == 1.0
 
 
 def _answers(*pieces: tuple[int, str]) -> list[str]:

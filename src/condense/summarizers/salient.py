@@ -561,7 +561,7 @@ def _candidate(
         scale = ROLE[OUTPUT]  # …but a setting a file holds configures what runs, and a
         # question asked for what it answers
     if kind == OUTPUT and not (
-        lead.odd or lead.standing_out or snippet.cut_before or snippet.cut_after
+        lead.odd or lead.standing_out or lead.answer or snippet.cut_before or snippet.cut_after
     ):
         built = shape(span.blob[snippet.start : snippet.end])
         # a failure is one of the failures built alike (a FAIL among PASS lines is news)
