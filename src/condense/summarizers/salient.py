@@ -558,8 +558,8 @@ def _candidate(
     if kind == OUTPUT and LISTED.match(line):  # …and so is a listing's line of code…
         scale = min(scale, READ_ROLE)
     if scale == READ_ROLE and (changed or lead.answer or _holds_setting(line)):
-        scale = ROLE[OUTPUT]  # …but a setting a file holds configures what runs, and a
-        # question asked for what it answers
+        scale = ROLE[OUTPUT]  # …but a setting a file holds configures what runs, and
+        # the answer to a question is what the user asked for
     if kind == OUTPUT and not (
         lead.odd or lead.standing_out or lead.answer or snippet.cut_before or snippet.cut_after
     ):
@@ -1239,8 +1239,11 @@ def _window(line: str) -> str:
     if len(line) <= LINE_CHARS:
         return line
     ids = identifiers(line[:_WINDOW_READ], least=0.6)  # a line of megabytes: its start
-    built = [word_class(word.encode()) for word in ids]
-    kin = Counter(built)
-    at = line.find(ids[min(range(len(ids)), key=lambda i: kin[built[i]])]) if ids else 0
+    at = 0
+    if ids:
+        built = [word_class(word.encode()) for word in ids]
+        kin = Counter(built)
+        least_alike = min(range(len(ids)), key=lambda i: kin[built[i]])  # the first such
+        at = line.find(ids[least_alike])
     start = max(0, at - 40)
     return ("…" if start else "") + line[start : start + LINE_CHARS - 2].rstrip() + "…"

@@ -303,8 +303,7 @@ class Signals:
 def read_signals(text: str, kind: int = OUTPUT, *, error: bool | None = None) -> Signals:
     """What ``text`` signals as a line of ``kind``: in an output, a failure (one that
     names what failed is sharp; a test runner's tally, :func:`is_tally`, never is); in
-    what people wrote, a decision, a reason, a finding,
-    a plan."""
+    what people wrote, a decision, a reason, a finding, a plan."""
     if kind == OUTPUT or kind not in ROLE:
         failed = bool(_ERROR.search(text)) if error is None else error
         sharp = failed and bool(_SHARP.search(text)) and not is_tally(text)
