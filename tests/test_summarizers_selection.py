@@ -913,6 +913,47 @@ def test_the_answer_to_a_question_is_not_one_of_the_lines_built_like_it() -> Non
     assert found[answer].scale == 1.0
 
 
+def _docker_ps(rng: random.Random, odd: str) -> str:
+    """``docker ps -a``: containers up for days, and the ``odd`` row among them."""
+    rows = [
+        "CONTAINER ID   IMAGE             COMMAND                  CREATED       STATUS"
+        "                           PORTS      NAMES"
+    ]
+    for n in range(8):
+        rows.append(
+            f'{hexid(rng, 12)}   {rng.choice(WORDS)}:1.{n}        "/entrypoint.sh"         '
+            f"2 days ago    Up 2 days                        8080/tcp   {rng.choice(WORDS)}-{n}"
+        )
+    rows.insert(rng.randrange(1, 9), odd)
+    return "\n".join(rows)
+
+
+def test_an_odd_row_keeps_the_words_inside_it() -> None:
+    """A row built unlike the rest of its table (a container restarting, its exit code in
+    parentheses) is cut at its dull ends only: the short run of plain words inside it
+    (``(137) 4 seconds ago``) is what it says. (Before, a run of more than three plain
+    words inside a long line was written ``…``, and the exit code with it.)"""
+    odd = (
+        '5c1f0e2a9b7d   ledger-sidecar:0.4   "/bin/sidecar"   2 days ago    '
+        "Restarting (137) 4 seconds ago              ledger-sidecar"
+    )
+    for seed in range(4):
+        rng = random.Random(seed)
+        # a session where its plain words are everywhere: exit codes, seconds ago
+        outputs = [
+            "\n".join(
+                f"{rng.choice(WORDS)} worker exited ({rng.choice((0, 1, 137))}) "
+                f"{rng.randint(1, 9)} seconds ago after {rng.randint(1, 9)} tries"
+                for _ in range(12)
+            )
+            for _ in range(40)
+        ]
+        outputs.insert(rng.randrange(40), _docker_ps(rng, odd))
+        text = summarize(calls_and_outputs(outputs), target=600)
+        assert count_text(text) <= 600
+        assert "Restarting (137) 4 seconds ago" in text, seed
+
+
 def _answers(*pieces: tuple[int, str]) -> list[str]:
     """The lines :attr:`Scan.answers` singles out in a span of ``(kind, text)`` pieces."""
     span = SpanText((number, kind, text) for number, (kind, text) in enumerate(pieces))

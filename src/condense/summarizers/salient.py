@@ -151,6 +151,7 @@ _STATES = (b"true", b"false", b"null", b"True", b"False", b"None")  # what a cal
 _DULL = 0.08
 _TELLING = 0.25  # a word worth this share of the line's best is telling
 _DULL_RUN = 3
+_ROW_RUN = 6  # …but in a row unlike the rest of its table, a run this long is what it says
 _ERROR_WORD = re.compile(r"(?i)error|fail|fatal|panic|exception|denied|refused|timeout")
 
 _THINK = re.compile(r"(?is)<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)")
@@ -535,7 +536,8 @@ def _candidate(
         weights = found
         if kind == ARGS and found:  # a state a call sets (``"enabled": false``) is what it did
             weights = {**found, **dict.fromkeys(_STATES, max(found.values()))}
-        text = trimmed(text, weights)
+        unlike = lead.odd or lead.standing_out  # a row unlike its table: its cells are the point
+        text = trimmed(text, weights, dull_run=_ROW_RUN if unlike else _DULL_RUN)
         found = {key: found.get(key, 0.0) for key in map(core, words(text))}
     specific = any(specificity(word) >= _NEW_WORD for word in found)
     line = span.decode(snippet.start, snippet.end)
@@ -681,6 +683,8 @@ def trimmed(
     found: Mapping[bytes, float],
     limit: int | None = None,
     stated: Collection[int] = (),
+    *,
+    dull_run: int = _DULL_RUN,
 ) -> str:
     """``text`` without what tells nothing at its ends (a log line's timestamp and request
     id, a row's filler), and with a long run of such words inside it left out (``…``):
@@ -688,7 +692,8 @@ def trimmed(
     ``limit`` (characters) it is longer than, the least telling words go too, until it
     fits: a long error line keeps its error, code and place wherever they sit in it,
     and the chunks ``stated`` (of ``text.split()``: what states the error,
-    :func:`statement`) as much as its most telling one."""
+    :func:`statement`) as much as its most telling one. A run of dull words inside it is
+    left out when longer than ``dull_run``."""
     chunks = text.split()
     get = found.get
     values = [
@@ -707,7 +712,7 @@ def trimmed(
         if i < len(values):
             values[i] = best
     least = min(best, max(_DULL, best * _TELLING))
-    out = _telling_part(chunks, values, least, _DULL, _DULL_RUN)
+    out = _telling_part(chunks, values, least, _DULL, dull_run)
     if limit is not None:
         for higher in sorted({value for value in values if value > least}):
             if len(out) <= limit:
