@@ -875,8 +875,9 @@ def test_a_test_a_runner_ran_again_is_a_failure_and_the_count_of_reruns_is_not(
 ) -> None:
     """A test a runner ran again (pytest-rerunfailures' ``RERUN``, Bazel's ``FLAKY``) is
     flaky: its line is a failure the scan points at, as a ``FAILED`` one is, however the
-    rest of the run went; the count of reruns at the end is not. (Before, a rerun was no failure.)
-    And a session of sixty outputs full of ids keeps it in a small room (a guard)."""
+    rest of the run went; the count of reruns at the end is not. (Before, a rerun was no
+    failure.) And a session of sixty outputs full of ids keeps it in a small room (a
+    guard)."""
     rng = random.Random(7)
     count = "=== 212 passed, 2 rerun in 81.22s ==="
     run = [logfmt(rng, 10), rerun, count]
@@ -901,8 +902,8 @@ def _metrics(rng: random.Random, lines: int) -> str:
 def test_the_answer_to_a_question_is_not_one_of_the_lines_built_like_it() -> None:
     """A question's answer, built like two thousand metric lines of the outputs before
     it: the question singles it out of its look-alikes, as an odd line is, and it keeps
-    the worth of its role. (Before, its shape's look-alikes
-    discounted it below the worth a fact must have.)"""
+    the worth of its role. (Before, its shape's look-alikes discounted it below the worth
+    a fact must have.)"""
     rng = random.Random(3)
     answer = "p99 latency: 2792 ms (budget 800 ms)"
     pieces = [(n, OUTPUT, _metrics(rng, 40)) for n in range(50)]
@@ -930,8 +931,8 @@ def _docker_ps(rng: random.Random, odd: str) -> str:
 
 def test_an_odd_row_keeps_the_words_inside_it() -> None:
     """A row built unlike the rest of its table (a container restarting, its exit code in
-    parentheses) is cut at its dull ends only: the short run of plain words inside it
-    (``(137) 4 seconds ago``) is what it says. (Before, a run of more than three plain
+    parentheses) keeps the short run of plain words inside it (``(137) 4 seconds ago``):
+    it is what the row says. (Before, a run of more than three plain
     words inside a long line was written ``…``, and the exit code with it.)"""
     odd = (
         '5c1f0e2a9b7d   ledger-sidecar:0.4   "/bin/sidecar"   2 days ago    '
