@@ -787,3 +787,17 @@ def test_a_masked_describe_keeps_why_the_pod_died_and_names_the_pod_once_a_line(
     kept = key_lines(DESCRIBE_WITH_LIMITS, count=2, max_chars=220)
     assert written_together(kept, "Name: refunds-api-7d9f8c6b5-x2kqp", "Reason: OOMKilled")
     assert "Name: refunds-api-7d9f8c6b5-x2kqp" not in kept
+
+
+_ANY_CHARACTER = st.characters(exclude_categories=())  # surrogates and controls too
+_NEAR_ESCAPES = st.sampled_from(["\\", "u", "d8", "dc", "00", "e9", "2028", "\ud83d", "é", "🚀"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_ANY_CHARACTER, _NEAR_ESCAPES)).map("".join))
+def test_a_json_document_unescaped_is_the_same_document(value: str) -> None:
+    """Whatever a JSON string holds (escaped backslashes before a ``u``, surrogates,
+    separators, controls), its letters unescaped leave a JSON document of the same
+    value: only what JSON needs no escape for is written as it reads."""
+    for document in (json.dumps(value), json.dumps({"out": value, "n": 1})):
+        assert json.loads(letters_unescaped(document)) == json.loads(document)
