@@ -74,6 +74,9 @@ _SIGNAL_FLOOR = 0.4  # a signal with nothing named behind it keeps this much…
 _CONTENT_FULL = 0.3  # …and all of it once its words are worth this much
 ARGS_ROLE = 0.7
 
+# A failure a line states, read standalone (a line of one output, no span). The span's
+# scan finds failures by the stems of :data:`.scan.FAILURE_STEMS` (a Kubernetes state,
+# ``OOMKilled``, is among both: a word added to one belongs in the other).
 _ERROR = re.compile(
     r"\b(?:[A-Z]\w*(?:Error|Exception|Failure|Fault)|ERROR|FATAL|FAIL(?:ED|URE)?|CRITICAL"
     r"|panic|Traceback|[Ss]egmentation fault|(?<!\b0 )[Ee]rrors?\b|(?<!\b0 )[Ff]ailed\b"
@@ -85,7 +88,8 @@ _SHARP = re.compile(
 )
 # A test runner's tally (``1 failed, 40 passed in 3.21s``, ``Tests: 1 failed, 311 passed,
 # 312 total``, cargo's ``40 passed; 1 failed``): two counts of outcomes or more. It says
-# that something failed, never what: the failure's own line does.
+# that something failed, never what: the failure's own line does (where a line states no
+# other failure, :func:`.failures.error_text` writes pytest's tally as the line's error).
 _TALLIED = re.compile(
     r"(?i)\b\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|reruns?|deselected"
     r"|flaky|total|ignored|pending|todo|broken|succeeded|failures?|tests?)\b"
