@@ -520,3 +520,38 @@ def test_openhands_record_at_4096_fits_with_a_smaller_summary_reserve() -> None:
             assert result.stats is not None and result.stats["tokens_after"] <= 4096
     assert statuses[Status.OVER_LIMIT] == 0  # was 1: the default reserve did not fit
     assert statuses[Status.COMPRESSED] == 2
+
+
+# --- the summary reads the whole span (issue 18) -------------------------------------------
+
+# Three failures of a kind any summary should keep, at three depths of a long trajectory:
+# (the line a tool printed, what identifies it).
+SPAN_FACTS = {
+    0.1: ("ERROR ledger-batch LDG-E7731 at ledger/batch.go:412: checksum mismatch", "LDG-E7731"),
+    0.4: ('FATAL: password authentication failed for user "payout_svc_7q"', "payout_svc_7q"),
+    0.7: ("Error: RQ-99214 quota exceeded for project orbital-finch-42", "RQ-99214"),
+}
+
+
+def test_a_fact_anywhere_in_a_long_trajectory_reaches_its_summary(tmp_path: Path) -> None:
+    """``condense compress-dataset`` as a user runs it, on a 320k-character trajectory with
+    a failure planted early, in the middle and late: each is in the summary that replaced
+    its span. (The summarizer was once given only the span's newest 48k characters, and
+    the early and middle ones were never read.)"""
+    turns = to_sharegpt(synthetic_session(400, seed=3, output_chars=900))
+    tools = [i for i, turn in enumerate(turns) if turn["from"] == "tool"]
+    planted = [tools[int(len(tools) * depth)] for depth in SPAN_FACTS]
+    for at, (line, _) in zip(planted, SPAN_FACTS.values(), strict=True):
+        turns[at] = {**turns[at], "value": f"{turns[at]['value']}\n{line}"}
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(line_of({"id": "long", "conversations": turns}) + b"\n")
+    out = tmp_path / "out.jsonl"
+    done = run_cli("compress-dataset", str(source), "-o", str(out), "--budget", "16000")
+    assert done.returncode == 0, done.stderr
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    stats = record["condense"]
+    assert stats["status"] == "compressed" and "left_out" not in stats, stats
+    start, stop = stats["span"]
+    assert all(start <= at < stop for at in planted)  # their turns are gone: only the summary
+    written = json.dumps(record["conversations"], ensure_ascii=False)
+    assert [probe for _, probe in SPAN_FACTS.values() if probe not in written] == []

@@ -20,7 +20,6 @@ SUMMARY_ROLES = {"human": "user", "gpt": "assistant", "system": "system"}
 DEFAULT_SUMMARY_TOKENS = 750
 DEFAULT_TAIL_TURNS = 4
 DEFAULT_TURN_OVERHEAD = 4
-DEFAULT_SUMMARY_INPUT_CHARS = 48_000  # about the openai summarizer's prompt bound
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,10 +35,12 @@ class DatasetOptions:
       included (default: 750, at most a quarter of the target); the summary is cut to it;
     - ``summary_role`` — ``human`` (default), ``gpt`` or ``system``;
     - ``notice`` — the line that opens the summary turn (``""`` for none);
-    - ``summary_input_chars`` — what the summarizer reads of the span: its first block
-      (the first ask) and its newest units within this many characters (summarizers
-      read a bounded amount anyway: an LLM prompt is capped, the extractive digest walks
-      newest first within a work budget);
+    - ``summary_input_chars`` — what the summarizer is given of the span: ``None``
+      (default), all of it (the extractive digest reads every message in one linear
+      pass, so a fact in the middle of a long trajectory has the same chance as a late
+      one; an LLM summarizer's prompt bounds itself); a number, the span's first block
+      (the first ask) and its newest units within this many characters, for a
+      summarizer whose cost grows with what it is given;
     - ``exact_counts`` — also count the summarized span exactly (slower; by default the
       part of it not needed to decide is estimated, flagged in the record's stats);
     - ``max_attempts`` / ``backoff`` — tries of a summary whose failure is passing (see
@@ -57,7 +58,7 @@ class DatasetOptions:
     notice: str = DEFAULT_NOTICE
     turn_overhead: int = DEFAULT_TURN_OVERHEAD
     exact_counts: bool = False
-    summary_input_chars: int = DEFAULT_SUMMARY_INPUT_CHARS
+    summary_input_chars: int | None = None
     tokenizer: TokenizerSpec = field(default_factory=lambda: resolve_tokenizer(None))
     max_attempts: int = 3
     backoff: float = 0.5
@@ -74,7 +75,7 @@ class DatasetOptions:
             object.__setattr__(self, "max_attempts", retries + 1)
         if self.target_tokens < 1:
             raise InputError(f"the budget must be at least 1 token, got {self.target_tokens}")
-        if min(self.tail_turns, self.turn_overhead, self.summary_input_chars) < 0:
+        if min(self.tail_turns, self.turn_overhead, self.summary_input_chars or 0) < 0:
             raise InputError("tail_turns, turn_overhead and summary_input_chars must be 0 or more")
         if self.max_attempts < 1:
             raise InputError(f"max_attempts must be at least 1, got {self.max_attempts}")

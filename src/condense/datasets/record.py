@@ -335,10 +335,13 @@ class RecordProcessor:
         return SummaryRequest(messages=messages, target_tokens=max(0, room), plan=chosen)
 
     def _window(self, trajectory: Trajectory, plan: Plan, span: range) -> list[int]:
-        """The turns the summarizer reads: the span's first unit and its newest units
-        within ``summary_input_chars`` (all of the span when it is that small)."""
+        """The turns the summarizer reads: every turn of the span; with a bound
+        (``summary_input_chars``), the span's first unit and its newest units within it
+        (all of the span when it is that small)."""
         units = plan.units
         budget = self.options.summary_input_chars
+        if budget is None:
+            return list(range(units[span.start].start, units[span.stop - 1].stop))
         newest = span.stop  # the newest units read are span[newest - span.start:]
         while newest > span.start + 1:
             unit = units[newest - 1]
