@@ -3,6 +3,7 @@
     python bench/bench_probe.py              # 100k, 300k and 1M-token sessions, 8k and 32k
     python bench/bench_probe.py --quick      # 100k and 300k, fewer sessions
     python bench/bench_probe.py --sizes 1000000 --budgets 8000
+    python bench/bench_probe.py --quick --dataset   # the same, as ShareGPT records, at 16k
     CONDENSE_BASE_URL=... CONDENSE_MODEL=... python bench/bench_probe.py   # + openai
 
 Facts are planted at every depth of a session — early (a tenth in), in the middle, late
@@ -24,6 +25,11 @@ compression's facts still present; and again after a long next turn (about a bud
 worth of noisy tool loop before the reply and the new ask), which the summary must fold.
 Every user ask of the span that was summarized is looked for too, whole or by its first
 line. Each session ends with the user's new ask.
+
+``--dataset``: each planted session as one ShareGPT trajectory through the dataset engine
+(``condense compress-dataset``'s, with its defaults: a 750-token summary turn), at 16k
+unless ``--budgets`` says otherwise; the share of planted facts in the record written, by
+session, depth, kind and set.
 
 The corpus is ``../shared/corpus`` next to the repository when present (or
 ``CONDENSE_CORPUS``), else the sample under ``tests/data/corpus``.
@@ -53,12 +59,16 @@ from _probe_sessions import (
 )
 
 from condense import compress
+from condense.datasets import DatasetOptions, RecordProcessor, Status
+from condense.formats import to_sharegpt
+from condense.summarizers import ExtractiveSummarizer
 from condense.summarizers.salient import ask_positions
 from condense.testing.sessions import synthetic_session
 from condense.tokens import count_text
 
 Message = dict[str, Any]
 BUDGETS = (8_000, 32_000)
+DATASET_BUDGETS = (16_000,)  # bench_dataset.py's target
 SIZES = (100_000, 300_000, 1_000_000)
 DEPTHS = (("early", 0.1), ("middle", 0.5), ("late", 0.75))
 FACT_SETS: dict[str, Callable[[random.Random], list[Fact]]] = {
@@ -257,7 +267,7 @@ class Results:
 
 
 def probe_case(
-    case: Case, summarizer: str, budgets: Sequence[int], results: Results, number: int
+    case: Case, results: Results, number: int, summarizer: str, budgets: Sequence[int]
 ) -> None:
     rng = random.Random(f"{case.label}-{number}")
     facts = FACT_SETS[case.facts](rng)
@@ -320,18 +330,54 @@ def probe_case(
             results.add(kept(fact, after), b, "carried long", case.facts)
 
 
-def report(
-    results: Results, cases_: Sequence[Case], budgets: Sequence[int], summarizer: str
-) -> None:
-    heads = [f"{budget // 1000}k" for budget in budgets]
+def probe_dataset_case(case: Case, results: Results, number: int, budgets: Sequence[int]) -> None:
+    """``case`` planted as ``probe_case`` plants it, written as one ShareGPT record and
+    compressed by the dataset engine at each budget: which facts the record keeps."""
+    rng = random.Random(f"{case.label}-{number}")
+    facts = FACT_SETS[case.facts](rng)
+    planted, depth_of, _ = plant(case.build(), facts, seed=number)
+    record = {"id": case.label, "conversations": to_sharegpt(planted)}
+    line = json.dumps(record, ensure_ascii=False).encode()
+    for budget in budgets:
+        b = f"{budget // 1000}k"
+        processor = RecordProcessor(DatasetOptions(target_tokens=budget), ExtractiveSummarizer())
+        started = time.perf_counter()
+        result = processor.process(line)
+        results.times[budget].append(time.perf_counter() - started)
+        if result.status not in (Status.COMPRESSED, Status.PASSED):
+            raise SystemExit(f"{case.label}: the dataset engine wrote no record ({result})")
+        written = json.loads(result.line) if result.line is not None else record
+        text = output_text(written["conversations"])
+        for index, fact in enumerate(facts):
+            ok = kept(fact, text)
+            for keys in (
+                (b, "all"),
+                (b, "set", case.facts),
+                (b, "case", case.label),
+                (b, "depth", case.facts, depth_of[index]),
+                (b, "kind", case.facts, fact.kind),
+                (b, "size", str(case.size)),
+            ):
+                results.add(ok, *keys)
 
+
+def _row(results: Results, heads: Sequence[str]) -> Callable[..., None]:
     def row(name: str, *keys: str) -> None:
         cells = [
             f"{results.share(b, *keys):>7} of {results.per[(b, *keys)].total:<4}" for b in heads
         ]
         print(f"{name:>44} " + " ".join(cells))
 
-    print(f"\nplanted facts kept — summarizer {summarizer}")
+    return row
+
+
+def report_facts(
+    results: Results, cases_: Sequence[Case], budgets: Sequence[int], title: str
+) -> None:
+    """The planted facts kept: by session, depth, kind, size and fact set."""
+    heads = [f"{budget // 1000}k" for budget in budgets]
+    row = _row(results, heads)
+    print(f"\nplanted facts kept — {title}")
     print(f"{'':>44} " + " ".join(f"{h:>15}" for h in heads))
     print("by session")
     for case in cases_:
@@ -352,6 +398,14 @@ def report(
     for fact_set in FACT_SETS:
         row(f"{fact_set} facts", "set", fact_set)
     row("all facts", "all")
+
+
+def report(
+    results: Results, cases_: Sequence[Case], budgets: Sequence[int], summarizer: str
+) -> None:
+    report_facts(results, cases_, budgets, f"summarizer {summarizer}")
+    heads = [f"{budget // 1000}k" for budget in budgets]
+    row = _row(results, heads)
     row("  of those in the summarized span", "part", "summary")
     row("  of those in the kept part (masked)", "part", "kept part")
     row("kept after the next turn", "carried")
@@ -387,7 +441,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="100k and 300k, fewer sessions")
     parser.add_argument("--sizes", type=int, nargs="+", help="session sizes in tokens")
-    parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS))
+    parser.add_argument("--budgets", type=int, nargs="+", help="default: 8k and 32k")
+    parser.add_argument(
+        "--dataset", action="store_true", help="through the dataset engine, as ShareGPT records"
+    )
     parser.add_argument("--only", help="only the sessions whose label holds this text")
     args = parser.parse_args()
     sizes = args.sizes or ((100_000, 300_000) if args.quick else SIZES)
@@ -398,18 +455,34 @@ def main() -> None:
         case for case in cases(sizes, quick=args.quick) if not args.only or args.only in case.label
     ]
     print(f"corpus: {corpus_dir()}")
+    if args.dataset:
+        budgets = args.budgets or list(DATASET_BUDGETS)
+        results = probe_all(chosen, lambda *at: probe_dataset_case(*at, budgets), budgets)
+        report_facts(results, chosen, budgets, "dataset engine, ShareGPT records")
+        print(
+            f"{'median time of a record':>44} "
+            + " ".join(f"{1000 * statistics.median(results.times[b]):13.0f}ms" for b in budgets)
+        )
+        return
+    budgets = args.budgets or list(BUDGETS)
     for summarizer in summarizers:
-        results = Results()
-        for number, case in enumerate(chosen):
-            started = time.perf_counter()
-            probe_case(case, summarizer, args.budgets, results, number)
-            shares = " ".join(
-                results.share(f"{b // 1000}k", "case", case.label) for b in args.budgets
-            )
-            print(
-                f"  {case.label:<40} {shares}  ({time.perf_counter() - started:.0f}s)", flush=True
-            )
-        report(results, chosen, args.budgets, summarizer)
+        results = probe_all(chosen, lambda *at, s=summarizer: probe_case(*at, s, budgets), budgets)
+        report(results, chosen, budgets, summarizer)
+
+
+def probe_all(
+    chosen: Sequence[Case],
+    probe: Callable[[Case, Results, int], None],
+    budgets: Sequence[int],
+) -> Results:
+    """Each case probed in turn (``probe(case, results, number)``), its shares printed."""
+    results = Results()
+    for number, case in enumerate(chosen):
+        started = time.perf_counter()
+        probe(case, results, number)
+        shares = " ".join(results.share(f"{b // 1000}k", "case", case.label) for b in budgets)
+        print(f"  {case.label:<40} {shares}  ({time.perf_counter() - started:.0f}s)", flush=True)
+    return results
 
 
 if __name__ == "__main__":
