@@ -4,6 +4,7 @@ trajectories."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -555,3 +556,19 @@ def test_a_fact_anywhere_in_a_long_trajectory_reaches_its_summary(tmp_path: Path
     assert all(start <= at < stop for at in planted)  # their turns are gone: only the summary
     written = json.dumps(record["conversations"], ensure_ascii=False)
     assert [probe for _, probe in SPAN_FACTS.values() if probe not in written] == []
+
+
+def test_a_summary_s_header_counts_what_its_scope_counts() -> None:
+    """A ShareGPT ``tool`` turn of parallel results is several messages to the summarizer:
+    the summary's frame says it stands for as many messages as its own scope line says
+    were summarized (it once counted the turns: 280 in the header, 314 in the body)."""
+    record = trajectory(120, seed=5)
+    tool_turns = [turn for turn in record["conversations"] if turn["from"] == "tool"]
+    assert any(turn["value"].count("<tool_response>") > 1 for turn in tool_turns)
+    result = processor(4000).process(line_of(record))
+    assert result.status is Status.COMPRESSED and result.line is not None
+    text = json.dumps(json.loads(result.line), ensure_ascii=False)
+    header = re.search(r"\[condense: summary of (\d+) earlier messages\]", text)
+    scope = re.search(r"## Scope\\n- ([\d,]+) messages summarized", text)
+    assert header is not None and scope is not None, text[:2000]
+    assert int(header.group(1)) == int(scope.group(1).replace(",", ""))

@@ -185,7 +185,7 @@ class RecordProcessor:
             )
         except SummaryFailed as failure:
             return self._flag(raw, parsed, chosen, Status.FAILED, failure.reason)
-        return self._assemble(raw, parsed, chosen, outcome)
+        return self._assemble(raw, parsed, chosen, outcome, messages=len(request.messages))
 
     def _finish(
         self, raw: bytes, request: SummaryRequest, outcome: SummaryOutcome | SummaryFailed
@@ -195,7 +195,7 @@ class RecordProcessor:
             return parsed
         if isinstance(outcome, SummaryFailed):
             return self._flag(raw, parsed, request.plan, Status.FAILED, outcome.reason)
-        return self._assemble(raw, parsed, request.plan, outcome)
+        return self._assemble(raw, parsed, request.plan, outcome, messages=len(request.messages))
 
     def _parse(self, raw: bytes) -> _Parsed | RecordResult:
         if not raw.strip():
@@ -355,16 +355,23 @@ class RecordProcessor:
         return [*range(first.start, first.stop), *tail]
 
     def _assemble(
-        self, raw: bytes, parsed: _Parsed, chosen: Chosen, outcome: SummaryOutcome | None
+        self,
+        raw: bytes,
+        parsed: _Parsed,
+        chosen: Chosen,
+        outcome: SummaryOutcome | None,
+        *,
+        messages: int = 0,
     ) -> RecordResult:
         """Write the record with the span replaced: by the summary (framed as ``compress``
-        frames it) at the first of the chosen placements where it fits, cut to the room;
-        with no ``outcome`` or no room for it, by the one-line notice; with no room for
-        that either, by nothing where the span may simply go. When nothing fits, the
-        record is kept and flagged."""
+        frames it, as a summary of ``messages``, the canonical messages it was made of:
+        the count its own scope states) at the first of the chosen placements where it
+        fits, cut to the room; with no ``outcome`` or no room for it, by the one-line
+        notice; with no room for that either, by nothing where the span may simply go.
+        When nothing fits, the record is kept and flagged."""
         trajectory = parsed.trajectory
         turns = chosen.turns
-        placed = self._place(parsed, chosen, outcome)
+        placed = self._place(parsed, chosen, outcome, messages)
         if placed is None:
             return self._flag(raw, parsed, chosen, Status.OVER_LIMIT, NO_ROOM)
         placement, text, size = placed
@@ -392,7 +399,7 @@ class RecordProcessor:
         return RecordResult(status=Status.COMPRESSED, line=line, stats=stats, tokens=after)
 
     def _place(
-        self, parsed: _Parsed, chosen: Chosen, outcome: SummaryOutcome | None
+        self, parsed: _Parsed, chosen: Chosen, outcome: SummaryOutcome | None, messages: int
     ) -> tuple[Placement, str, int] | None:
         """What replaces the span, where, and what it costs: the summary at the first
         placement where it fits (cut to the room), else the notice, else nothing."""
@@ -405,7 +412,7 @@ class RecordProcessor:
         if outcome is not None:
             summary = outcome.text.strip()
             for placement, cost in costs.items():
-                text = self._summary_text(summary, covered=len(turns), room=chosen.room, cost=cost)
+                text = self._summary_text(summary, covered=messages, room=chosen.room, cost=cost)
                 if text is not None:
                     return placement, text, cost(text)
         notice = left_out_notice(turns)
