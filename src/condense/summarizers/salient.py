@@ -1015,10 +1015,12 @@ def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
     data = text.encode("utf-8", "surrogatepass")
     kins = _kins(text, rows, data)
     alike = Counter(kins)
-    # a row whose cell stands out of its column is not one of its look-alikes
+    # a row whose cell stands out of its column is not one of its look-alikes, nor is the
+    # row of a dump built like no other (with digits): both are the dump's news
     outliers: frozenset[int] = frozenset()
     if len(rows) >= DUMP_LINES:
         outliers = frozenset(column_outliers(data.split(b"\n"), [kin[0] for kin in kins]))
+        outliers |= _odd_rows(kins, alike)
     # each line once: its position, its look-alikes, whether it stands out of them
     hinted: dict[str, tuple[int, int, bool, int]] = {}
     keep = max(4, 2 * count)
@@ -1061,6 +1063,18 @@ def _key_lines(text: str, count: int, max_chars: int) -> tuple[str, ...]:
 
 
 remember(_key_lines.cache_clear)
+
+
+def _odd_rows(kins: list[tuple[bytes, bool]], alike: Counter[tuple[bytes, bool]]) -> frozenset[int]:
+    """In a log (an output most of whose rows are built alike), the rows built like no
+    other of it that hold digits (``kins``: each row's shape and whether it holds digits;
+    ``alike``: how many rows share each): the line a metrics query printed after its
+    eight log lines. The summary's scan reads a span's dumps so too (``scan._odd_lines``),
+    with the span's counts: one output alone has fewer rows to tell its backdrop by, so
+    here the rows alike must be more than half of it."""
+    if max(alike.values(), default=0) * 2 <= len(kins):
+        return frozenset()
+    return frozenset(i for i, kin in enumerate(kins) if kin[0] and kin[1] and alike[kin] == 1)
 
 
 _AROUND = 24  # rows read on each side of a key line for its record or its stack
