@@ -830,7 +830,8 @@ def test_a_setting_a_config_diff_changes_is_kept_as_the_change() -> None:
 
 
 # A question, the file a tool read to answer it, and the line of it that answers: a
-# setting whose words and value are plain (nothing rare, no digits worth a look).
+# setting whose words and value are plain (nothing rare, no digits worth a look); the one
+# record built otherwise among thirty that all name what the question asks about.
 ANSWERS = [
     (
         "How many replicas does the payout deployment run?",
@@ -857,6 +858,20 @@ ANSWERS = [
         "server {\n    listen 443 ssl;\n    location / {\n        proxy_pass http://up;\n"
         "        proxy_read_timeout 12s;\n    }\n}\n",
         "proxy_read_timeout 12s",
+    ),
+    (
+        "Which nodes are cordoned?",
+        "cluster/nodes.json",
+        json.dumps(
+            [
+                {"name": "node-17", "cordoned": True, "taints": ["unschedulable"], "pods": 0}
+                if n == 17
+                else {"name": f"node-{n:02d}", "cordoned": False, "taints": [], "pods": 30 + n}
+                for n in range(30)
+            ],
+            separators=(",", ":"),
+        ),
+        '{"name":"node-17","cordoned":true,"taints":["unschedulable"],"pods":0}',
     ),
 ]
 
@@ -1022,6 +1037,19 @@ def test_a_question_is_answered_by_the_first_outputs_after_it_and_a_few_lines_of
     found = _answers((ASK, ask), *[(OUTPUT, output)] * 5, (ASK, "thanks"), (OUTPUT, output))
     assert found.count("ledger payout shard 10: lagging") == 3
     assert len(found) == 9
+
+
+def test_of_rows_that_all_name_the_topic_the_one_built_otherwise_answers() -> None:
+    """Forty records that each name what the question asks about (a node, ``cordoned``):
+    the one built otherwise (its taints listed) is the answer, not the first three of
+    them. With none built otherwise, the first three, as for any tie."""
+    nodes = [
+        f'{{"name":"node-{n:02d}","cordoned":false,"taints":[],"pods":{n}}},' for n in range(40)
+    ]
+    odd = '{"name":"node-17","cordoned":true,"taints":["unschedulable"],"pods":0},'
+    ask = "Which nodes are cordoned?"
+    assert _answers((ASK, ask), (OUTPUT, "\n".join([*nodes[:17], odd, *nodes[18:]]))) == [odd]
+    assert _answers((ASK, ask), (OUTPUT, "\n".join(nodes))) == nodes[:3]
 
 
 def _progress_output(rng: random.Random) -> str:
