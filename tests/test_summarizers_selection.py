@@ -1039,6 +1039,30 @@ def test_a_question_is_answered_by_the_first_outputs_after_it_and_a_few_lines_of
     assert len(found) == 9
 
 
+GIT_LOG = "a1b2c3d docs: tidy\n36f4ce0 ledger: round half-even for JPY\n9e8d7c6 deps: bump\n"
+SETTINGS = "cache_ttl = 300\nretries = 4\nlog_level = info\n"
+
+
+@pytest.mark.parametrize(
+    ("ask", "output", "answers"),
+    [
+        # a word with another ending than the line's (``rounding``: ``round``), and a
+        # word in capitals too short to be a topic by its letters
+        (
+            "Which commit changed the JPY rounding?",
+            GIT_LOG,
+            ["36f4ce0 ledger: round half-even for JPY"],
+        ),
+        ("How is caching set up?", SETTINGS, ["cache_ttl = 300"]),  # ``cach``, in ``cache``
+        ("Do the retries work?", SETTINGS, ["retries = 4"]),
+    ],
+)
+def test_a_question_names_its_topic_by_its_stem_and_its_capitals(
+    ask: str, output: str, answers: list[str]
+) -> None:
+    assert _answers((ASK, ask), (OUTPUT, output)) == answers
+
+
 def test_of_rows_that_all_name_the_topic_the_one_built_otherwise_answers() -> None:
     """Forty records that each name what the question asks about (a node, ``cordoned``):
     the one built otherwise (its taints listed) is the answer, not the first three of

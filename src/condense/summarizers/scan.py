@@ -909,6 +909,7 @@ _ANSWER_READ = 32_000  # …each in this many of its first bytes…
 _ANSWER_LINES = 3  # …of which at most this many lines answer it
 _TOPICS = 8  # a question's topic: its first words this many at most (a question is short)
 _TOPIC = re.compile(rb"[a-z]{4,24}")
+_ACRONYM = re.compile(rb"\b[A-Z][A-Z0-9]{2,7}\b")  # ``JPY``, ``DNS``, ``S3`` is too short
 # Words of four letters or more that name no topic: how people ask, not what about.
 _NOT_TOPIC = frozenset(
     b"what when where which whose does have this that these those with from there their "
@@ -924,8 +925,9 @@ def _answer_places(span: SpanText) -> list[int]:
     """Where the lines are (their starts) that answer a question (an ask of at most
     :data:`_QUESTION_BYTES` with a question mark): of the first :data:`_ANSWER_OUTPUTS`
     outputs before the next ask, the lines that name the question's topic (its words of
-    four letters or more but :data:`_NOT_TOPIC`, the first :data:`_TOPICS`, each alone or
-    with a plural's ending: ``batch`` in ``LEDGER_BATCH_SIZE`` and ``batches``), at most
+    four letters or more but :data:`_NOT_TOPIC`, and those in capitals, ``JPY``; the first
+    :data:`_TOPICS`, each by its stem, found with an ending or without: ``batch`` in
+    ``LEDGER_BATCH_SIZE`` and ``batches``, ``rounding`` in ``round``), at most
     :data:`_ANSWER_LINES` of each output, those naming most of it first. Each output is
     read for one question: the scan is linear in the span."""
     blob, lower, kinds, starts = span.blob, span.lower, span.kinds, span.starts
@@ -937,7 +939,10 @@ def _answer_places(span: SpanText) -> list[int]:
             text = lower[starts[piece] : starts[piece + 1] - 1]
             asking = len(text) <= _QUESTION_BYTES and any(m in text for m in _QUESTION_MARKS)
             named = _TOPIC.findall(text) if asking else []
-            topics = [_singular(word) for word in named if word not in _NOT_TOPIC]
+            topics = [_stem(word) for word in named if word not in _NOT_TOPIC]
+            if asking:  # and what it names in capitals, however short (``JPY``)
+                asked = blob[starts[piece] : starts[piece + 1] - 1]
+                topics += [word.lower() for word in _ACRONYM.findall(asked)]
             topics = list(dict.fromkeys(topics))[:_TOPICS]
             outputs = 0
         elif kind == OUTPUT and topics and outputs < _ANSWER_OUTPUTS:
@@ -949,15 +954,22 @@ def _answer_places(span: SpanText) -> list[int]:
     return found
 
 
-def _singular(word: bytes) -> bytes:
-    """A word without a plural's ending (``batches`` → ``batch``, ``replicas`` →
-    ``replica``), which :func:`_naming` finds with or without it."""
-    if word.endswith((b"ches", b"shes", b"sses", b"xes")):
-        return word[:-2]
-    return word[:-1] if word.endswith(b"s") and not word.endswith(b"ss") else word
+def _stem(word: bytes) -> bytes:
+    """A word without its inflection (:data:`_INFLECTIONS`: ``batches`` → ``batch``,
+    ``rounding`` → ``round``, ``changed`` → ``chang``), when four letters or more are
+    left: :func:`_naming` finds it with any of :data:`_ENDINGS` (``change``)."""
+    for ending in _INFLECTIONS:
+        if word.endswith(ending) and len(word) - len(ending) >= 4:
+            if ending == b"s" and word.endswith(b"ss"):
+                break  # ``access``, ``process``: no plural
+            return word[: -len(ending)]
+    return word
 
 
-_PLURAL = (b"s", b"es")
+_INFLECTIONS = (b"ing", b"es", b"ed", b"s")  # the longest first
+# The endings a topic is found with (``replica`` in ``replicas``, ``round`` in
+# ``rounding``, ``chang`` in ``change``).
+_ENDINGS = (b"", b"e", b"s", b"d", b"es", b"ed", b"er", b"ing", b"ers", b"ment")
 _LOOKS = 128  # an output that names a question's topic this often is about it: no line answers
 
 
@@ -976,12 +988,11 @@ def _naming(blob: bytes, lower: bytes, start: int, end: int, topics: list[bytes]
             looks += 1
             if looks > _LOOKS:
                 return []
-            after = at + size
-            for ending in _PLURAL:
-                if lower.startswith(ending, after):
-                    after += len(ending)
-                    break
-            if not _lower_letter_at(lower, at - 1) and not _lower_letter_at(lower, after):
+            if not _lower_letter_at(lower, at - 1) and any(
+                not _lower_letter_at(lower, at + size + len(ending))
+                and lower.startswith(ending, at + size)
+                for ending in _ENDINGS
+            ):
                 line = blob.rfind(b"\n", start, at) + 1 or start
                 named.setdefault(line, set()).add(topic)
             at = lower.find(topic, at + size, end)
