@@ -975,7 +975,7 @@ _LOOKS = 128  # an output that names a question's topic this often is about it: 
 
 def _naming(blob: bytes, lower: bytes, start: int, end: int, topics: list[bytes]) -> list[int]:
     """The starts of the lines between ``start`` and ``end`` that name the most of
-    ``topics`` (a topic as a whole word, or with a plural's ending), at most
+    ``topics`` (a topic as a whole word, or with one of :data:`_ENDINGS`), at most
     :data:`_ANSWER_LINES`, in order: of more lines that name it as much, the ones built
     like no other of them when there are such (:func:`_built_otherwise`), else the
     first. None when the topics are found in it more than :data:`_LOOKS` times (a part
