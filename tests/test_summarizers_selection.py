@@ -1041,6 +1041,9 @@ def test_a_question_is_answered_by_the_first_outputs_after_it_and_a_few_lines_of
 
 GIT_LOG = "a1b2c3d docs: tidy\n36f4ce0 ledger: round half-even for JPY\n9e8d7c6 deps: bump\n"
 SETTINGS = "cache_ttl = 300\nretries = 4\nlog_level = info\n"
+COMPOSE = (
+    'services:\n  db:\n    image: postgres:16\n    ports:\n      - "6543:5432"\n    tty: true\n'
+)
 
 
 @pytest.mark.parametrize(
@@ -1055,9 +1058,11 @@ SETTINGS = "cache_ttl = 300\nretries = 4\nlog_level = info\n"
         ),
         ("How is caching set up?", SETTINGS, ["cache_ttl = 300"]),  # ``cach``, in ``cache``
         ("Do the retries work?", SETTINGS, ["retries = 4"]),
+        # a key whose value is the block under it: the key, and the block's first line
+        ("Which port does the db use?", COMPOSE, ["    ports:", '      - "6543:5432"']),
     ],
 )
-def test_a_question_names_its_topic_by_its_stem_and_its_capitals(
+def test_a_question_s_topic_is_named_by_its_stem_its_capitals_and_its_key_s_block(
     ask: str, output: str, answers: list[str]
 ) -> None:
     assert _answers((ASK, ask), (OUTPUT, output)) == answers

@@ -928,8 +928,9 @@ def _answer_places(span: SpanText) -> list[int]:
     four letters or more but :data:`_NOT_TOPIC`, and those in capitals, ``JPY``; the first
     :data:`_TOPICS`, each by its stem, found with an ending or without: ``batch`` in
     ``LEDGER_BATCH_SIZE`` and ``batches``, ``rounding`` in ``round``), at most
-    :data:`_ANSWER_LINES` of each output, those naming most of it first. Each output is
-    read for one question: the scan is linear in the span."""
+    :data:`_ANSWER_LINES` of each output, those naming most of it first, and the first
+    line under such a line that is a key whose value is the block under it (``ports:``).
+    Each output is read for one question: the scan is linear in the span."""
     blob, lower, kinds, starts = span.blob, span.lower, span.kinds, span.starts
     found: list[int] = []
     topics: list[bytes] = []
@@ -1003,7 +1004,21 @@ def _naming(blob: bytes, lower: bytes, start: int, end: int, topics: list[bytes]
         if unlike:
             return sorted(unlike)[:_ANSWER_LINES]
     best = sorted(named, key=lambda line: (-len(named[line]), line))[:_ANSWER_LINES]
-    return sorted(best)
+    return sorted({*best, *filter(None, (_first_child(blob, line, end) for line in best))})
+
+
+def _first_child(blob: bytes, line: int, end: int) -> int | None:
+    """Where the first line under the line at ``line`` starts, when that line is a key
+    whose value is the block under it (``ports:``, then ``  - "6543:5432"``): the line
+    after it, indented deeper; ``None`` for any other line."""
+    stop = _end(blob.find(b"\n", line, end), end)
+    text = blob[line:stop]
+    if not text.rstrip().endswith(b":") or stop >= end:
+        return None
+    after = _end(blob.find(b"\n", stop + 1, end), end)
+    child = blob[stop + 1 : after]
+    indent = len(text) - len(text.lstrip())
+    return stop + 1 if child.strip() and len(child) - len(child.lstrip()) > indent else None
 
 
 def _built_otherwise(blob: bytes, lines: list[int]) -> list[int]:
