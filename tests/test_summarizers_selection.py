@@ -953,6 +953,32 @@ def test_a_decision_said_with_an_apostrophe_is_one(said: str, decides: bool) -> 
     assert bool(Scan(SpanText([(0, PROSE, said)])).decisions) is decides
 
 
+def test_a_decision_that_gives_its_reason_is_read_before_decisions_that_give_none() -> None:
+    """Four hundred decisions that give no reason, each about as long as the one that
+    does (``… instead of polling the ledger table because polling missed rows …``) in a
+    short paragraph: the summary keeps the one with its reason. (Before, the scan read
+    the leads of decisions by their flag alone, and the shorter lines came first.)"""
+    decision = (
+        "we'll keep the outbox table instead of polling the ledger table "
+        "because polling missed rows under replica lag."
+    )
+    for seed in range(4):
+        rng = random.Random(seed)
+        messages: list[Message] = [{"role": "user", "content": "Tidy up the ledger service."}]
+        for _ in range(400):
+            a, b, c, d = (rng.choice(WORDS) for _ in range(4))
+            plain = (
+                f"We'll use the {a} {b} helper here, and the {c} {d} module keeps its "
+                "current layout for the rest of this change."
+            )
+            messages += [{"role": "assistant", "content": plain}, {"role": "user", "content": "ok"}]
+        paragraph = f"I read the notes. After weighing both, {decision} Tests next."
+        messages[2 * rng.randrange(400) + 1] = {"role": "assistant", "content": paragraph}
+        text = summarize(messages, target=300)
+        assert count_text(text) <= 300
+        assert decision in text, seed
+
+
 def _metrics(rng: random.Random, lines: int) -> str:
     """Metric lines all built alike: ``queue depth: 41 items (limit 500 items)``."""
     names = ("queue depth", "cpu load", "open files", "heap used", "disk io")

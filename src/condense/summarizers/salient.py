@@ -72,12 +72,14 @@ from condense.summarizers.scan import (
 from condense.summarizers.sections import DECISIONS, ERRORS, KEY
 from condense.summarizers.worth import (
     ARGS_ROLE,
+    REASON_SIGNAL,
     ROLE,
     WORD,
     Measure,
     backed,
     combine,
     core,
+    gives_reason,
     identifiers,
     info_score,
     read_signals,
@@ -268,6 +270,7 @@ class _Lead:
         "near",
         "odd",
         "piece",
+        "reason",
         "scale",
         "standing_out",
         "start",
@@ -279,6 +282,7 @@ class _Lead:
         self.error = False
         self.near = False
         self.decision = False
+        self.reason = False  # a decision that gives its reason
         self.odd = False
         self.standing_out = False
         self.answer = False
@@ -288,6 +292,7 @@ class _Lead:
         """What the lead promises before its text is read."""
         flags = 4.0 * self.error + 3.0 * self.decision + _NEAR * self.near + _ODD * self.odd
         flags += _STANDING_OUT * self.standing_out + _ANSWER * self.answer
+        flags += REASON_SIGNAL * self.reason
         return (WORD * combine(self.found.values()) + flags) * self.scale
 
 
@@ -343,7 +348,11 @@ def candidates(
                 lead(following + 1, piece).near = True
     for piece, deciding in _grouped(span, scan.decisions):
         for at in _ends(deciding, _PER_PIECE):
-            lead(at, piece).decision = True
+            deciding_lead = lead(at, piece)
+            if not deciding_lead.decision:  # a decision with its reason promises more
+                reason = gives_reason(span.decode(deciding_lead.start, deciding_lead.end))
+                deciding_lead.reason = reason
+            deciding_lead.decision = True
     for at in scan.odd:
         lead(at, span.piece_of(at)).odd = True
     for at in scan.standing_out:
@@ -432,6 +441,7 @@ def _merged(leads: list[_Lead]) -> tuple[_Lead, int]:
         newest.odd |= item.odd
         newest.standing_out |= item.standing_out
         newest.answer |= item.answer
+        newest.reason |= item.reason
         newest.found.update(item.found)
     return newest, len(leads)
 
