@@ -257,8 +257,8 @@ def span_pieces(
 class _Lead:
     """A place the span points at (``at``, in ``piece``; ``start``–``end``: about the
     line or window around it, until its snippet is read), and why: its distinctive
-    words, a failure word (or the line after one), a decision word, an odd line, a row
-    that stands out of its column."""
+    words, a failure word (or the line after one), a decision word (and its reason), an
+    odd line, a row that stands out of its column, the answer to a question."""
 
     __slots__ = (
         "answer",
@@ -348,11 +348,10 @@ def candidates(
                 lead(following + 1, piece).near = True
     for piece, deciding in _grouped(span, scan.decisions):
         for at in _ends(deciding, _PER_PIECE):
-            deciding_lead = lead(at, piece)
-            if not deciding_lead.decision:  # a decision with its reason promises more
-                reason = gives_reason(span.decode(deciding_lead.start, deciding_lead.end))
-                deciding_lead.reason = reason
-            deciding_lead.decision = True
+            said = lead(at, piece)
+            if not said.decision:  # read once: a decision with its reason promises more
+                said.reason = gives_reason(span.decode(said.start, said.end))
+            said.decision = True
     for at in scan.odd:
         lead(at, span.piece_of(at)).odd = True
     for at in scan.standing_out:
