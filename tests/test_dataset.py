@@ -534,11 +534,9 @@ SPAN_FACTS = {
 }
 
 
-def test_a_fact_anywhere_in_a_long_trajectory_reaches_its_summary(tmp_path: Path) -> None:
-    """``condense compress-dataset`` as a user runs it, on a 320k-character trajectory with
-    a failure planted early, in the middle and late: each is in the summary that replaced
-    its span. (The summarizer was once given only the span's newest 48k characters, and
-    the early and middle ones were never read.)"""
+def _long_trajectory_with_facts(tmp_path: Path) -> tuple[Path, list[int]]:
+    """A 320k-character ShareGPT trajectory with :data:`SPAN_FACTS` planted in tool turns
+    at their depths, as a one-line JSONL file; and the planted turns."""
     turns = to_sharegpt(synthetic_session(400, seed=3, output_chars=900))
     tools = [i for i, turn in enumerate(turns) if turn["from"] == "tool"]
     planted = [tools[int(len(tools) * depth)] for depth in SPAN_FACTS]
@@ -546,16 +544,39 @@ def test_a_fact_anywhere_in_a_long_trajectory_reaches_its_summary(tmp_path: Path
         turns[at] = {**turns[at], "value": f"{turns[at]['value']}\n{line}"}
     source = tmp_path / "in.jsonl"
     source.write_bytes(line_of({"id": "long", "conversations": turns}) + b"\n")
+    return source, planted
+
+
+def _facts_written(tmp_path: Path, *flags: str) -> list[str]:
+    """``condense compress-dataset`` as a user runs it (with ``flags``) on the long
+    trajectory: the probes of the planted facts its record still holds (their turns are
+    in the summarized span: only the summary can)."""
+    source, planted = _long_trajectory_with_facts(tmp_path)
     out = tmp_path / "out.jsonl"
-    done = run_cli("compress-dataset", str(source), "-o", str(out), "--budget", "16000")
+    done = run_cli("compress-dataset", str(source), "-o", str(out), "--budget", "16000", *flags)
     assert done.returncode == 0, done.stderr
     (record,) = [json.loads(line) for line in out.read_text().splitlines()]
     stats = record["condense"]
     assert stats["status"] == "compressed" and "left_out" not in stats, stats
     start, stop = stats["span"]
-    assert all(start <= at < stop for at in planted)  # their turns are gone: only the summary
+    assert all(start <= at < stop for at in planted)
     written = json.dumps(record["conversations"], ensure_ascii=False)
-    assert [probe for _, probe in SPAN_FACTS.values() if probe not in written] == []
+    return [probe for _, probe in SPAN_FACTS.values() if probe in written]
+
+
+def test_a_fact_anywhere_in_a_long_trajectory_reaches_its_summary(tmp_path: Path) -> None:
+    """A failure planted early, in the middle and late in a long trajectory: each is in
+    the summary that replaced its span. (The summarizer was once given only the span's
+    first ask and newest 48k characters, and the early and middle ones were never read.)"""
+    assert _facts_written(tmp_path) == [probe for _, probe in SPAN_FACTS.values()]
+
+
+def test_the_summary_s_input_can_be_bounded_for_speed(tmp_path: Path) -> None:
+    """``--summary-input-chars N``, the opt-in bound: the summarizer is given the span's
+    first ask and newest N characters, so the late failure is still found and the early
+    and middle ones are not read (what the option's help says)."""
+    late = SPAN_FACTS[0.7][1]
+    assert _facts_written(tmp_path, "--summary-input-chars", "48000") == [late]
 
 
 def test_a_summary_s_header_counts_what_its_scope_counts() -> None:

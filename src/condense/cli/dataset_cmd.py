@@ -109,6 +109,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="count summarized turns exactly too (slower; exact tokens_before)",
     )
     parser.add_argument(
+        "--summary-input-chars",
+        type=positive,
+        metavar="N",
+        help="give the summarizer only the span's first ask and its newest N characters "
+        "(faster; what comes before them is not read; default: all of the span)",
+    )
+    parser.add_argument(
         "--timeout", type=seconds, default=300.0, help="seconds per LLM summary (default: 300)"
     )
     parser.add_argument(
@@ -150,6 +157,7 @@ def handle(args: argparse.Namespace) -> int:
         notice=args.notice,
         turn_overhead=args.turn_overhead,
         exact_counts=args.exact_counts,
+        summary_input_chars=args.summary_input_chars,
         tokenizer=resolve_tokenizer(args.tokenizer),
         max_attempts=args.max_attempts,
         timeout=args.timeout,
