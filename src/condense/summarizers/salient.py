@@ -72,14 +72,12 @@ from condense.summarizers.scan import (
 from condense.summarizers.sections import DECISIONS, ERRORS, KEY
 from condense.summarizers.worth import (
     ARGS_ROLE,
-    REASON_SIGNAL,
     ROLE,
     WORD,
     Measure,
     backed,
     combine,
     core,
-    gives_reason,
     identifiers,
     info_score,
     read_signals,
@@ -257,8 +255,8 @@ def span_pieces(
 class _Lead:
     """A place the span points at (``at``, in ``piece``; ``start``–``end``: about the
     line or window around it, until its snippet is read), and why: its distinctive
-    words, a failure word (or the line after one), a decision word (and its reason), an
-    odd line, a row that stands out of its column, the answer to a question."""
+    words, a failure word (or the line after one), a decision word, an odd line, a row
+    that stands out of its column."""
 
     __slots__ = (
         "answer",
@@ -270,7 +268,6 @@ class _Lead:
         "near",
         "odd",
         "piece",
-        "reason",
         "scale",
         "standing_out",
         "start",
@@ -282,7 +279,6 @@ class _Lead:
         self.error = False
         self.near = False
         self.decision = False
-        self.reason = False  # a decision that gives its reason
         self.odd = False
         self.standing_out = False
         self.answer = False
@@ -292,7 +288,6 @@ class _Lead:
         """What the lead promises before its text is read."""
         flags = 4.0 * self.error + 3.0 * self.decision + _NEAR * self.near + _ODD * self.odd
         flags += _STANDING_OUT * self.standing_out + _ANSWER * self.answer
-        flags += REASON_SIGNAL * self.reason
         return (WORD * combine(self.found.values()) + flags) * self.scale
 
 
@@ -348,10 +343,7 @@ def candidates(
                 lead(following + 1, piece).near = True
     for piece, deciding in _grouped(span, scan.decisions):
         for at in _ends(deciding, _PER_PIECE):
-            said = lead(at, piece)
-            if not said.decision:  # read once: a decision with its reason promises more
-                said.reason = gives_reason(span.decode(said.start, said.end))
-            said.decision = True
+            lead(at, piece).decision = True
     for at in scan.odd:
         lead(at, span.piece_of(at)).odd = True
     for at in scan.standing_out:
@@ -440,7 +432,6 @@ def _merged(leads: list[_Lead]) -> tuple[_Lead, int]:
         newest.odd |= item.odd
         newest.standing_out |= item.standing_out
         newest.answer |= item.answer
-        newest.reason |= item.reason
         newest.found.update(item.found)
     return newest, len(leads)
 

@@ -304,11 +304,6 @@ class Signals:
         )
 
 
-def gives_reason(text: str) -> bool:
-    """Whether ``text`` gives a reason (``because``, ``instead of``, ``weil``…)."""
-    return _REASON.search(text) is not None
-
-
 def read_signals(text: str, kind: int = OUTPUT, *, error: bool | None = None) -> Signals:
     """What ``text`` signals as a line of ``kind``: in an output, a failure (one that
     names what failed is sharp; a test runner's tally, :func:`is_tally`, never is); in
@@ -322,7 +317,7 @@ def read_signals(text: str, kind: int = OUTPUT, *, error: bool | None = None) ->
     finding = bool(_FINDS.search(lowered)) and bool(FINDING.search(text))
     return Signals(
         decision=decision,
-        reason=decision and gives_reason(text),
+        reason=decision and bool(_REASON.search(text)),
         finding=finding,
         plan=bool(PLAN.match(text.lstrip("-*>#• "))),
     )
