@@ -401,8 +401,9 @@ class RecordProcessor:
     def _place(
         self, parsed: _Parsed, chosen: Chosen, outcome: SummaryOutcome | None, messages: int
     ) -> tuple[Placement, str, int] | None:
-        """What replaces the span, where, and what it costs: the summary at the first
-        placement where it fits (cut to the room), else the notice, else nothing."""
+        """What replaces the span, where, and what it costs: the summary (framed as one of
+        ``messages``) at the first placement where it fits (cut to the room), else the
+        notice, else nothing."""
         turns = chosen.turns
         costs = {
             placement: _once_per_text(self._cost(parsed, turns, placement))
