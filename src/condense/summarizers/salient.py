@@ -1074,7 +1074,16 @@ def _odd_rows(kins: list[tuple[bytes, bool]], alike: Counter[tuple[bytes, bool]]
     here the rows alike must be more than half of it."""
     if max(alike.values(), default=0) * 2 <= len(kins):
         return frozenset()
-    return frozenset(i for i, kin in enumerate(kins) if kin[0] and kin[1] and alike[kin] == 1)
+    return frozenset(i for i in _built_alone(kins, alike) if kins[i][0])
+
+
+def _built_alone(kins: list[tuple[bytes, bool]], alike: Counter[tuple[bytes, bool]]) -> list[int]:
+    """The rows built like no other of their output that hold digits (``kins``: each
+    row's shape and whether it holds digits; ``alike``: how many rows share each)."""
+    singles = {kin for kin, others in alike.items() if others == 1 and kin[1]}
+    if not singles:
+        return []
+    return list(itertools.compress(itertools.count(), map(singles.__contains__, kins)))
 
 
 _AROUND = 24  # rows read on each side of a key line for its record or its stack
@@ -1178,10 +1187,8 @@ def _hinted_lines(
         rating[index] = rating.get(index, 0.0) + weight
     # built like no other row, with digits, or standing out of its column: rated higher;
     # a row built like others: rated less by the log of them
-    singles = {kin for kin, others in alike.items() if others == 1 and kin[1]}
     own = set(outliers)
-    if singles:
-        own.update(itertools.compress(itertools.count(), map(singles.__contains__, kins)))
+    own.update(_built_alone(kins, alike))
     for index in rating.keys() - own:
         kin = kins[index]
         if kin[0]:
