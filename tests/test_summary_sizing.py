@@ -179,3 +179,27 @@ def test_a_render_that_writes_no_more_with_more_room_ends_the_search() -> None:
 
     assert fit_exact(render, 2_000) == "word " * 1_400
     assert len(rooms) == 2
+
+
+def test_a_layout_that_fills_only_part_of_its_room_is_cut_by_what_it_wrote() -> None:
+    """A layout that writes the same text for any room above its length (every section at
+    its share), a few tokens over the target, is cut to about the target, not to a
+    fraction of it: the next room comes from the text's own length. (Shrinking the room
+    it had by 3 % at a time rendered that same text eight times, and the fallback then
+    wrote 60 % of the target: a real session's next turn lost 11 facts to it.)"""
+    words = [f"w{i % 97}x" for i in range(20_000)]
+    target = 2_000
+    limit = target - target // 32
+    # the layout's own cap: just over the limit, whatever room it is given
+    cap = next(n for n in range(1, len(words)) if count_text(" ".join(words[:n])) > limit)
+    layout = " ".join(words[:cap])
+    rooms: list[int] = []
+
+    def render(max_chars: int) -> str:
+        rooms.append(max_chars)
+        return layout if max_chars >= len(layout) else layout[:max_chars].rsplit(" ", 1)[0]
+
+    best = fit_exact(render, target)
+    assert count_text(best) <= limit
+    assert count_text(best) >= 0.9 * limit
+    assert len(rooms) <= 4

@@ -84,9 +84,10 @@ def fit_exact(render: Callable[[int], str], target_tokens: int) -> str:
     summaries, and bounding by it too left that much room unused and took up to six
     renders where two do). ``render`` must return at most ``max_chars``
     characters, ``""`` for 0, and more text (as a rule) for more characters. A few
-    renders suffice: each one rescales ``max_chars`` by how full the last text was, and
-    when that overshoots, the room is halved between what fitted and what did not; a
-    render that writes no more with more room ends it.
+    renders suffice: each one rescales ``max_chars`` by how full the last text was (a
+    text over the target: its own length, whatever room it had), and when that
+    overshoots, the room is halved between what fitted and what did not; a render that
+    writes no more with more room ends it.
     """
     limit = target_tokens - target_tokens // 32
 
@@ -112,8 +113,13 @@ def fit_exact(render: Callable[[int], str], target_tokens: int) -> str:
                 return best
             step = max(max_chars + 1, int(max_chars / full))
         else:
-            over = max_chars if not over else min(over, max_chars)
-            step = min(max_chars - 1, int(max_chars / full * 0.97))
+            # scaled from what it wrote, not from the room it had: a layout that uses only
+            # part of a large room (every section at its share) writes the same text for
+            # any room above its length, so shrinking the room by a few percent at a time
+            # renders the same text again and again
+            written = min(max_chars, len(text))
+            over = written if not over else min(over, written)
+            step = min(written - 1, int(written / full * 0.97))
         if over and not fits < step < over:
             step = (fits + over) // 2
         if over and over - fits <= max(4, over // 64):
