@@ -30,6 +30,7 @@ from condense.summarizers.scan import (
     ASK,
     FAMILY_FROM,
     OUTPUT,
+    PROSE,
     Scan,
     SpanText,
     column_outliers,
@@ -932,6 +933,25 @@ def test_a_test_a_runner_ran_again_is_a_failure_and_the_count_of_reruns_is_not(
     text = summarize(calls_and_outputs(outputs), target=400)
     assert count_text(text) <= 400
     assert rerun in text
+
+
+@pytest.mark.parametrize(
+    ("said", "decides"),
+    [
+        ("We'll use the outbox table for the ledger events.", True),
+        ("We’ll use the outbox table for the ledger events.", True),  # a typographic one
+        ("No. We won't shard the orders table now; Citus costs more than it saves.", True),
+        ("Don't retry the ledger webhook on a 409.", True),
+        ("The outlet's ledger export is late.", False),  # ``let's`` inside a word
+        ("I'll check the ledger logs next.", False),  # a plan, not led to (see the scan)
+    ],
+)
+def test_a_decision_said_with_an_apostrophe_is_one(said: str, decides: bool) -> None:
+    """The scan leads to a decision said with an apostrophe as to one said without
+    (``we'll`` as ``we will``). (Before, an apostrophe cut the word the scan looked for
+    in two, and no such decision led to its line: "We won't shard now; Citus …" was
+    lost from every session of 300k tokens, at 8k and at 32k.)"""
+    assert bool(Scan(SpanText([(0, PROSE, said)])).decisions) is decides
 
 
 def _metrics(rng: random.Random, lines: int) -> str:
