@@ -936,6 +936,63 @@ def test_a_test_a_runner_ran_again_is_a_failure_and_the_count_of_reruns_is_not(
 
 
 @pytest.mark.parametrize(
+    ("build", "failure"),
+    [
+        (  # go build: the line is all the output says
+            "# github.com/acme/fx/internal/rates",
+            "./internal/fx/rates.go:45:2: undefined: roundCents2",
+        ),
+        (  # ld, under a C++ build's progress lines
+            "[ 92%] Linking CXX executable pricer",
+            "main.cpp:(.text+0x1a4): undefined reference to `pricing::taxFor4(long)'",
+        ),
+        (  # Gradle's Kotlin compiler: "e:" and the place, no failure word on the line
+            "> Task :app:compileKotlin",
+            "e: file:///app/src/main/kotlin/Checkout.kt:144:18 Unresolved reference: toMinorV4",
+        ),
+        (  # git merge: the file in conflict, before the line that says the merge failed
+            "Auto-merging src/app.py",
+            "CONFLICT (content): Merge conflict in src/catalog/limits.yaml",
+        ),
+    ],
+)
+def test_what_a_compiler_or_a_merge_names_missing_or_in_conflict_is_a_failure(
+    build: str, failure: str
+) -> None:
+    """The line a compiler, a linker or git writes about a name it cannot find or a file
+    in conflict is a failure the scan points at, though it holds no failure word
+    (``error``, ``failed``), and a session of sixty outputs full of ids keeps it in a
+    small room. (Before, none was pointed at, and in a real session of 300k tokens
+    compressed to 32k the Kotlin and the merge lines were lost every time.)"""
+    rng = random.Random(11)
+    run = [build, logfmt(rng, 4), failure]
+    assert failure in _failure_lines("\n".join(run))
+    outputs = [NOISE[rng.choice(sorted(NOISE))](rng, 12) for _ in range(60)]
+    outputs.insert(rng.randrange(len(outputs)), "\n".join(run))
+    text = summarize(calls_and_outputs(outputs), target=400)
+    assert count_text(text) <= 400
+    assert failure in text
+
+
+@pytest.mark.parametrize(
+    ("said", "decides"),
+    [
+        ("La causa raíz es el índice compuesto: se agotó a las 03:10.", True),  # es
+        ("A causa raiz foi o pool de conexões, esgotado às 03:10.", True),  # pt
+        ("Usaremos Postgres en vez de MySQL por los índices GIN.", True),  # es
+        ("We trained the causal mask on the ledger events.", False),  # no "causa "
+    ],
+)
+def test_a_cause_said_in_spanish_portuguese_or_italian_is_a_finding(
+    said: str, decides: bool
+) -> None:
+    """ "La causa raíz es …" leads to its line as "the root cause is …" does (``cause``
+    is no stem of ``causa``); an English ``causal`` does not. (Before, a root cause the
+    assistant wrote in Spanish was lost from every real session of 300k tokens at 32k.)"""
+    assert bool(Scan(SpanText([(0, PROSE, said)])).decisions) is decides
+
+
+@pytest.mark.parametrize(
     ("said", "decides"),
     [
         ("We'll use the outbox table for the ledger events.", True),

@@ -182,7 +182,11 @@ FAILURE_STEMS = (
 FAILURE_MARKERS = frozenset((b"RERUN", b"FLAKY"))
 END_ERROR_WORDS = (
     *(b"no such", b"not found", b"ould not", b"caused by", b"no replacement", b"timed out"),
-    *(b"bad gateway", b"permission"),
+    *(b"bad gateway", b"permission", b"conflict"),
+    # what a compiler or linker names missing (Go ``undefined: roundCents``, ld's
+    # ``undefined reference to``, Kotlin's ``Unresolved reference``, Rust's ``unresolved
+    # import``, MSVC's ``unresolved external symbol``)
+    *(b"undefined:", b"undefined reference", b"unresolved"),
 )
 _END_HEAD = 200  # an output's ends: this many bytes of its head…
 _END_TAIL = 400  # …and of its tail
@@ -195,8 +199,9 @@ DECISION_WORDS = (
     *("i will", "i'll", "let's", "going to", "next i ", "plan:"),  # plans
     *("weil", "entschied", "stattdessen", "ursache", "deshalb"),  # de
     *("parce qu", "décid", "au lieu d", "plutôt"),  # fr
-    *("porque", "en lugar de", "debido a", "decidimos"),  # es
-    *("em vez de", "devido a", "perché", "invece di", "deciso", "poiché"),  # pt, it
+    *("porque", "en lugar de", "en vez de", "debido a", "decidimos"),  # es
+    *("em vez de", "devido a", "perché", "invece di", "anziché", "deciso", "poiché"),  # pt, it
+    *("causa ",),  # es, pt, it: "la causa raíz", "a causa raiz" (a phrase: no "causal")
     *("因为", "由于", "决定", "原因", "而不是"),  # zh
     *("ため", "理由", "決定", "代わりに", "ので"),  # ja
     *("때문", "결정", "원인", "대신"),  # ko
