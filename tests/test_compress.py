@@ -222,7 +222,7 @@ def test_a_crash_of_the_summarizer_leaves_a_notice_and_says_why(
     def crash(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("scanner bug")
 
-    monkeypatch.setattr(extractive, "extract", crash)
+    monkeypatch.setattr(extractive, "Scan", crash)  # the scan of every span it reads
     session = [*synthetic_session(200, seed=2), NEXT_ASK]
     for summarizer in ("extractive", DeterministicSummarizer(fail=True)):
         result = compress(session, budget=10_000, summarizer=summarizer)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from condense import compress
+from condense.compress import CompressionResult
 from condense.compress.assemble import summary_reserve, summary_size
+from condense.summarizers import ExtractiveSummarizer
 from condense.summarizers._text import fit_exact
 from condense.testing.sessions import synthetic_session, turn_session
 from condense.tokens import count_text
@@ -203,3 +206,77 @@ def test_a_layout_that_fills_only_part_of_its_room_is_cut_by_what_it_wrote() -> 
     assert count_text(best) <= limit
     assert count_text(best) >= 0.9 * limit
     assert len(rooms) <= 4
+
+
+class _ModelLike:
+    """The extractive summarizer under another name: a summarizer that costs a model
+    call, whose summary keeps the room it was planned (no second summary)."""
+
+    name = "model-like"
+
+    def __init__(self) -> None:
+        self.inner = ExtractiveSummarizer()
+        self.calls = 0
+
+    def summarize(
+        self, messages: Sequence[RawMessage], *, previous: str | None, target_tokens: int
+    ) -> str:
+        self.calls += 1
+        return self.inner.summarize(messages, previous=previous, target_tokens=target_tokens)
+
+
+@pytest.mark.parametrize(
+    ("session", "budget"),
+    [(synthetic_session(600, seed=3), 32_000), (turn_session(120, seed=3)[:-1], 32_000)],
+    ids=["synthetic-230k", "turns-280k"],
+)
+def test_a_summary_that_leaves_room_unused_gives_it_back_to_the_newest_messages(
+    session: list[RawMessage], budget: int
+) -> None:
+    """A summary planned two thirds of the budget that writes far less (all it found
+    worth writing) gives the room back: fewer units are summarized, and the newest of
+    those it covered are kept verbatim, the agent's own objects; every message the first
+    plan kept is still kept, and the history fits. (Before, a 230k-token session at 32k
+    was sent as 14.9k tokens, 72 of its messages verbatim; now 25.9k, 169.) A summary
+    that costs a model call keeps its plan: one call."""
+    planned = _ModelLike()
+    kept_as_planned = compress(session, budget=budget, summarizer=planned)
+    given_back = compress(session, budget=budget)
+    assert planned.calls == 1
+    assert given_back.report.fits and given_back.report.tokens_after <= budget
+    assert given_back.summary is not None
+
+    def verbatim(result: CompressionResult) -> set[int]:
+        return {id(m) for m in result.messages} & {id(m) for m in session}
+
+    assert verbatim(kept_as_planned) < verbatim(given_back)
+    unused_before = budget - kept_as_planned.report.tokens_after
+    unused_after = budget - given_back.report.tokens_after
+    assert unused_before > budget // 4  # the case: the planned summary left a quarter
+    assert unused_after < unused_before // 2
+
+
+def test_the_span_is_read_once_when_its_summary_gives_room_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The summary of fewer units, after one that left room unused, is made from the
+    first summary's reading of the span (the same message objects, fewer of them): the
+    text is scanned once per call, however many summaries the call writes; and nothing is
+    kept between calls."""
+    import condense.summarizers.extractive as extractive
+
+    scans: list[int] = []
+    scan = extractive.Scan
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        scans.append(1)
+        return scan(*args, **kwargs)
+
+    monkeypatch.setattr(extractive, "Scan", counted)
+    session = synthetic_session(600, seed=3)
+    for _ in range(2):
+        scans.clear()
+        result = compress(session, budget=32_000)
+        assert result.summary is not None and result.report.tokens_after > 24_000
+        assert len(scans) == 1
+    assert extractive._READINGS.get() is None

@@ -40,8 +40,11 @@ import bisect
 import functools
 import json
 import math
+import operator
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, NamedTuple
 
 from condense.exceptions import InputError
@@ -191,46 +194,119 @@ class ExtractiveSummarizer:
         if target_tokens < 1:
             raise InputError(f"target_tokens must be at least 1, got {target_tokens}")
         max_chars = tokens_to_chars(target_tokens)
-        digest = extract(messages, facts=max(8, max_chars // _CHARS_PER_FACT))
+        digest = self._extract(messages, max(8, max_chars // _CHARS_PER_FACT))
         if previous and previous.strip():
             digest = dg.fold(dg.parse(previous), digest)
         return fit_exact(lambda limit: dg.layout(digest, limit), target_tokens)
+
+    def _extract(self, messages: Sequence[RawMessage], facts: int) -> dg.Digest:
+        """The digest of ``messages``: from the reading kept by :func:`reading_once`
+        when it covers them, else from a new reading (kept, when one is asked for)."""
+        kept = _READINGS.get()
+        if kept is None:
+            return extract(messages, facts=facts)
+        reading = next((r for r in kept if r.covers(messages, facts)), None)
+        if reading is None:
+            reading = SpanReading(messages, facts)
+            kept[:] = [reading]
+        return reading.digest(len(messages))
+
+
+_READINGS: ContextVar[list[SpanReading] | None] = ContextVar("condense_readings", default=None)
+
+
+@contextmanager
+def reading_once() -> Iterator[None]:
+    """Within this block (one ``compress`` call's assembly), the extractive summarizer
+    keeps its reading of the last span it summarized, and summarizes that span again, or
+    any prefix of it (the same message objects, oldest first), from that reading without
+    reading the text again: the engine asks for a summary of fewer messages when the
+    first one left room unused, or for a shorter one. The words of a prefix are valued as
+    rare or common in the whole span read. Per thread and per task; nothing is kept
+    after the block."""
+    token = _READINGS.set([])
+    try:
+        yield
+    finally:
+        _READINGS.reset(token)
 
 
 def extract(messages: Sequence[object], *, facts: int) -> dg.Digest:
     """Collect the facts of every message of ``messages`` into a digest (oldest first);
     ``facts`` is about how many facts the digest may have room for."""
+    return SpanReading(messages, facts).digest(len(messages))
+
+
+class SpanReading:
+    """One read of a span's text (:class:`Scan`: every message, whole) and the
+    candidate facts it found, for a digest of the span or of any prefix of it
+    (:meth:`digest`); the walk over the messages' structure is cheap, and done again for
+    each."""
+
+    def __init__(self, messages: Sequence[object], facts: int) -> None:
+        self.messages = tuple(messages)
+        self.facts = facts
+        walk, asks = _walked(messages)
+        self._walk: _Walk | None = walk  # for the digest of the whole span
+        scan = Scan(SpanText(span_pieces(messages, asks)), documents=walk.documents - walk.logs)
+        self.scan = scan
+        self.measure = Measure(scan)
+        # what a call's arguments say that the Files section names anyway
+        files = walk.aggregated(walk.items[dg.FILES], files=True)
+        known = {core(word) for item in files for word in words(item)}
+        self.candidates = candidates(
+            scan, self.measure, limit=facts, reads=walk.reads, logs=walk.logs, known=known
+        )
+        # and the identifiers of the span: its distinctive words, but for a progress bar's
+        # (its rate and counts look like ids and name nothing)
+        bars = progress_lines(scan.span)
+        places = scan.places if not bars else [p for p in scan.places if not _within(bars, p[0])]
+        span = scan.span
+        self.places = [(span.owners[span.piece_of(at)], word) for at, word in places]
+
+    def covers(self, messages: Sequence[object], facts: int) -> bool:
+        """Whether ``messages`` are the first messages of the span read (the same objects),
+        and the facts read are enough for a room of ``facts``."""
+        return (
+            facts <= self.facts
+            and len(messages) <= len(self.messages)
+            and all(map(operator.is_, messages, self.messages))
+        )
+
+    def digest(self, upto: int) -> dg.Digest:
+        """The digest of the first ``upto`` messages of the span read."""
+        messages = self.messages[:upto]
+        walk, self._walk = self._walk, None  # a walk's digest is made once
+        if walk is None or upto != len(self.messages):
+            walk = _walked(messages)[0]
+        digest = walk.digest(len(messages), _last_state(messages))
+        digest.measure = measure = self.measure
+        whole = upto == len(self.messages)
+        digest.candidates = [c for c in self.candidates if whole or c.position[0] < upto]
+        counts = self.scan.counts
+        for word in dict.fromkeys(word for owner, word in self.places if owner < upto):
+            item = identifier(word)
+            digest.add(dg.IDS, item, counts[word])
+            digest.id_worth[item] = measure.word(word)
+        # and the identifiers people keep talking about (#412, ORD-4102): the work's topic
+        for word, times in self.scan.said.items():
+            if times >= _TALKED_ABOUT and (worth := specificity(word)) >= _ID_ALONE:
+                item = identifier(word)
+                if item not in digest.id_worth:
+                    digest.add(dg.IDS, item, times)
+                    digest.id_worth[item] = worth * math.log2(1 + times)
+        return digest
+
+
+def _walked(messages: Sequence[object]) -> tuple[_Walk, set[int]]:
+    """The walk over ``messages`` (settled), and which of them are asks."""
     asks = ask_positions(messages)
     walk = _Walk()
     for index, message in enumerate(messages):
         if isinstance(message, dict):
             walk.message(index, message, index in asks)
     walk.settle()
-    scan = Scan(SpanText(span_pieces(messages, asks)), documents=walk.documents - walk.logs)
-    measure = Measure(scan)
-    digest = walk.digest(len(messages), _last_state(messages))
-    digest.measure = measure
-    # what a call's arguments say that the Files section names anyway
-    known = {core(word) for item in digest.sections[dg.FILES] for word in words(item)}
-    digest.candidates = candidates(
-        scan, measure, limit=facts, reads=walk.reads, logs=walk.logs, known=known
-    )
-    # and the identifiers of the span: its distinctive words, but for a progress bar's
-    # (its rate and counts look like ids and name nothing)
-    bars = progress_lines(scan.span)
-    places = scan.places if not bars else [p for p in scan.places if not _within(bars, p[0])]
-    for word in dict.fromkeys(word for _, word in places):
-        item = identifier(word)
-        digest.add(dg.IDS, item, scan.counts[word])
-        digest.id_worth[item] = measure.word(word)
-    # and the identifiers people keep talking about (#412, ORD-4102): the work's topic
-    for word, times in scan.said.items():
-        if times >= _TALKED_ABOUT and (worth := specificity(word)) >= _ID_ALONE:
-            item = identifier(word)
-            if item not in digest.id_worth:
-                digest.add(dg.IDS, item, times)
-                digest.id_worth[item] = worth * math.log2(1 + times)
-    return digest
+    return walk, asks
 
 
 def _within(spans: list[tuple[int, int]], at: int) -> bool:
