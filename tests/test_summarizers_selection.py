@@ -967,6 +967,8 @@ def test_what_a_compiler_or_a_merge_names_missing_or_in_conflict_is_a_failure(
     rng = random.Random(11)
     run = [build, logfmt(rng, 4), failure]
     assert failure in _failure_lines("\n".join(run))
+    passed = "tests/test_merge.py::test_merge_conflict_unresolved_reference_kept PASSED"
+    assert _failure_lines("\n".join([build, passed])) == set()
     outputs = [NOISE[rng.choice(sorted(NOISE))](rng, 12) for _ in range(60)]
     outputs.insert(rng.randrange(len(outputs)), "\n".join(run))
     text = summarize(calls_and_outputs(outputs), target=400)

@@ -182,11 +182,14 @@ FAILURE_STEMS = (
 FAILURE_MARKERS = frozenset((b"RERUN", b"FLAKY"))
 END_ERROR_WORDS = (
     *(b"no such", b"not found", b"ould not", b"caused by", b"no replacement", b"timed out"),
-    *(b"bad gateway", b"permission", b"conflict"),
-    # what a compiler or linker names missing (Go ``undefined: roundCents``, ld's
-    # ``undefined reference to``, Kotlin's ``Unresolved reference``, Rust's ``unresolved
-    # import``, MSVC's ``unresolved external symbol``)
-    *(b"undefined:", b"undefined reference", b"unresolved"),
+    *(b"bad gateway", b"permission"),
+    # a file git could not merge (``CONFLICT (content): Merge conflict in …``), and what
+    # a compiler or linker names missing (Go ``undefined: roundCents``, ld's ``undefined
+    # reference to``, Kotlin's ``Unresolved reference``, Rust's ``unresolved import``,
+    # MSVC's ``unresolved external symbol``); as phrases: a test named
+    # ``test_merge_conflict`` or ``test_unresolved_refs`` that passed is no failure
+    *(b"conflict (", b"merge conflict", b"undefined:", b"undefined reference"),
+    *(b"unresolved reference", b"unresolved import", b"unresolved external"),
 )
 _END_HEAD = 200  # an output's ends: this many bytes of its head…
 _END_TAIL = 400  # …and of its tail
