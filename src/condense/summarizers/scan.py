@@ -205,6 +205,10 @@ DECISION_WORDS = (
     *("porque", "en lugar de", "en vez de", "debido a", "decidimos"),  # es
     *("em vez de", "devido a", "perché", "invece di", "anziché", "deciso", "poiché"),  # pt, it
     *("causa ",),  # es, pt, it: "la causa raíz", "a causa raiz" (a phrase: no "causal")
+    *("потому что", "так как", "из-за", "вместо", "решили", "причина"),  # ru
+    *("omdat", "in plaats van", "besloten"),  # nl
+    *("ponieważ", "zamiast", "zdecydowa"),  # pl
+    *("çünkü", "yerine", "karar ver"),  # tr
     *("因为", "由于", "决定", "原因", "而不是"),  # zh
     *("ため", "理由", "決定", "代わりに", "ので"),  # ja
     *("때문", "결정", "원인", "대신"),  # ko

@@ -104,7 +104,8 @@ def is_tally(line: str) -> bool:
 
 _REASON = re.compile(
     r"(?i)\b(?:because|instead of|due to|so that|in order to|rather than|since|as it)\b"
-    r"|weil|parce que|porque|perché|poiché|因为|由于|ため|ので|때문"
+    r"|weil|parce que|porque|perché|poiché|потому что|так как|omdat|ponieważ|çünkü"
+    r"|因为|由于|ため|ので|때문"
 )
 _CULPRIT = r"(?:fix|cause|problem|issue|bug|culprit|solution|reason|answer)"
 FINDING = re.compile(
