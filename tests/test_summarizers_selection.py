@@ -977,6 +977,33 @@ def test_what_a_compiler_or_a_merge_names_missing_or_in_conflict_is_a_failure(
 
 
 @pytest.mark.parametrize(
+    "failure",
+    [
+        "Erreur : impossible d'ouvrir le port 8443 (adresse déjà utilisée)",  # fr
+        "Fehler: Datei /srv/daten/kunden_42.csv konnte nicht gelesen werden",  # de
+        "ошибка: таблица orders_512 не найдена",  # ru
+        "部署失败：配置 cfg-4411 校验错误",  # zh
+        "エラー: job-318 の実行に失敗しました",  # ja
+        "배포 실패: 설정 cfg-4411 오류",  # ko
+    ],
+)
+def test_a_failure_a_tool_writes_in_the_user_s_language_is_one(failure: str) -> None:
+    """A tool's message in the user's locale (``Erreur :``, ``Fehler:``, ``ошибка:``,
+    ``失败``, ``エラー``, ``오류``) is a failure the scan points at, as ``Error:`` is, and
+    a session of sixty outputs full of ids keeps it in a small room. (Before, the French
+    and Russian lines were kept in 3 of 12 operations and real sessions of 300k tokens
+    at 8k.)"""
+    rng = random.Random(13)
+    run = [logfmt(rng, 6), failure]
+    assert failure in _failure_lines("\n".join(run))
+    outputs = [NOISE[rng.choice(sorted(NOISE))](rng, 12) for _ in range(60)]
+    outputs.insert(rng.randrange(len(outputs)), "\n".join(run))
+    text = summarize(calls_and_outputs(outputs), target=400)
+    assert count_text(text) <= 400
+    assert failure in text
+
+
+@pytest.mark.parametrize(
     ("said", "decides"),
     [
         ("La causa raíz es el índice compuesto: se agotó a las 03:10.", True),  # es

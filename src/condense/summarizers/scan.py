@@ -175,6 +175,10 @@ FAILURE_STEMS = (
     *(b"rror", b"xception", b"fail", b"fatal", b"panic", b"denied", b"refused", b"cannot"),
     *(b"unable", b"unavailable", b"forbidden", b"traceback", b"segmentation", b"critical"),
     *(b"abort", b"oomkilled", b"crashloop", b"err!"),
+    # other languages' (fr, de, ru, zh, ja, ko): a tool's message in the user's locale
+    *(word.encode() for word in ("erreur", "échec", "échoué", "fehler", "fehlgeschlagen")),
+    *(word.encode() for word in ("ошибк", "сбой", "错误", "失败", "エラー", "失敗")),
+    *(word.encode() for word in ("오류", "실패")),
 )
 # A test a runner ran again is flaky: its marker, in capitals (pytest-rerunfailures'
 # ``RERUN``, Bazel's ``FLAKY, failed in 1 out of 2``), is a failure word; the count of
