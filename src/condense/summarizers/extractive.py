@@ -205,7 +205,7 @@ class ExtractiveSummarizer:
         kept = _READINGS.get()
         if kept is None:
             return extract(messages, facts=facts)
-        reading = next((r for r in kept if r.covers(messages, facts)), None)
+        reading = kept[-1] if kept and kept[-1].covers(messages, facts) else None
         if reading is None:
             reading = SpanReading(messages, facts)
             kept[:] = [reading]
@@ -274,7 +274,9 @@ class SpanReading:
         )
 
     def digest(self, upto: int) -> dg.Digest:
-        """The digest of the first ``upto`` messages of the span read."""
+        """The digest of the first ``upto`` messages of the span read: their structure,
+        their candidate facts and identifiers; the identifiers people keep talking about
+        are counted in the whole span read."""
         messages = self.messages[:upto]
         walk, self._walk = self._walk, None  # a walk's digest is made once
         if walk is None or upto != len(self.messages):

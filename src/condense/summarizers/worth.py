@@ -80,7 +80,11 @@ ARGS_ROLE = 0.7
 _ERROR = re.compile(
     r"\b(?:[A-Z]\w*(?:Error|Exception|Failure|Fault)|ERROR|FATAL|FAIL(?:ED|URE)?|CRITICAL"
     r"|panic|Traceback|[Ss]egmentation fault|(?<!\b0 )[Ee]rrors?\b|(?<!\b0 )[Ff]ailed\b"
-    r"|[Cc]aused by|HTTP(?:/[\d.]+)? [45]\d\d|OOMKilled|CrashLoopBackOff)"
+    r"|[Cc]aused by|HTTP(?:/[\d.]+)? [45]\d\d|OOMKilled|CrashLoopBackOff"
+    r"|undefined(?::| reference)|[Uu]nresolved (?:reference|import|external)|CONFLICT \("
+    r"|[Mm]erge conflict|[Ee]rreur|[ÉéEe]chec|[ÉéEe]chou[ée]|[Ff]ehler|[Ff]ehlgeschlagen"
+    r"|[Оо]шибк|[Сс]бой)"
+    r"|错误|失败|エラー|失敗|오류|실패"  # no word boundary between CJK words
 )
 _SHARP = re.compile(
     r"[\w.]*(?:Error|Exception)\b[:(]|\b[A-Z][A-Z0-9]{1,9}-\w*\d|\berror\[|FAILED \S|--- FAIL"
