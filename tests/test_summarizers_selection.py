@@ -908,6 +908,16 @@ def _failure_lines(text: str) -> set[str]:
     return lines
 
 
+def _summary_among_noise(rng: random.Random, output: str) -> str:
+    """A summary in 400 tokens of sixty outputs full of ids with ``output`` among them
+    (checked to fit)."""
+    outputs = [NOISE[rng.choice(sorted(NOISE))](rng, 12) for _ in range(60)]
+    outputs.insert(rng.randrange(len(outputs)), output)
+    text = summarize(calls_and_outputs(outputs), target=400)
+    assert count_text(text) <= 400
+    return text
+
+
 @pytest.mark.parametrize(
     "rerun",
     [
@@ -928,11 +938,7 @@ def test_a_test_a_runner_ran_again_is_a_failure_and_the_count_of_reruns_is_not(
     count = "=== 212 passed, 2 rerun in 81.22s ==="
     run = [logfmt(rng, 10), rerun, count]
     assert _failure_lines("\n".join(run)) == {rerun}
-    outputs = [NOISE[rng.choice(sorted(NOISE))](rng, 12) for _ in range(60)]
-    outputs.insert(rng.randrange(len(outputs)), "\n".join(run))
-    text = summarize(calls_and_outputs(outputs), target=400)
-    assert count_text(text) <= 400
-    assert rerun in text
+    assert rerun in _summary_among_noise(rng, "\n".join(run))
 
 
 @pytest.mark.parametrize(
@@ -969,11 +975,7 @@ def test_what_a_compiler_or_a_merge_names_missing_or_in_conflict_is_a_failure(
     assert failure in _failure_lines("\n".join(run))
     passed = "tests/test_merge.py::test_merge_conflict_unresolved_reference_kept PASSED"
     assert _failure_lines("\n".join([build, passed])) == set()
-    outputs = [NOISE[rng.choice(sorted(NOISE))](rng, 12) for _ in range(60)]
-    outputs.insert(rng.randrange(len(outputs)), "\n".join(run))
-    text = summarize(calls_and_outputs(outputs), target=400)
-    assert count_text(text) <= 400
-    assert failure in text
+    assert failure in _summary_among_noise(rng, "\n".join(run))
 
 
 @pytest.mark.parametrize(
@@ -996,11 +998,7 @@ def test_a_failure_a_tool_writes_in_the_user_s_language_is_one(failure: str) -> 
     rng = random.Random(13)
     run = [logfmt(rng, 6), failure]
     assert failure in _failure_lines("\n".join(run))
-    outputs = [NOISE[rng.choice(sorted(NOISE))](rng, 12) for _ in range(60)]
-    outputs.insert(rng.randrange(len(outputs)), "\n".join(run))
-    text = summarize(calls_and_outputs(outputs), target=400)
-    assert count_text(text) <= 400
-    assert failure in text
+    assert failure in _summary_among_noise(rng, "\n".join(run))
 
 
 @pytest.mark.parametrize(

@@ -160,6 +160,7 @@ class SummaryInputs:
     condense writes after it speaks as the user (it would take the ask's place)."""
 
 
+@reading_once()  # the extractive summarizer reads the span once per call
 def assemble(
     current: Sequence[RawMessage],
     *,
@@ -178,29 +179,7 @@ def assemble(
     that leaves much of the budget unused gives it back to the newest units it covered
     (:func:`_room_used`). ``kept_tokens(k)`` is the exact tokens of ``current`` without
     the first ``k`` reducible units. ``None`` when nothing smaller than the input was
-    found. The extractive summarizer reads the span once (:func:`reading_once`)."""
-    with reading_once():
-        return _assembled(
-            current,
-            kept_tokens=kept_tokens,
-            first=first,
-            input_size=input_size,
-            plan=plan,
-            budget=budget,
-            inputs=inputs,
-        )
-
-
-def _assembled(
-    current: Sequence[RawMessage],
-    *,
-    kept_tokens: Callable[[int], int],
-    first: int,
-    input_size: InputSize,
-    plan: Plan,
-    budget: int,
-    inputs: SummaryInputs,
-) -> Assembly | None:
+    found."""
     last = len(plan.order)
     if not last:
         return None
