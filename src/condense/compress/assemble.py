@@ -10,7 +10,9 @@ contiguous span gets its own block. A summary never costs more than the span it 
 span before it is summarized, so a summarizer never pays for pixels.
 
 How large a summary may be is :func:`summary_size`, one function of the room left and
-the user's cap.
+the user's cap. A summary that writes far less than that (it keeps only what is worth
+keeping) gives the room back: fewer units are replaced, from the same reading of the
+span (:func:`_room_used`, :func:`~condense.summarizers.extractive.reading_once`).
 """
 
 from __future__ import annotations
