@@ -199,6 +199,75 @@ def test_every_ask_survives_before_any_fact(asks: list[str], target: int, seed: 
         assert len(written) - 1 + int(more.group(1)) == len(distinct)
 
 
+# a few facts of their own kind among many plain outputs
+_FACTS_AMONG_ASKS = (
+    "psycopg.OperationalError: connection to 10.40.7.12:6543 refused",
+    "ValueError: negative amount -1250 in split_refund for ACCT-99812",
+    "Decided to pin grpcio==1.62.1 because 1.63 breaks the TLS handshake",
+    "OOMKilled: payouts-worker-7f9c exceeded its 1536Mi memory limit",
+    "FAILED tests/test_fx.py::test_round_half_even[JPY-17] - AssertionError",
+    "x509: certificate for api.acme.io expired on 2026-03-14",
+)
+
+
+def _asks_session(count: int, seed: int) -> list[Message]:
+    """``count`` units: an ask of two lines (the second one only a detail), a call, its
+    output, a reply; six outputs of them state a fact of its own kind
+    (:data:`_FACTS_AMONG_ASKS`), spread over the session."""
+    rng = random.Random(seed)
+    facts = dict(zip(range(count // 12, count, count // 6), _FACTS_AMONG_ASKS, strict=False))
+    messages: list[Message] = []
+    for number in range(count):
+        word = rng.choice(WORDS)
+        call = {"id": f"c{number}", "type": "function", "function": {"name": "bash"}}
+        call["function"]["arguments"] = json.dumps({"command": f"make {word}"})
+        messages += [
+            {"role": "user", "content": f"Check the {word} job of OPS-{5000 + number} and whether"
+             f" its retries finished.\nIt ran at {rng.randint(0, 23):02d}:00 on the {word} node."},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"c{number}", "content": facts.get(number, "ok")},
+            {"role": "assistant", "content": f"The {word} job is done."},
+        ]  # fmt: skip
+    return messages
+
+
+def test_asks_before_facts_in_a_large_room_every_first_line() -> None:
+    """Asks before facts (issue 18): in a large room (a 32k budget's summary), asks whose
+    first lines need three quarters of it, more than the asks' usual share, are all there
+    by their first line; the facts keep the rest of the room, and its facts are there."""
+    target = 21_000
+    messages = _asks_session(900, seed=5)
+    firsts = [m["content"].split("\n")[0] for m in messages if m["role"] == "user"]
+    need = sum(count_text(f"- {first} …\n") for first in firsts)
+    assert dg.ASKS_SHARE * target < need < 0.85 * target  # more than the share, less than all
+    text = summarize(messages, target=target)
+    assert count_text(text) <= target
+    missing = [first for first in firsts if first not in text]
+    assert not missing, f"{len(missing)} of {len(firsts)} asks left out, e.g. {missing[:2]}"
+    assert "more asks)" not in text
+    for fact in _FACTS_AMONG_ASKS:
+        assert fact in text
+
+
+def test_asks_that_outgrow_a_large_room_leave_the_facts_their_part() -> None:
+    """When not even the first lines fit in the room but for the facts' part, the most
+    telling asks are there by their first line, a line counts the others, and the facts
+    are still there: the asks never take the whole summary."""
+    target = 12_000
+    messages = _asks_session(900, seed=6)
+    firsts = [m["content"].split("\n")[0] for m in messages if m["role"] == "user"]
+    assert sum(count_text(f"- {first} …\n") for first in firsts) > target
+    text = summarize(messages, target=target)
+    assert count_text(text) <= target
+    more = re.search(r"^- \(\+(\d+) more asks\)$", text, re.M)
+    assert more is not None
+    present = sum(first in text for first in firsts)
+    assert present + int(more.group(1)) == len(firsts)
+    assert present * 2 > len(firsts)  # most of them: more than the asks' usual share holds
+    for fact in _FACTS_AMONG_ASKS:
+        assert fact in text
+
+
 # -- room, header, counts -------------------------------------------------------------------
 
 

@@ -118,6 +118,12 @@ _TALLIES = (IDS, FILES, TOOLS)  # lists that may grow into the room nothing else
 # their first lines fit, a smaller one.
 ASKS_SHARE = 0.6
 ASKS_OVERFLOW_SHARE = 0.45
+# Asks before facts: the asks' first lines, when they are more than that share, may take
+# the room but for what the facts keep: a tenth of it, and at least about what they have
+# at an 8k budget (3,000 tokens), so that a large room is not left to the facts while
+# asks are left out, and a small one keeps the shares above.
+FACTS_KEEP_SHARE = 0.1
+FACTS_KEEP_CHARS = 12_000
 _MIN_ASK = 40  # an ask is never cut shorter than this
 _ASK_READ = 2_000  # what an ask tells is read from this many characters of it at most
 _FIRST_ASK = 1.5  # the first ask (the task) is worth this much more when asks compete
@@ -493,14 +499,19 @@ def _text(text: str, room: int, *, favor_end: bool) -> list[str]:
 def _asks(items: dict[str, int], room: int, asked: Callable[[str], float]) -> list[str]:
     """Every ask, oldest first, under its header, within :data:`ASKS_SHARE` of ``room``:
     verbatim while they fit; else each by its first line at least, and the most telling
-    ones whole (or their first line and most telling sentences) while room remains; when
-    not even every first line fits, the most telling asks by their first line, and how
-    many more there were. What an ask tells is its worth per character by ``asked``
-    (:meth:`Digest.asked`; the first ask, the task, a step up)."""
+    ones whole (or their first line and most telling sentences) while room remains. When
+    the first lines alone are more than that share, they may take the room but for what
+    the facts keep (:data:`FACTS_KEEP_SHARE`, at least :data:`FACTS_KEEP_CHARS`): every
+    first line while they fit; else the most telling asks by their first line, and how
+    many more there were (in a small room, that is in :data:`ASKS_OVERFLOW_SHARE` of
+    it). What an ask tells is its worth per character by ``asked`` (:meth:`Digest.asked`;
+    the first ask, the task, a step up)."""
     if not items or room < len(ASKS) + 4 + _MIN_BODY:
         return []
     header = [f"## {ASKS}"]
     asks = list(items.items())
+    before_facts = room - max(int(room * FACTS_KEEP_SHARE), FACTS_KEEP_CHARS) - _size(header)
+    overflow = int(room * ASKS_OVERFLOW_SHARE) - _size(header)
     room = int(room * ASKS_SHARE) - _size(header)
     # each ask whole takes at least its text and "- " and a newline: when that is more
     # than the room, the asks are not written whole (and a long one is not read whole)
@@ -516,10 +527,12 @@ def _asks(items: dict[str, int], room: int, asked: Callable[[str], float]) -> li
     if _size(short) <= room:
         whole = whole or [_ask(text, count) for text, count in asks]
         return header + _upgraded(asks, short, whole, room - _size(short), asked)
+    if _size(short) <= before_facts:  # asks before facts: every one, by its first line
+        return header + short
     # Not every ask fits, not even by its first line: the most telling ones do, each by
-    # its first line (cut when that alone is long), in a smaller share (the facts are
-    # what is left of the rest), and a line says how many are left out.
-    room = int(room * ASKS_OVERFLOW_SHARE / ASKS_SHARE)
+    # its first line (cut when that alone is long), in the room the facts leave (in a
+    # small room, a smaller share), and a line says how many are left out.
+    room = max(overflow, before_facts)
     values = [_ask_worth(first, i, asked) for i, first in enumerate(firsts)]
     longest = max(_MIN_ASK * 3, room // 4)
     lines = [
