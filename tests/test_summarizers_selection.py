@@ -34,6 +34,7 @@ from condense.summarizers.scan import (
     Scan,
     SpanText,
     column_outliers,
+    records_apart,
     shape,
 )
 from condense.summarizers.worth import Measure, specificity
@@ -1188,6 +1189,21 @@ def test_of_rows_that_all_name_the_topic_the_one_built_otherwise_answers() -> No
     ask = "Which nodes are cordoned?"
     assert _answers((ASK, ask), (OUTPUT, "\n".join([*nodes[:17], odd, *nodes[18:]]))) == [odd]
     assert _answers((ASK, ask), (OUTPUT, "\n".join(nodes))) == nodes[:3]
+
+
+def test_of_records_alike_that_all_name_the_topic_the_one_standing_out_answers() -> None:
+    """A metrics query's result, minified JSON in one line: every record names what the
+    question asks about (a service), and all are built alike, the last one too (no comma
+    follows it, and it is not built otherwise for that). The one whose value is far above
+    the others' is the answer: not the last record, nor the first three."""
+    services = ["ledger", "payments", "refunds", "auth", "shipping", "catalog", "webhooks"]
+    values = ["0.01", "0.04", "0.02", "21.87", "0.03", "0.05", "0.02"]
+    result = [
+        {"metric": {"service": s}, "value": [1764151200, v]} for s, v in zip(services, values)
+    ]
+    output = records_apart(json.dumps({"status": "success", "data": {"result": result}}))
+    answers = _answers((ASK, "Which service has the error spike?"), (OUTPUT, output))
+    assert answers == [' {"metric": {"service": "auth"}, "value": [1764151200, "21.87"]},']
 
 
 def _progress_output(rng: random.Random) -> str:

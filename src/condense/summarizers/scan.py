@@ -316,9 +316,12 @@ def _built(key: bytes, built: bytes) -> bytes:
 
 
 def shape(text: bytes) -> bytes:
-    """How a line is built: its punctuation, its words, numbers and spaces left out (the
-    lines of a log that differ only by their ids and numbers share one)."""
-    return text.translate(None, SHAPE_DELETE)
+    """How a line is built (of each line of ``text``, newlines kept): its punctuation, its
+    words, numbers and spaces left out (the lines of a log that differ only by their ids
+    and numbers share one), and the comma that ends it too: the last member of a list or
+    of a record, which has none, is built like the others."""
+    built = text.translate(None, SHAPE_DELETE).replace(b",\n", b"\n")
+    return built[:-1] if built.endswith(b",") else built
 
 
 @dataclass(frozen=True, slots=True)
@@ -1004,9 +1007,8 @@ _LOOKS = 128  # an output that names a question's topic this often is about it: 
 def _naming(blob: bytes, lower: bytes, start: int, end: int, topics: list[bytes]) -> list[int]:
     """The starts of the lines between ``start`` and ``end`` that name the most of
     ``topics`` (a topic as a whole word, or with one of :data:`_ENDINGS`), at most
-    :data:`_ANSWER_LINES`, in order: of more lines that name it as much, the ones built
-    like no other of them when there are such (:func:`_built_otherwise`), else the
-    first. None when the topics are found in it more than :data:`_LOOKS` times (a part
+    :data:`_ANSWER_LINES`, in order: of more lines that name it as much, the ones unlike
+    the others when there are such (:func:`_unlike_the_rest`), else the first. None when the topics are found in it more than :data:`_LOOKS` times (a part
     of a word or not: the search stays short)."""
     named: dict[int, set[bytes]] = {}
     looks = 0
@@ -1027,9 +1029,9 @@ def _naming(blob: bytes, lower: bytes, start: int, end: int, topics: list[bytes]
     most = max(map(len, named.values()), default=0)
     top = [line for line, said in named.items() if len(said) == most]
     if len(top) > _ANSWER_LINES:  # rows alike that all name it (a list of records): the
-        unlike = _built_otherwise(blob, top)  # one built otherwise is the answer
+        unlike = _unlike_the_rest(blob, top)  # one unlike the others is the answer
         if unlike:
-            return sorted(unlike)[:_ANSWER_LINES]
+            return unlike[:_ANSWER_LINES]
     best = sorted(named, key=lambda line: (-len(named[line]), line))[:_ANSWER_LINES]
     return sorted({*best, *filter(None, (_first_child(blob, line, end) for line in best))})
 
@@ -1048,13 +1050,18 @@ def _first_child(blob: bytes, line: int, end: int) -> int | None:
     return stop + 1 if child.strip() and len(child) - len(child.lstrip()) > indent else None
 
 
-def _built_otherwise(blob: bytes, lines: list[int]) -> list[int]:
-    """Of the lines starting at ``lines``, those built like no other of them
-    (:func:`shape`): among forty records that each name ``delinquent``, the one whose
-    balance went negative."""
-    shapes = [shape(blob[line : _end(blob.find(b"\n", line), len(blob))]) for line in lines]
+def _unlike_the_rest(blob: bytes, lines: list[int]) -> list[int]:
+    """Of the lines starting at ``lines``, in order, those built like no other of them
+    (:func:`shape`: among forty records that each name ``delinquent``, the one whose
+    balance went negative); when they are all built alike, those with a cell that stands
+    out of its column (:func:`column_outliers`: the one service whose error rate is far
+    above the others')."""
+    lines = sorted(lines)
+    rows = [blob[line : _end(blob.find(b"\n", line), len(blob))] for line in lines]
+    shapes = list(map(shape, rows))
     alike = Counter(shapes)
-    return [line for line, built in zip(lines, shapes, strict=True) if alike[built] == 1]
+    built_otherwise = [line for line, built in zip(lines, shapes, strict=True) if alike[built] == 1]
+    return built_otherwise or [lines[i] for i in column_outliers(rows, shapes)]
 
 
 def _lower_letter_at(text: bytes, at: int) -> bool:
