@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from condense.summarizers import ExtractiveSummarizer
+from condense.summarizers.failures import step_of
 from condense.summarizers.salient import candidates, is_progress_bar, key_lines
 from condense.summarizers.scan import (
     ASK,
@@ -638,6 +639,78 @@ def test_an_exception_is_kept_with_the_frame_it_was_raised_in(
     assert frame in line
 
 
+MIGRATIONS = (  # as ``bin/rails db:migrate`` prints them
+    "== 20251101120000 CreateRefunds: migrating ================================\n"
+    "-- create_table(:refunds)\n   -> 0.0121s\n"
+    "== 20251101120000 CreateRefunds: migrated (0.0122s) =======================\n\n"
+    "== 20251226093000 AddReasonToRefunds: migrating ===========================\n"
+    "-- add_column(:refunds, :reason, :string)\nbin/rails aborted!\n"
+    "StandardError: An error has occurred, this and all later migrations canceled:\n\n"
+    'PG::DuplicateColumn: ERROR:  column "reason" of relation "refunds" already exists'
+)
+CARGO = (
+    "   Compiling serde v1.0.210\n   Compiling tokio v1.40.0\n   Compiling ledger v0.3.1 (/src)\n"
+    "error: could not compile `ledger` (lib) due to 2 previous errors"
+)
+
+
+@pytest.mark.parametrize(
+    ("output", "error", "step"),
+    [
+        (MIGRATIONS, "PG::DuplicateColumn", "(-- add_column(:refunds, :reason, :string))"),
+        (CARGO, "could not compile", "Compiling ledger v0.3.1 (/src)"),
+    ],
+)
+def test_a_failure_with_no_frame_is_kept_with_the_step_it_failed_in(
+    output: str, error: str, step: str
+) -> None:
+    """A migration run or a build lists its steps, one a line, each led by the same word:
+    the one that failed is the last step before the failure (``-- add_column(:refunds,
+    :reason, :string)``, ``Compiling ledger``). The summary's error line and the masked
+    output say which, as they say the frame of an exception."""
+    rng = random.Random(9)
+    texts = [logfmt(rng, 30) for _ in range(20)]
+    texts.insert(10, output)
+    text = summarize(calls_and_outputs(texts), target=500)
+    assert any(error in line and step in line for line in text.split("\n")), text
+    assert any(step in line for line in key_lines(output))
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        # a log: the line before the ERROR one is a line of the same log, no step
+        "\n".join(f"2026-11-27T10:00:0{n}Z INFO worker {n} ready" for n in range(5))
+        + "\n2026-11-27T10:00:06Z ERROR ledger sync failed: db unreachable",
+        # a trace: the frames above a Java cause are the stack of what it caused
+        'Exception in thread "main" java.lang.IllegalStateException: reconcile failed\n'
+        + "\n".join(f"\tat com.acme.core.Worker.run(Worker.java:{n})" for n in (12, 40, 77))
+        + "\nCaused by: java.sql.SQLException: pool exhausted",
+        # the nearest step failed itself: the failure is its own, not an earlier step's
+        "aws_db_instance.ledger: Creating...\n"
+        "aws_db_instance.ledger: Still creating... [10s elapsed]\n"
+        "aws_db_instance.ledger: Creation failed after 12s\n"
+        "Error: creating RDS DB Instance (ledger): InvalidParameterCombination",
+        # pytest's E lines explain the failure under them: no steps
+        "E       assert Decimal('2038') == Decimal('2037')\n"
+        "E        +  where Decimal('2038') = total(quote_7)\n"
+        "FAILED tests/test_pricing.py::test_discounts_add_up",
+        # progress bars and short words name no step
+        "\n".join(
+            f"{n * 25}%|{'█' * n}{' ' * (4 - n)}| {n}/4 [00:0{n}<00:00, 3.1it/s]" for n in range(4)
+        )
+        + "\nok\nok\nRuntimeError: CUDA out of memory",
+    ],
+)
+def test_no_step_is_read_into_a_log_a_trace_or_a_progress_bar(output: str) -> None:
+    """What is not a list of steps gives a failure none: the line before a log's ERROR
+    line, a stack's frames above a ``Caused by:``, a step that failed itself, pytest's
+    ``E`` lines, a progress bar, an ``ok``."""
+    span = SpanText([(0, OUTPUT, output)])
+    start = span.blob.rfind(b"\n") + 1
+    assert step_of(span, start, len(span.blob)) == ""
+
+
 JEST_FAILURE = (
     " FAIL  src/api/refunds.test.ts\n"
     "  ● refunds › returns the right status\n\n"
@@ -1199,7 +1272,8 @@ def test_of_records_alike_that_all_name_the_topic_the_one_standing_out_answers()
     services = ["ledger", "payments", "refunds", "auth", "shipping", "catalog", "webhooks"]
     values = ["0.01", "0.04", "0.02", "21.87", "0.03", "0.05", "0.02"]
     result = [
-        {"metric": {"service": s}, "value": [1764151200, v]} for s, v in zip(services, values)
+        {"metric": {"service": s}, "value": [1764151200, v]}
+        for s, v in zip(services, values, strict=True)
     ]
     output = records_apart(json.dumps({"status": "success", "data": {"result": result}}))
     answers = _answers((ASK, "Which service has the error spike?"), (OUTPUT, output))

@@ -15,7 +15,7 @@ import itertools
 import re
 
 from condense.summarizers._text import clip, one_line, remember
-from condense.summarizers.scan import LISTED, SpanText
+from condense.summarizers.scan import FAILURE_STEMS, LISTED, SpanText, any_of, is_progress_bar
 
 ITEM_CHARS = 200  # an error as written: at most this many characters of it…
 LINE_READ = 4 * ITEM_CHARS  # …chosen from at most this many of its line
@@ -130,8 +130,9 @@ def raised_at(span: SpanText, start: int, end: int) -> str:
     library's is first (:data:`_LIBRARY_FRAME`: ``node:internal``, ``site-packages``,
     ``java.util``). Else a line that is only a place in a file among the
     :data:`_LOCATION_LINES` after it (:data:`_LOCATION`: Rust's ``--> src/lib.rs:88:17``,
-    a Go panic's first frame, pytest's ``tests/x.py:41: KeyError``). ``""`` when no
-    place is there."""
+    a Go panic's first frame, pytest's ``tests/x.py:41: KeyError``). Else the step of
+    the output's list of steps it failed in (:func:`step_of`). ``""`` when no place is
+    there."""
     piece = span.piece_of(start)
     first, last = span.starts[piece], span.piece_end(piece)
     before = span.decode(max(first, start - _FRAME_READ), start).split("\n")[:-1]
@@ -148,7 +149,63 @@ def raised_at(span: SpanText, start: int, end: int) -> str:
     frames = [line for line in itertools.takewhile(_AT_LINE.match, lines) if _AT_FRAME.match(line)]
     if frames:
         return _own(frames).strip()
-    return next((line.strip() for line in lines[:_LOCATION_LINES] if _LOCATION.fullmatch(line)), "")
+    located = (line.strip() for line in lines[:_LOCATION_LINES] if _LOCATION.fullmatch(line))
+    return next(located, "") or step_of(span, start, end)
+
+
+# The step a failure happened in: the nearest of this many lines above the failure's that
+# is one of a list of steps (read from at most this many bytes above it).
+_STEP_LINES = 6
+_STEP_READ = 2_000
+_DIGITS = b"0123456789"
+_STEP_CHARS = 8  # a step names what it does: a shorter line, or one of words alone, does not
+_FRAME = re.compile(rf"{_PYTHON_FRAME.pattern}|{_AT_LINE.pattern}")
+_FAILING = any_of(stem.decode() for stem in FAILURE_STEMS)  # a line says it failed
+_NAMES = re.compile(r"\d|[_./:(\[]\w")  # a step names what it works on: a version, a path…
+_RULE = re.compile(r"\s*([=*~#-])\1{2,}$")  # a step's rule: ``== Add: migrating =====``
+
+
+def step_of(span: SpanText, start: int, end: int) -> str:
+    """The step the failure stated on the line ``start``–``end`` happened in, when its
+    output lists steps, one a line, each led by the same word (:func:`_lead`: the first
+    word, its digits left out): the nearest of the :data:`_STEP_LINES` lines above the
+    failure whose lead an earlier line has too and the failure's has not. A migration's
+    ``== 20251226093000 AddReasonToRefunds: migrating`` after the ``==`` lines of the
+    ones before, a compiler's last ``Compiling ledger v0.3.1``; not the line before a
+    log's ``ERROR`` one (a log's lines are all led by a time), nor pytest's ``E`` lines
+    explaining a failure (a lead of one character, a bullet's, is none). Its rule
+    (``=====``) is left out.
+
+    ``""`` when no line is such a step; when the nearest one says it failed (a failure
+    word: the failure is its own), names nothing (no digit, path or name: ``done,
+    nothing to report``) or holds a progress bar; or when a stack's frame comes first (a
+    trace has no steps: a Java ``Caused by:`` under the frames of the exception it
+    caused). A short line (``ok``) is none."""
+    first = span.starts[span.piece_of(start)]
+    low = max(first, start - _STEP_READ)
+    lines = span.blob[low:start].split(b"\n")[:-1]  # the last is the failure's own start
+    if low > first:
+        lines = lines[1:]  # cut: the first line read may be a part of one
+    leads = list(map(_lead, lines))
+    failing = _lead(span.blob[start:end])
+    for k in range(len(lines) - 1, max(-1, len(lines) - 1 - _STEP_LINES), -1):
+        lead = leads[k]
+        if len(lines[k].strip()) < _STEP_CHARS or len(lead) < 2 or lead == failing:
+            continue  # short, or led by a mark (pytest's ``E`` lines, a bullet)
+        if lead not in leads[:k]:
+            continue
+        line = lines[k].decode("utf-8", "replace")
+        step = _RULE.sub("", one_line(line))
+        if _FRAME.match(line) or _LOCATION.fullmatch(line) or _FAILING.search(step.lower()):
+            return ""  # a trace's frames, or a step that failed: its own failure
+        return step if _NAMES.search(step) and not is_progress_bar(step) else ""
+    return ""
+
+
+def _lead(line: bytes) -> bytes:
+    """What leads ``line``: its first word, without digits (``#7`` and ``#6`` alike)."""
+    words = line.split(None, 1)
+    return words[0].translate(None, _DIGITS) if words else b""
 
 
 # What a failing check expected and got, as a test runner prints it under the failure:

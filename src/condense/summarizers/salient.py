@@ -47,6 +47,7 @@ from condense.summarizers.failures import (
 from condense.summarizers.scan import (
     ARGS,
     ASK,
+    BAR_MARKS,
     DUMP_LINES,
     EDGES,
     LISTED,
@@ -62,6 +63,7 @@ from condense.summarizers.scan import (
     changed_key,
     column_outliers,
     is_change,
+    is_progress_bar,
     letters_unescaped,
     output_lines,
     shape,
@@ -109,23 +111,6 @@ _ANSWER = 4.0  # a line of an output that names what the question before it aske
 # (MIN_WORTH / READ_ROLE) crowded other facts out at 8k.
 _STANDING_OUT = MIN_WORTH
 _NUMBERED = re.compile(r"^\s*\d+\t")
-# A progress bar tells how far a download or a loop had got, never a result: tqdm's
-# ``27%|██▋      | 14/51 [00:00<00:00, 45413.96it/s]`` (its unique rate looks like an id),
-# pip's and rich's ``━━━━━━━━━━━━ 1.2/3.4 MB 5.6 MB/s eta 0:00:01``. Only bar characters
-# between the pipes (blank only at 0 %): a table's ``| api | 99%| ok | 3/3 |`` is no bar.
-PROGRESS_BAR = re.compile(
-    r"(?:\d{1,3}%\s?\| {0,99}[█▉▊▋▌▍▎▏][█▉▊▋▌▍▎▏ ]{0,99}|(?<!\d)0%\| {5,100})"
-    r"\|\s*\d+(?:\.\d+)?[kMGT]?(?:i?B)?/\d"
-    r"|━{3,}[^\n]{0,40}?\d+(?:\.\d+)?/\d+(?:\.\d+)?"
-)
-_MARKS = ("%|", "% |", "━━━")  # what every bar PROGRESS_BAR finds holds, one at least
-_BAR_MARKS = tuple(mark.encode() for mark in _MARKS)
-
-
-def is_progress_bar(line: str) -> bool:
-    """Whether ``line`` holds a progress bar (:data:`PROGRESS_BAR`); the regex runs only
-    where a bar's mark is."""
-    return any(mark in line for mark in _MARKS) and PROGRESS_BAR.search(line) is not None
 
 
 def progress_lines(span: SpanText) -> list[tuple[int, int]]:
@@ -133,7 +118,7 @@ def progress_lines(span: SpanText) -> list[tuple[int, int]]:
     and end in its blob, in order. Only the lines holding a bar's mark are read."""
     blob = span.blob
     found: set[tuple[int, int]] = set()
-    for mark in _BAR_MARKS:
+    for mark in BAR_MARKS:
         at = blob.find(mark)
         while at >= 0:
             start, end = blob.rfind(b"\n", 0, at) + 1, blob.find(b"\n", at)

@@ -315,6 +315,25 @@ def _built(key: bytes, built: bytes) -> bytes:
     return built
 
 
+# A progress bar tells how far a download or a loop had got, never a result: tqdm's
+# ``27%|██▋      | 14/51 [00:00<00:00, 45413.96it/s]`` (its unique rate looks like an id),
+# pip's and rich's ``━━━━━━━━━━━━ 1.2/3.4 MB 5.6 MB/s eta 0:00:01``. Only bar characters
+# between the pipes (blank only at 0 %): a table's ``| api | 99%| ok | 3/3 |`` is no bar.
+PROGRESS_BAR = re.compile(
+    r"(?:\d{1,3}%\s?\| {0,99}[█▉▊▋▌▍▎▏][█▉▊▋▌▍▎▏ ]{0,99}|(?<!\d)0%\| {5,100})"
+    r"\|\s*\d+(?:\.\d+)?[kMGT]?(?:i?B)?/\d"
+    r"|━{3,}[^\n]{0,40}?\d+(?:\.\d+)?/\d+(?:\.\d+)?"
+)
+_MARKS = ("%|", "% |", "━━━")  # what every bar PROGRESS_BAR finds holds, one at least
+BAR_MARKS = tuple(mark.encode() for mark in _MARKS)
+
+
+def is_progress_bar(line: str) -> bool:
+    """Whether ``line`` holds a progress bar (:data:`PROGRESS_BAR`); the regex runs only
+    where a bar's mark is."""
+    return any(mark in line for mark in _MARKS) and PROGRESS_BAR.search(line) is not None
+
+
 def shape(text: bytes) -> bytes:
     """How a line is built (of each line of ``text``, newlines kept): its punctuation, its
     words, numbers and spaces left out (the lines of a log that differ only by their ids
@@ -1008,8 +1027,9 @@ def _naming(blob: bytes, lower: bytes, start: int, end: int, topics: list[bytes]
     """The starts of the lines between ``start`` and ``end`` that name the most of
     ``topics`` (a topic as a whole word, or with one of :data:`_ENDINGS`), at most
     :data:`_ANSWER_LINES`, in order: of more lines that name it as much, the ones unlike
-    the others when there are such (:func:`_unlike_the_rest`), else the first. None when the topics are found in it more than :data:`_LOOKS` times (a part
-    of a word or not: the search stays short)."""
+    the others when there are such (:func:`_unlike_the_rest`), else the first. None
+    when the topics are found in it more than :data:`_LOOKS` times (a part of a word or
+    not: the search stays short)."""
     named: dict[int, set[bytes]] = {}
     looks = 0
     for topic in topics:
