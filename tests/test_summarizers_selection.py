@@ -711,6 +711,35 @@ def test_no_step_is_read_into_a_log_a_trace_or_a_progress_bar(output: str) -> No
     assert step_of(span, start, len(span.blob)) == ""
 
 
+_STEP_LINE = st.sampled_from(
+    [
+        "== 20251101120000 CreateRefunds: migrating ====",
+        "   Compiling ledger v0.3.1",
+        "2026-11-27T10:00:01Z INFO worker ready",
+        "E       assert 1 == 2",
+        "\tat com.acme.Worker.run(Worker.java:12)",
+        "ok",
+        "",
+        " 40%|████      | 2/5 [00:01<00:01, 3.1it/s]",
+        "ERROR: step failed",
+    ]
+) | st.text(alphabet="ab:=#-_./()[] 0123456789\t", max_size=40)
+
+
+@settings(max_examples=100, deadline=None)
+@given(lines=st.lists(_STEP_LINE, min_size=1, max_size=30), failure=_STEP_LINE)
+def test_a_step_is_one_of_the_lines_above_the_failure(lines: list[str], failure: str) -> None:
+    """Whatever the output, the step a failure is given is one of the few lines above
+    it (its rule left out, on one line), never the failure itself or a line below; or
+    nothing."""
+    output = "\n".join([*lines, failure, "after the failure: 1.2.3"])
+    span = SpanText([(0, OUTPUT, output)])
+    start = len("\n".join(lines).encode()) + 1
+    step = step_of(span, start, start + len(failure.encode()))
+    above = [" ".join(line.split()) for line in lines[-6:]]
+    assert step == "" or any(line.startswith(step) for line in above)
+
+
 JEST_FAILURE = (
     " FAIL  src/api/refunds.test.ts\n"
     "  ● refunds › returns the right status\n\n"
