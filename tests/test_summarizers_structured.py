@@ -249,6 +249,27 @@ def test_a_listed_line_of_code_or_advice_states_no_error(line: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("line", "stated"),
+    [
+        (  # BuildKit (``docker build``): the step's number and its seconds lead the line
+            "#7 12.41 ERROR: No matching distribution found for psycopg2-binary==2.9.99",
+            "ERROR: No matching distribution found for psycopg2-binary==2.9.99",
+        ),
+        (
+            '#7 ERROR: process "/bin/sh -c pip install -r req.txt" did not complete successfully',
+            'ERROR: process "/bin/sh -c pip install -r req.txt" did not complete successfully',
+        ),
+        ("# ERROR: this comment is code, not a failure", None),
+        ("#12 is where the error handling goes", None),
+    ],
+)
+def test_a_build_step_s_number_is_no_comment(line: str, stated: str | None) -> None:
+    """``docker build``'s BuildKit output leads each line with its step (``#7``) and, in
+    a command's output, the seconds: its ``ERROR:`` lines are failures, not comments."""
+    assert error_text(line) == stated
+
+
+@pytest.mark.parametrize(
     ("error", "stated"),
     [
         (

@@ -80,8 +80,11 @@ FRAME_CHARS = 160
 # Advice, not a failure: ``Note however that you cannot use interactive commands``,
 # a compiler's ``note:`` beside the error it explains.
 _ADVICE = re.compile(r"(?i)(?:note|hint|tip|please|remember)\b")
+# What leads an error on its line and is not it: pytest's ``E``, a quote's ``>``, a time,
+# and BuildKit's step and seconds (``#7 12.41 ERROR: …``: not a comment, as ``#`` is in code)
 _LEAD = re.compile(
-    r"^(?:E\s+|[>|]\s*)*(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]?\s*)?"
+    r"^(?:E\s+|[>|]\s*|#\d+\s+(?:\d+\.\d+\s+)?)*"
+    r"(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]?\s*)?"
 )
 _CODE = re.compile(
     r"(?:(?:async\s+)?def|class|except|raise|return|elif|else|if|for|while|import|from|try|with"
