@@ -639,43 +639,6 @@ def test_an_exception_is_kept_with_the_frame_it_was_raised_in(
     assert frame in line
 
 
-MIGRATIONS = (  # as ``bin/rails db:migrate`` prints them
-    "== 20251101120000 CreateRefunds: migrating ================================\n"
-    "-- create_table(:refunds)\n   -> 0.0121s\n"
-    "== 20251101120000 CreateRefunds: migrated (0.0122s) =======================\n\n"
-    "== 20251226093000 AddReasonToRefunds: migrating ===========================\n"
-    "-- add_column(:refunds, :reason, :string)\nbin/rails aborted!\n"
-    "StandardError: An error has occurred, this and all later migrations canceled:\n\n"
-    'PG::DuplicateColumn: ERROR:  column "reason" of relation "refunds" already exists'
-)
-CARGO = (
-    "   Compiling serde v1.0.210\n   Compiling tokio v1.40.0\n   Compiling ledger v0.3.1 (/src)\n"
-    "error: could not compile `ledger` (lib) due to 2 previous errors"
-)
-
-
-@pytest.mark.parametrize(
-    ("output", "error", "step"),
-    [
-        (MIGRATIONS, "PG::DuplicateColumn", "(-- add_column(:refunds, :reason, :string))"),
-        (CARGO, "could not compile", "Compiling ledger v0.3.1 (/src)"),
-    ],
-)
-def test_a_failure_with_no_frame_is_kept_with_the_step_it_failed_in(
-    output: str, error: str, step: str
-) -> None:
-    """A migration run or a build lists its steps, one a line, each led by the same word:
-    the one that failed is the last step before the failure (``-- add_column(:refunds,
-    :reason, :string)``, ``Compiling ledger``). The summary's error line and the masked
-    output say which, as they say the frame of an exception."""
-    rng = random.Random(9)
-    texts = [logfmt(rng, 30) for _ in range(20)]
-    texts.insert(10, output)
-    text = summarize(calls_and_outputs(texts), target=500)
-    assert any(error in line and step in line for line in text.split("\n")), text
-    assert any(step in line for line in key_lines(output))
-
-
 @pytest.mark.parametrize(
     "output",
     [

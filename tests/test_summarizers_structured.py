@@ -168,6 +168,20 @@ PYTHON_IN_A_LIBRARY = (
     "httpx.ReadTimeout: timed out after 30s"
 )
 
+MIGRATIONS = (  # as ``bin/rails db:migrate`` prints them
+    "== 20251101120000 CreateRefunds: migrating ================================\n"
+    "-- create_table(:refunds)\n   -> 0.0121s\n"
+    "== 20251101120000 CreateRefunds: migrated (0.0122s) =======================\n\n"
+    "== 20251226093000 AddReasonToRefunds: migrating ===========================\n"
+    "-- add_column(:refunds, :reason, :string)\nbin/rails aborted!\n"
+    "StandardError: An error has occurred, this and all later migrations canceled:\n\n"
+    'PG::DuplicateColumn: ERROR:  column "reason" of relation "refunds" already exists'
+)
+CARGO = (
+    "   Compiling serde v1.0.210\n   Compiling tokio v1.40.0\n   Compiling ledger v0.3.1 (/src)\n"
+    "error: could not compile `ledger` (lib) due to 2 previous errors"
+)
+
 
 @pytest.mark.parametrize(
     ("output", "error", "place"),
@@ -180,16 +194,27 @@ PYTHON_IN_A_LIBRARY = (
         (NODE_OWN_INTERNAL, "ledger closed before flush", "/app/internal/ledger/flush.js:12:3"),
         (PYTHON_IN_A_LIBRARY, "httpx.ReadTimeout", '/app/ledger/export.py", line 88'),
         (JAVA_PAST_A_DRIVER, "ORA-00060", "SettlementRepository.java:212"),
+        (MIGRATIONS, "PG::DuplicateColumn", "(-- add_column(:refunds, :reason, :string))"),
+        (CARGO, "could not compile", "(Compiling ledger v0.3.1 (/src))"),
     ],
     ids=[
         *("rust", "go-panic", "pytest", "elixir", "node-past-runtime", "node-own-internal"),
-        *("python-past-library", "java-past-driver"),
+        *("python-past-library", "java-past-driver", "rails-migration-step", "cargo-step"),
     ],
 )
 def test_an_error_is_written_with_where_it_was_raised(output: str, error: str, place: str) -> None:
     """The place a later line gives, and in a stack the program's own frame before a
-    runtime's or a library's."""
+    runtime's or a library's; with no frame, the step of the output's list of steps it
+    failed in (the last step before it: a migration's ``-- add_column(…)``, a compiler's
+    ``Compiling ledger``)."""
     assert written_together(fact_lines(session(output)), error, place)
+
+
+def test_a_masked_output_says_the_step_it_failed_in() -> None:
+    """What a masked migration run or build keeps names the step that failed, as the
+    summary's error line does."""
+    for output, step in ((MIGRATIONS, "add_column(:refunds, :reason"), (CARGO, "Compiling ledger")):
+        assert any(step in line for line in key_lines(output)), output
 
 
 TRACEBACK = (

@@ -173,8 +173,8 @@ def step_of(span: SpanText, start: int, end: int) -> str:
     output lists steps, one a line, each led by the same word (:func:`_lead`: the first
     word, its digits left out): the nearest of the :data:`_STEP_LINES` lines above the
     failure whose lead an earlier line has too and the failure's has not. A migration's
-    ``== 20251226093000 AddReasonToRefunds: migrating`` after the ``==`` lines of the
-    ones before, a compiler's last ``Compiling ledger v0.3.1``; not the line before a
+    ``-- add_column(:refunds, :reason, :string)`` after the ``-- create_table(…)`` of the
+    one before, a compiler's last ``Compiling ledger v0.3.1``; not the line before a
     log's ``ERROR`` one (a log's lines are all led by a time), nor pytest's ``E`` lines
     explaining a failure (a lead of one character, a bullet's, is none). Its rule
     (``=====``) is left out.
