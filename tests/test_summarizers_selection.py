@@ -645,6 +645,11 @@ def test_an_exception_is_kept_with_the_frame_it_was_raised_in(
         # a log: the line before the ERROR one is a line of the same log, no step
         "\n".join(f"2026-11-27T10:00:0{n}Z INFO worker {n} ready" for n in range(5))
         + "\n2026-11-27T10:00:06Z ERROR ledger sync failed: db unreachable",
+        # …and a log's line is no step of an error line that has no time of its own
+        "\n".join(f"2025-03-17T10:2{n}:07Z INFO replica {n} ok" for n in range(5))
+        + "\nERROR [E2033] reconciliation aborted at src/jobs/payout_batch.py:361",
+        "\n".join(f"Mar 17 10:2{n}:07 ledger-1 cron[81{n}]: job {n} done" for n in range(5))
+        + "\npsycopg.OperationalError: connection to db-7.internal:5768 failed",
         # a trace: the frames above a Java cause are the stack of what it caused
         'Exception in thread "main" java.lang.IllegalStateException: reconcile failed\n'
         + "\n".join(f"\tat com.acme.core.Worker.run(Worker.java:{n})" for n in (12, 40, 77))

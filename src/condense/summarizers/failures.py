@@ -163,6 +163,9 @@ _STEP_READ = 2_000
 _DIGITS = b"0123456789"
 _STEP_CHARS = 8  # a step names what it does: a shorter line, or one of words alone, does not
 _FRAME = re.compile(rf"{_PYTHON_FRAME.pattern}|{_AT_LINE.pattern}")
+# A line with a time or a date near its start is a log's line: a record, never a step
+_STAMPED = re.compile(rb"\d\d:\d\d|\d{4}-\d\d-\d\d")
+_STAMP_READ = 32
 _FAILING = any_of(stem.decode() for stem in FAILURE_STEMS)  # a line says it failed
 _NAMES = re.compile(r"\d|[_./:(\[]\w")  # a step names what it works on: a version, a path…
 _RULE = re.compile(r"\s*([=*~#-])\1{2,}$")  # a step's rule: ``== Add: migrating =====``
@@ -174,10 +177,10 @@ def step_of(span: SpanText, start: int, end: int) -> str:
     word, its digits left out): the nearest of the :data:`_STEP_LINES` lines above the
     failure whose lead an earlier line has too and the failure's has not. A migration's
     ``-- add_column(:refunds, :reason, :string)`` after the ``-- create_table(…)`` of the
-    one before, a compiler's last ``Compiling ledger v0.3.1``; not the line before a
-    log's ``ERROR`` one (a log's lines are all led by a time), nor pytest's ``E`` lines
-    explaining a failure (a lead of one character, a bullet's, is none). Its rule
-    (``=====``) is left out.
+    one before, a compiler's last ``Compiling ledger v0.3.1``; never a log's line (a
+    time or a date near its start: ``2025-03-17T10:24:07Z INFO …`` above an ``ERROR``
+    line, stamped or not), nor pytest's ``E`` lines explaining a failure (a lead of one
+    character, a bullet's, is none). Its rule (``=====``) is left out.
 
     ``""`` when no line is such a step; when the nearest one says it failed (a failure
     word: the failure is its own), names nothing (no digit, path or name: ``done,
@@ -195,8 +198,8 @@ def step_of(span: SpanText, start: int, end: int) -> str:
         lead = leads[k]
         if len(lines[k].strip()) < _STEP_CHARS or len(lead) < 2 or lead == failing:
             continue  # short, or led by a mark (pytest's ``E`` lines, a bullet)
-        if lead not in leads[:k]:
-            continue
+        if lead not in leads[:k] or _STAMPED.search(lines[k], 0, _STAMP_READ):
+            continue  # led like no line before it, or a log's line (a time leads it)
         line = lines[k].decode("utf-8", "replace")
         step = _RULE.sub("", one_line(line))
         if _FRAME.match(line) or _LOCATION.fullmatch(line) or _FAILING.search(step.lower()):
