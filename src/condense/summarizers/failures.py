@@ -15,7 +15,14 @@ import itertools
 import re
 
 from condense.summarizers._text import clip, one_line, remember
-from condense.summarizers.scan import FAILURE_STEMS, LISTED, SpanText, any_of, is_progress_bar
+from condense.summarizers.scan import (
+    DIGITS,
+    FAILURE_STEMS,
+    LISTED,
+    SpanText,
+    any_of,
+    is_progress_bar,
+)
 
 ITEM_CHARS = 200  # an error as written: at most this many characters of it…
 LINE_READ = 4 * ITEM_CHARS  # …chosen from at most this many of its line
@@ -160,7 +167,6 @@ def raised_at(span: SpanText, start: int, end: int) -> str:
 # is one of a list of steps (read from at most this many bytes above it).
 _STEP_LINES = 6
 _STEP_READ = 2_000
-_DIGITS = b"0123456789"
 _STEP_CHARS = 8  # a step names what it does: a shorter line, or one of words alone, does not
 _FRAME = re.compile(rf"{_PYTHON_FRAME.pattern}|{_AT_LINE.pattern}")
 # A line with a time or a date near its start is a log's line: a record, never a step
@@ -211,7 +217,7 @@ def step_of(span: SpanText, start: int, end: int) -> str:
 def _lead(line: bytes) -> bytes:
     """What leads ``line``: its first word, without digits (``#7`` and ``#6`` alike)."""
     words = line.split(None, 1)
-    return words[0].translate(None, _DIGITS) if words else b""
+    return words[0].translate(None, DIGITS) if words else b""
 
 
 # What a failing check expected and got, as a test runner prints it under the failure:

@@ -51,6 +51,7 @@ from condense.summarizers.scan import (
     DUMP_LINES,
     EDGES,
     LISTED,
+    NOT_DIGITS,
     OUTPUT,
     PROSE,
     RECORD_MEMBER,
@@ -1119,9 +1120,6 @@ def _has_digit(line: str) -> bool:
     return _DIGIT.search(line) is not None
 
 
-_NOT_DIGITS = bytes(c for c in range(256) if c not in b"0123456789\n")
-
-
 def _kins(text: str, rows: list[str], data: bytes | None = None) -> list[tuple[bytes, bool]]:
     """Each row's shape (:func:`.scan.shape` of its UTF-8, ``data`` when the caller has
     it) and whether it holds a digit; an ASCII text (most outputs) is read for digits at
@@ -1129,7 +1127,7 @@ def _kins(text: str, rows: list[str], data: bytes | None = None) -> list[tuple[b
     data = text.encode("utf-8", "surrogatepass") if data is None else data
     shapes = shape(data).split(b"\n")
     if len(data) == len(text):  # ASCII
-        digits = data.translate(None, _NOT_DIGITS).split(b"\n")
+        digits = data.translate(None, NOT_DIGITS).split(b"\n")
         return list(zip(shapes, map(bool, digits), strict=True))
     return list(zip(shapes, map(_has_digit, rows), strict=True))
 

@@ -141,7 +141,9 @@ _HASH_FROM = 7  # a run of hex digits and letters this long is a hash (a commit,
 _UNIT = re.compile(rb"[\d.,]*\d([A-Za-z]{1,3})")
 _DIGIT_BYTES = tuple(bytes([c]) for c in b"0123456789")
 _LETTER_BYTES = tuple(bytes([c]) for c in range(128) if chr(c).isalpha())
-_NOT_DIGITS = bytes(c for c in range(256) if c not in b"0123456789\n")
+DIGITS = b"0123456789"  # deleted with ``bytes.translate``: what a word holds but digits
+# deleted likewise: every byte but the digits and the newlines (each line's digits)
+NOT_DIGITS = bytes(c for c in range(256) if c not in DIGITS + b"\n")
 DUMP_LINES = 8  # an output of this many lines may be a dump (a log, a table, a config)
 _ODD_PER_DUMP = 8  # of one dump, at most this many odd lines lead (of each kind)
 _COLUMN_ROWS = 5  # rows built alike, at least this many, are compared column by column…
@@ -910,7 +912,7 @@ def _odd_lines(
             if built[i]
         ]
         alike = list(compress(range(size), map(operator.eq, built, repeat(common))))
-        digits = list(map(bool, text.translate(None, _NOT_DIGITS).split(b"\n")))
+        digits = list(map(bool, text.translate(None, NOT_DIGITS).split(b"\n")))
         # built like most, but alone with digits (or without): a value among flags
         with_digits = [i for i in alike if digits[i]]
         if 0 < len(with_digits) <= 2:

@@ -35,6 +35,7 @@ from condense.summarizers._text import remember
 from condense.summarizers.scan import (
     ASK,
     DECISION_WORDS,
+    DIGITS,
     EDGES,
     FAMILY_FROM,
     FINDING_WORDS,
@@ -46,7 +47,6 @@ from condense.summarizers.scan import (
     words,
 )
 
-_DIGITS = b"0123456789"
 _LETTERS = bytes(c for c in range(128) if chr(c).isalpha())
 _HIGH = bytes(range(128, 256))
 _LONGEST = 160  # a longer word is a blob (base64, minified code)
@@ -142,7 +142,7 @@ def specificity(word: bytes) -> float:
         return 1.0
     if size > _LONGEST or (size >= _BLOB_FROM and _is_blob(word)):
         return 0.1
-    digits = size - len(word.translate(None, _DIGITS))
+    digits = size - len(word.translate(None, DIGITS))
     letters = size - len(word.translate(None, _LETTERS))
     high = size - len(word.translate(None, _HIGH))
     other = size - digits - letters - high
@@ -189,7 +189,7 @@ def _is_blob(word: bytes) -> bool:
         len(run) >= _BLOB_FROM
         and not run.islower()
         and not run.isupper()
-        and run.translate(None, _DIGITS) != run
+        and run.translate(None, DIGITS) != run
         and not run.isalpha()
         for run in _RUNS.findall(word)
     )
